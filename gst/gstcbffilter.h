@@ -1,0 +1,61 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_CBF_FILTER_H__
+#define __GST_CBF_FILTER_H__
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include <cuda_runtime_api.h>
+
+#include "bilateral.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_CBF_FILTER (gst_cbf_filter_get_type ())
+G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
+    GstVideoFilter)
+
+/**
+ * GstCbfFilterClass:
+ * @configure: called from set_info once the device frame buffers exist, in
+ *   the streaming thread with the element's device current: pick the kernel
+ *   for @info and make what depends on the caps.
+ * @filter: enqueue the filter of the device planes @in into @out on
+ *   @stream, without synchronising. Called once per frame.
+ *
+ * Base class of the CUDA video filters of this plugin. It owns what every
+ * such filter needs: the device and its selection (cuda-device-id), a CUDA
+ * stream per instance, device frame buffers, a pool of pinned host memory
+ * offered upstream and used downstream where allowed, and the asynchronous
+ * upload, filter, download sequence with one synchronisation per frame.
+ */
+struct _GstCbfFilterClass
+{
+  GstVideoFilterClass parent_class;
+
+  gboolean (*configure) (GstCbfFilter * filter, const GstVideoInfo * info);
+  cudaError_t (*filter) (GstCbfFilter * filter, const CbfPlane * in,
+      const CbfPlane * out, cudaStream_t stream);
+};
+
+/* Posts an element error naming @what and the CUDA error, and returns FALSE,
+ * unless @err is cudaSuccess (then returns TRUE). */
+gboolean gst_cbf_filter_check (GstCbfFilter * filter, cudaError_t err,
+    const gchar * what);
+
+/* Makes the element's device current in the calling thread: CUDA's current
+ * device is per thread, and the streaming thread is not the one that ran
+ * start. */
+gboolean gst_cbf_filter_make_current (GstCbfFilter * filter);
+
+G_END_DECLS
+
+#endif /* __GST_CBF_FILTER_H__ */

@@ -1,0 +1,211 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcbfpinnedallocator.h"
+
+#include <string.h>
+#include <cuda_runtime_api.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_cbf_pinned_allocator_debug);
+#define GST_CAT_DEFAULT gst_cbf_pinned_allocator_debug
+
+struct _GstCbfPinnedAllocator
+{
+  GstAllocator parent;
+};
+
+typedef struct
+{
+  GstMemory mem;
+  /* Start of the cudaHostAlloc block; NULL for a shared sub-memory, which
+   * points into its parent's block. */
+  guint8 *block;
+  guint8 *data;
+} GstCbfPinnedMemory;
+
+G_DEFINE_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
+    GST_TYPE_ALLOCATOR);
+
+static void
+pinned_memory_init (GstCbfPinnedMemory * mem, GstAllocator * allocator,
+    GstMemory * parent, GstMemoryFlags flags, gsize maxsize, gsize align,
+    gsize offset, gsize size)
+{
+  gst_memory_init (GST_MEMORY_CAST (mem), flags, allocator, parent, maxsize,
+      align, offset, size);
+}
+
+static GstMemory *
+gst_cbf_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
+    GstAllocationParams * params)
+{
+  GstCbfPinnedMemory *mem;
+  gsize maxsize = size + params->prefix + params->padding;
+  void *block = NULL;
+  cudaError_t err;
+
+  /* cudaHostAlloc returns page-aligned memory, which satisfies any alignment
+   * GStreamer asks for up to a page. Portable: usable from every context. */
+  err = cudaHostAlloc (&block, maxsize, cudaHostAllocPortable);
+  if (err != cudaSuccess) {
+    GST_WARNING_OBJECT (allocator, "cudaHostAlloc of %" G_GSIZE_FORMAT
+        " bytes failed: %s", maxsize, cudaGetErrorString (err));
+    return NULL;
+  }
+
+  mem = g_new0 (GstCbfPinnedMemory, 1);
+  pinned_memory_init (mem, allocator, NULL, params->flags, maxsize,
+      params->align, params->prefix, size);
+  mem->block = block;
+  mem->data = block;
+
+  if (params->prefix && (params->flags & GST_MEMORY_FLAG_ZERO_PREFIXED))
+    memset (mem->data, 0, params->prefix);
+  if (params->padding && (params->flags & GST_MEMORY_FLAG_ZERO_PADDED))
+    memset (mem->data + params->prefix + size, 0, params->padding);
+
+  return GST_MEMORY_CAST (mem);
+}
+
+static void
+gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
+{
+  GstCbfPinnedMemory *mem = (GstCbfPinnedMemory *) memory;
+
+  if (mem->block) {
+    cudaError_t err = cudaFreeHost (mem->block);
+    if (err != cudaSuccess)
+      GST_WARNING_OBJECT (allocator, "cudaFreeHost failed: %s",
+          cudaGetErrorString (err));
+  }
+  g_free (mem);
+}
+
+static gpointer
+pinned_mem_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+{
+  return ((GstCbfPinnedMemory *) memory)->data;
+}
+
+static void
+pinned_mem_unmap (GstMemory * memory)
+{
+}
+
+static GstMemory *
+pinned_mem_share (GstMemory * memory, gssize offset, gssize size)
+{
+  GstCbfPinnedMemory *mem = (GstCbfPinnedMemory *) memory;
+  GstCbfPinnedMemory *sub;
+  GstMemory *parent = memory->parent ? memory->parent : memory;
+
+  if (size == -1)
+    size = memory->size - offset;
+
+  sub = g_new0 (GstCbfPinnedMemory, 1);
+  pinned_memory_init (sub, memory->allocator, parent,
+      GST_MINI_OBJECT_FLAGS (parent) | GST_MINI_OBJECT_FLAG_LOCK_READONLY,
+      memory->maxsize, memory->align, memory->offset + offset, size);
+  sub->block = NULL;
+  sub->data = mem->data;
+  return GST_MEMORY_CAST (sub);
+}
+
+static GstMemory *
+pinned_mem_copy (GstMemory * memory, gssize offset, gssize size)
+{
+  GstCbfPinnedMemory *mem = (GstCbfPinnedMemory *) memory;
+  GstAllocationParams params = { 0, memory->align, 0, 0 };
+  GstMemory *copy;
+
+  if (size == -1)
+    size = memory->size > (gsize) offset ? memory->size - offset : 0;
+
+  copy = gst_cbf_pinned_allocator_alloc (memory->allocator, size, &params);
+  if (copy)
+    memcpy (((GstCbfPinnedMemory *) copy)->data,
+        mem->data + memory->offset + offset, size);
+  return copy;
+}
+
+static gboolean
+pinned_mem_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
+{
+  GstCbfPinnedMemory *a = (GstCbfPinnedMemory *) mem1;
+  GstCbfPinnedMemory *b = (GstCbfPinnedMemory *) mem2;
+
+  if (offset)
+    *offset = mem1->offset - mem1->parent->offset;
+  return a->data + mem1->offset + mem1->size == b->data + mem2->offset;
+}
+
+static void
+gst_cbf_pinned_allocator_class_init (GstCbfPinnedAllocatorClass * klass)
+{
+  GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
+
+  allocator_class->alloc = gst_cbf_pinned_allocator_alloc;
+  allocator_class->free = gst_cbf_pinned_allocator_free;
+
+  GST_DEBUG_CATEGORY_INIT (gst_cbf_pinned_allocator_debug,
+      "cbfpinnedallocator", 0, "CUDA pinned host memory allocator");
+}
+
+static void
+gst_cbf_pinned_allocator_init (GstCbfPinnedAllocator * self)
+{
+  GstAllocator *allocator = GST_ALLOCATOR_CAST (self);
+
+  allocator->mem_type = GST_CBF_PINNED_MEMORY_TYPE;
+  allocator->mem_map = pinned_mem_map;
+  allocator->mem_unmap = pinned_mem_unmap;
+  allocator->mem_share = pinned_mem_share;
+  allocator->mem_copy = pinned_mem_copy;
+  allocator->mem_is_span = pinned_mem_is_span;
+}
+
+GstAllocator *
+gst_cbf_pinned_allocator_get (void)
+{
+  static GstAllocator *allocator = NULL;
+
+  if (g_once_init_enter (&allocator)) {
+    GstAllocator *a = g_object_new (GST_TYPE_CBF_PINNED_ALLOCATOR, NULL);
+    /* Process-wide, like GStreamer's own system allocator. */
+    GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
+    gst_object_ref_sink (a);
+    g_once_init_leave (&allocator, a);
+  }
+  return gst_object_ref (allocator);
+}
+
+gboolean
+gst_cbf_host_memory_is_pinned (const void *data, gsize size)
+{
+  struct cudaPointerAttributes attr;
+
+  if (cudaPointerGetAttributes (&attr, data) != cudaSuccess) {
+    cudaGetLastError ();        /* clear, so later calls do not see it */
+    return FALSE;
+  }
+  if (attr.type != cudaMemoryTypeHost)
+    return FALSE;
+  /* The end of the range must lie in page-locked memory too. */
+  if (size > 1 && (cudaPointerGetAttributes (&attr,
+              (const guint8 *) data + size - 1) != cudaSuccess
+          || attr.type != cudaMemoryTypeHost)) {
+    cudaGetLastError ();
+    return FALSE;
+  }
+  return TRUE;
+}

@@ -1,0 +1,34 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#ifndef __GST_CBF_PINNED_ALLOCATOR_H__
+#define __GST_CBF_PINNED_ALLOCATOR_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Page-locked (pinned) host memory from cudaHostAlloc: the GPU's copy
+ * engines read and write it directly (DMA), asynchronously to the host. */
+#define GST_CBF_PINNED_MEMORY_TYPE "CbfPinnedMemory"
+
+#define GST_TYPE_CBF_PINNED_ALLOCATOR (gst_cbf_pinned_allocator_get_type ())
+G_DECLARE_FINAL_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
+    GST, CBF_PINNED_ALLOCATOR, GstAllocator)
+
+/* Returns a new reference to the process-wide pinned allocator. */
+GstAllocator *gst_cbf_pinned_allocator_get (void);
+
+/* Whether the host range [@data, @data + @size) is page-locked memory the
+ * CUDA copy engines can use directly, whoever allocated it. */
+gboolean gst_cbf_host_memory_is_pinned (const void *data, gsize size);
+
+G_END_DECLS
+
+#endif /* __GST_CBF_PINNED_ALLOCATOR_H__ */

@@ -1,0 +1,334 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/**
+ * SECTION:element-cudabilateral
+ * @title: cudabilateral
+ *
+ * Edge-preserving bilateral filter on an NVIDIA GPU. Each output pixel is
+ * the average of the pixels in a circular window, weighted by their distance
+ * (#GstCudaBilateral:sigma-space) and by how far their colour is from the
+ * centre's (#GstCudaBilateral:sigma-color), so noise is smoothed while edges
+ * stay sharp. The output equals OpenCV's cv::bilateralFilter (8-bit,
+ * BORDER_DEFAULT) within ±1 on every pixel: the three colour bytes of 32-bit
+ * RGB formats are filtered together (alpha or padding passes unchanged),
+ * GRAY8 as one channel.
+ *
+ * ## Example launch lines
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
+ * ]| Filters a test pattern and shows it.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! videoconvert ! video/x-raw,format=BGRx ! cudabilateral sigma-color=40 ! videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4
+ * ]| Denoises a video file.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=RGBx ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
+ * ]| Live camera preview.
+ */
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstcudabilateral.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
+#define GST_CAT_DEFAULT gst_cuda_bilateral_debug
+
+#define DEFAULT_DIAMETER 9
+#define DEFAULT_SIGMA_COLOR 75.0
+#define DEFAULT_SIGMA_SPACE 75.0
+#define MAX_DIAMETER 255
+#define MAX_SIGMA_COLOR 1000.0
+/* Keeps the radius derived from sigma-space within CBF_MAX_RADIUS. */
+#define MAX_SIGMA_SPACE 200.0
+
+enum
+{
+  PROP_0,
+  PROP_DIAMETER,
+  PROP_SIGMA_COLOR,
+  PROP_SIGMA_SPACE,
+};
+
+struct _GstCudaBilateral
+{
+  GstCbfFilter parent;
+
+  /* Properties, under the object lock; any change sets tables_dirty. */
+  gint diameter;
+  gdouble sigma_color;
+  gdouble sigma_space;
+  gboolean tables_dirty;
+
+  /* Streaming thread. */
+  CbfBilateralFunc process;     /* the kernel for the negotiated format */
+  gint radius;                  /* of the tables on the device */
+  float *host_tables;           /* pinned staging of the tables */
+  float *dev_tables;            /* sized for CBF_MAX_RADIUS */
+};
+
+#define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GRAY8 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+
+G_DEFINE_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST_TYPE_CBF_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
+    GST_TYPE_CUDA_BILATERAL);
+
+static void
+free_tables (GstCudaBilateral * self)
+{
+  cudaFree (self->dev_tables);
+  cudaFreeHost (self->host_tables);
+  self->dev_tables = NULL;
+  self->host_tables = NULL;
+}
+
+static gboolean
+gst_cuda_bilateral_stop (GstBaseTransform * trans)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+
+  if (self->dev_tables && gst_cbf_filter_make_current (GST_CBF_FILTER (self)))
+    free_tables (self);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
+      (trans);
+}
+
+/* The kernel entry for a format is chosen once per caps. */
+static CbfBilateralFunc
+process_for_format (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY8:
+      return cbf_bilateral_gray8;
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+      return cbf_bilateral_colour_first;
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_xRGB:
+    case GST_VIDEO_FORMAT_xBGR:
+      return cbf_bilateral_colour_last;
+    default:
+      return NULL;
+  }
+}
+
+static gboolean
+gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+  gsize tables_bytes = cbf_bilateral_tables_len (CBF_MAX_RADIUS) *
+      sizeof (float);
+  cudaError_t err = cudaSuccess;
+
+  self->process = process_for_format (GST_VIDEO_INFO_FORMAT (info));
+  if (!self->process) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s.",
+            GST_VIDEO_INFO_NAME (info)), (NULL));
+    return FALSE;
+  }
+
+  /* Sized once for the largest radius, so a property change never
+   * allocates. */
+  if (!self->dev_tables) {
+    err = cudaMalloc ((void **) &self->dev_tables, tables_bytes);
+    if (err == cudaSuccess)
+      err = cudaHostAlloc ((void **) &self->host_tables, tables_bytes,
+          cudaHostAllocPortable);
+    if (!gst_cbf_filter_check (filter, err, "allocating the weight tables")) {
+      free_tables (self);
+      return FALSE;
+    }
+    GST_OBJECT_LOCK (self);
+    self->tables_dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return TRUE;
+}
+
+/* Rebuilds the tables after a property change and enqueues their upload
+ * ahead of the frame's kernel, on the same stream. The host copy is only
+ * rewritten after the frame's synchronisation, so the copy reads stable
+ * data. */
+static cudaError_t
+update_tables (GstCudaBilateral * self, cudaStream_t stream)
+{
+  gint diameter;
+  gdouble sigma_color, sigma_space;
+  gboolean dirty;
+
+  GST_OBJECT_LOCK (self);
+  dirty = self->tables_dirty;
+  diameter = self->diameter;
+  sigma_color = self->sigma_color;
+  sigma_space = self->sigma_space;
+  self->tables_dirty = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!dirty)
+    return cudaSuccess;
+
+  self->radius = cbf_bilateral_radius (diameter, sigma_space);
+  cbf_bilateral_tables_fill (self->host_tables, self->radius, sigma_color,
+      sigma_space);
+  GST_DEBUG_OBJECT (self, "diameter %d sigma-color %g sigma-space %g: "
+      "radius %d", diameter, sigma_color, sigma_space, self->radius);
+  return cudaMemcpyAsync (self->dev_tables, self->host_tables,
+      cbf_bilateral_tables_len (self->radius) * sizeof (float),
+      cudaMemcpyHostToDevice, stream);
+}
+
+static cudaError_t
+gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
+    const CbfPlane * out, cudaStream_t stream)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+  cudaError_t err = update_tables (self, stream);
+
+  if (err != cudaSuccess)
+    return err;
+  return self->process (&in[0], &out[0], self->radius, self->dev_tables,
+      stream);
+}
+
+static void
+gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DIAMETER:
+      self->diameter = g_value_get_int (value);
+      break;
+    case PROP_SIGMA_COLOR:
+      self->sigma_color = g_value_get_double (value);
+      break;
+    case PROP_SIGMA_SPACE:
+      self->sigma_space = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  self->tables_dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_DIAMETER:
+      g_value_set_int (value, self->diameter);
+      break;
+    case PROP_SIGMA_COLOR:
+      g_value_set_double (value, self->sigma_color);
+      break;
+    case PROP_SIGMA_SPACE:
+      g_value_set_double (value, self->sigma_space);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GstCbfFilterClass *filter_class = GST_CBF_FILTER_CLASS (klass);
+  const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_cuda_bilateral_set_property;
+  gobject_class->get_property = gst_cuda_bilateral_get_property;
+
+  /**
+   * GstCudaBilateral:diameter:
+   *
+   * Diameter of the window in pixels, as OpenCV's d: the radius is
+   * diameter / 2 (at least 1) and the window is the disc of that radius.
+   * A value <= 0 derives the radius from sigma-space: round (1.5 *
+   * sigma-space). Cost grows with the square of the radius.
+   */
+  g_object_class_install_property (gobject_class, PROP_DIAMETER,
+      g_param_spec_int ("diameter", "Diameter",
+          "Window diameter in pixels (<= 0: derived from sigma-space as "
+          "round(1.5 * sigma-space) for the radius)", -1, MAX_DIAMETER,
+          DEFAULT_DIAMETER, live));
+  /**
+   * GstCudaBilateral:sigma-color:
+   *
+   * Range sigma in 8-bit levels: colour differences (the sum of absolute
+   * differences of the three channels) much larger than this are not
+   * averaged together. Larger values blur across edges; <= 0 acts as 1.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_COLOR,
+      g_param_spec_double ("sigma-color", "Sigma color",
+          "Range sigma in 8-bit levels (<= 0 acts as 1)", 0.0,
+          MAX_SIGMA_COLOR, DEFAULT_SIGMA_COLOR, live));
+  /**
+   * GstCudaBilateral:sigma-space:
+   *
+   * Spatial sigma in pixels: how quickly a neighbour's weight falls with
+   * its distance; <= 0 acts as 1.
+   */
+  g_object_class_install_property (gobject_class, PROP_SIGMA_SPACE,
+      g_param_spec_double ("sigma-space", "Sigma space",
+          "Spatial sigma in pixels (<= 0 acts as 1)", 0.0, MAX_SIGMA_SPACE,
+          DEFAULT_SIGMA_SPACE, live));
+
+  gst_element_class_set_static_metadata (element_class,
+      "CUDA bilateral filter", "Filter/Effect/Video",
+      "Edge-preserving bilateral filter on an NVIDIA GPU, equal to OpenCV's "
+      "bilateralFilter within ±1.\n"
+      "Example: gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
+      "cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert "
+      "! autovideosink",
+      "gst-cudabilateral authors");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_stop);
+  filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
+  filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_filter);
+
+  GST_DEBUG_CATEGORY_INIT (gst_cuda_bilateral_debug, "cudabilateral", 0,
+      "CUDA bilateral filter");
+}
+
+static void
+gst_cuda_bilateral_init (GstCudaBilateral * self)
+{
+  self->diameter = DEFAULT_DIAMETER;
+  self->sigma_color = DEFAULT_SIGMA_COLOR;
+  self->sigma_space = DEFAULT_SIGMA_SPACE;
+  self->tables_dirty = TRUE;
+}

@@ -1,0 +1,103 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Plain C interface to the bilateral filter: the weight tables (built on the
+ * host, shared by the CUDA kernels and the CPU reference in tests/) and the
+ * kernel entry points, which take device pointers, pitches and a stream.
+ * Callers own all memory and streams. */
+
+#ifndef CBF_BILATERAL_H
+#define CBF_BILATERAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest L1 colour distance over three 8-bit channels is 3 * 255 = 765;
+ * the range table is padded to a multiple of 32 entries. */
+#define CBF_RANGE_LUT_LEN 768
+
+/* Largest radius the tables can be built for: diameter is limited to 255 and
+ * sigma-space to 200 (radius cvRound (1.5 * 200) = 300). */
+#define CBF_MAX_RADIUS 300
+
+/* Window radius exactly as OpenCV's bilateralFilter derives it: d / 2 for
+ * d > 0, cvRound (1.5 * sigma_space) otherwise, at least 1. */
+int cbf_bilateral_radius (int diameter, double sigma_space);
+
+/* Number of floats in the weight tables for @radius:
+ *   [0, CBF_RANGE_LUT_LEN)            range_lut[L1 distance]
+ *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
+ *   then radius + 1 floats            half_width[|dy|]: the circular window's
+ *                                     row spans dx in [-hw, hw] */
+size_t cbf_bilateral_tables_len (int radius);
+
+/* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights
+ * OpenCV uses: float (exp (i * i * -0.5 / sigma^2)) computed in double, a
+ * sigma <= 0 taken as 1, and a tap kept when sqrt (dx^2 + dy^2) <= radius. */
+void cbf_bilateral_tables_fill (float *tables, int radius,
+    double sigma_color, double sigma_space);
+
+static inline const float *
+cbf_tables_space (const float *tables)
+{
+  return tables + CBF_RANGE_LUT_LEN;
+}
+
+static inline const float *
+cbf_tables_half_width (const float *tables, int radius)
+{
+  return tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
+}
+
+/* One 8-bit image plane on the device. */
+typedef struct
+{
+  uint8_t *data;
+  size_t pitch_bytes;
+  int width;                    /* in pixels */
+  int height;
+} CbfPlane;
+
+/* Enqueues the filter of @src into @dst (same size, distinct memory) on
+ * @stream. @tables_dev holds cbf_bilateral_tables_len (radius) floats on the
+ * device. Returns the launch error, if any; errors during execution surface
+ * at the caller's next synchronisation. */
+typedef cudaError_t (*CbfBilateralFunc) (const CbfPlane * src,
+    const CbfPlane * dst, int radius, const float *tables_dev,
+    cudaStream_t stream);
+
+/* GRAY8: one byte per pixel. */
+cudaError_t cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst,
+    int radius, const float *tables_dev, cudaStream_t stream);
+
+/* 32-bit pixels whose colour bytes are bytes 0..2 in memory (RGBA, BGRA,
+ * RGBx, BGRx); byte 3 is copied unchanged. */
+cudaError_t cbf_bilateral_colour_first (const CbfPlane * src,
+    const CbfPlane * dst, int radius, const float *tables_dev,
+    cudaStream_t stream);
+
+/* 32-bit pixels whose colour bytes are bytes 1..3 in memory (ARGB, ABGR,
+ * xRGB, xBGR); byte 0 is copied unchanged. */
+cudaError_t cbf_bilateral_colour_last (const CbfPlane * src,
+    const CbfPlane * dst, int radius, const float *tables_dev,
+    cudaStream_t stream);
+
+/* Number of CUDA devices, or -1 with @error set when the runtime cannot see
+ * any (no driver, driver too old, ...). */
+int cbf_cuda_device_count (cudaError_t * error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CBF_BILATERAL_H */

@@ -1,0 +1,82 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Weight tables of the bilateral filter, computed exactly as OpenCV's
+ * bilateralFilter_8u does (modules/imgproc/src/bilateral_filter.dispatch.cpp)
+ * so that the GPU and the CPU reference share one definition. */
+
+#include "bilateral.h"
+
+#include <math.h>
+
+/* OpenCV's cvRound: round half to even, as lrint does in the default
+ * rounding mode. */
+static int
+cv_round (double value)
+{
+  return (int) lrint (value);
+}
+
+int
+cbf_bilateral_radius (int diameter, double sigma_space)
+{
+  int radius;
+
+  if (sigma_space <= 0)
+    sigma_space = 1;
+  if (diameter <= 0)
+    radius = cv_round (sigma_space * 1.5);
+  else
+    radius = diameter / 2;
+  return radius < 1 ? 1 : radius;
+}
+
+size_t
+cbf_bilateral_tables_len (int radius)
+{
+  return CBF_RANGE_LUT_LEN + (size_t) radius * radius + 1 + (size_t) radius +
+      1;
+}
+
+void
+cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
+    double sigma_space)
+{
+  float *range_lut = tables;
+  float *space_lut = tables + CBF_RANGE_LUT_LEN;
+  float *half_width = space_lut + radius * radius + 1;
+  double color_coeff, space_coeff;
+  int i;
+
+  if (sigma_color <= 0)
+    sigma_color = 1;
+  if (sigma_space <= 0)
+    sigma_space = 1;
+  color_coeff = -0.5 / (sigma_color * sigma_color);
+  space_coeff = -0.5 / (sigma_space * sigma_space);
+
+  for (i = 0; i < CBF_RANGE_LUT_LEN; i++)
+    range_lut[i] = (float) exp ((double) i * i * color_coeff);
+
+  /* OpenCV takes r = sqrt (dx^2 + dy^2) and the weight exp (r * r * coeff);
+   * indexing by the squared distance keeps the table small (radius^2 + 1). */
+  for (i = 0; i <= radius * radius; i++) {
+    double r = sqrt ((double) i);
+    space_lut[i] = (float) exp (r * r * space_coeff);
+  }
+
+  /* A tap is kept when sqrt (dx^2 + dy^2) <= radius, i.e. when
+   * dx^2 + dy^2 <= radius^2 (both sides are exact in double). */
+  for (i = 0; i <= radius; i++) {
+    int hw = 0;
+    while ((hw + 1) * (hw + 1) + i * i <= radius * radius)
+      hw++;
+    half_width[i] = (float) hw;
+  }
+}

@@ -1,0 +1,122 @@
+/* gst-cudabilateral test support: golden files and comparison. */
+
+#include "golden.h"
+
+#include <gst/check/gstcheck.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const gchar *
+golden_dir (void)
+{
+  const gchar *env = g_getenv ("CBF_GOLDEN_DIR");
+  return env ? env : CBF_GOLDEN_DIR;
+}
+
+GoldenCase *
+golden_load_cases (guint * n_cases)
+{
+  gchar *path = g_build_filename (golden_dir (), "cases.txt", NULL);
+  gchar *text = NULL, **lines;
+  GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenCase));
+  guint i;
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL),
+      "cannot read %s", path);
+  lines = g_strsplit (text, "\n", -1);
+  for (i = 0; lines[i]; i++) {
+    GoldenCase c = { 0, };
+    gchar name[256], input[256], output[256];
+
+    if (lines[i][0] == '#' || lines[i][0] == '\0')
+      continue;
+    fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %lf %255s %255s",
+            name, &c.channels, &c.width, &c.height, &c.diameter,
+            &c.sigma_color, &c.sigma_space, input, output) == 9,
+        "malformed line %u of %s: %s", i + 1, path, lines[i]);
+    c.name = g_strdup (name);
+    c.input = g_strdup (input);
+    c.output = g_strdup (output);
+    g_array_append_val (cases, c);
+  }
+  fail_unless (cases->len > 0, "no cases in %s", path);
+  *n_cases = cases->len;
+  g_strfreev (lines);
+  g_free (text);
+  g_free (path);
+  return (GoldenCase *) g_array_free (cases, FALSE);
+}
+
+void
+golden_free_cases (GoldenCase * cases)
+{
+  GoldenCase *c;
+
+  for (c = cases; c->name; c++) {
+    g_free (c->name);
+    g_free (c->input);
+    g_free (c->output);
+  }
+  g_free (cases);
+}
+
+guint8 *
+golden_load_pnm (const gchar * file, gint * width, gint * height,
+    gint * channels)
+{
+  gchar *path = g_build_filename (golden_dir (), file, NULL);
+  gchar *data = NULL;
+  gsize len = 0;
+  gint maxval = 0, header = 0;
+  gchar magic[3] = { 0, };
+  guint8 *pixels;
+  gsize size;
+
+  fail_unless (g_file_get_contents (path, &data, &len, NULL),
+      "cannot read %s", path);
+  fail_unless (sscanf (data, "%2s %d %d %d%n", magic, width, height, &maxval,
+          &header) == 4 && maxval == 255, "bad PNM header in %s", path);
+  *channels = g_str_equal (magic, "P5") ? 1 : g_str_equal (magic, "P6") ? 3 :
+      0;
+  fail_unless (*channels != 0, "%s is neither P5 nor P6", path);
+  header++;                     /* the single white space after maxval */
+  size = (gsize) * width * *height * *channels;
+  fail_unless (len == header + size, "%s: %" G_GSIZE_FORMAT " bytes, "
+      "expected %" G_GSIZE_FORMAT, path, len, header + size);
+  pixels = g_memdup2 (data + header, size);
+  g_free (data);
+  g_free (path);
+  return pixels;
+}
+
+guint
+images_diff_beyond_one (const guint8 * a, gsize a_stride, const guint8 * b,
+    gsize b_stride, gint width, gint height, gint a_pixel_bytes,
+    gint a_offset, gint b_pixel_bytes, gint b_offset, gint channels,
+    gint * max_diff, gint * first_x, gint * first_y)
+{
+  guint bad = 0;
+  gint x, y, c;
+
+  *max_diff = 0;
+  *first_x = *first_y = -1;
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      for (c = 0; c < channels; c++) {
+        gint va = a[y * a_stride + x * a_pixel_bytes + a_offset + c];
+        gint vb = b[y * b_stride + x * b_pixel_bytes + b_offset + c];
+        gint d = abs (va - vb);
+        if (d > *max_diff)
+          *max_diff = d;
+        if (d > 1) {
+          if (bad == 0) {
+            *first_x = x;
+            *first_y = y;
+          }
+          bad++;
+        }
+      }
+    }
+  }
+  return bad;
+}

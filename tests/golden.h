@@ -1,0 +1,44 @@
+/* gst-cudabilateral test support: golden files written by make_golden.py
+ * (OpenCV), and image comparison within the +-1 contract. */
+
+#ifndef CBF_TEST_GOLDEN_H
+#define CBF_TEST_GOLDEN_H
+
+#include <glib.h>
+
+typedef struct
+{
+  gchar *name;
+  gint channels;                /* 1 (PGM) or 3 (PPM) */
+  gint width;
+  gint height;
+  gint diameter;
+  gdouble sigma_color;
+  gdouble sigma_space;
+  gchar *input;                 /* paths inside the golden directory */
+  gchar *output;
+} GoldenCase;
+
+/* Directory of the golden files (compiled in, overridable with the
+ * environment variable CBF_GOLDEN_DIR). */
+const gchar *golden_dir (void);
+
+/* Reads cases.txt; the array ends with a case whose name is NULL. */
+GoldenCase *golden_load_cases (guint * n_cases);
+void golden_free_cases (GoldenCase * cases);
+
+/* Reads a binary PGM or PPM from the golden directory: tightly packed rows,
+ * width * channels bytes each. Aborts the test on a malformed file. */
+guint8 *golden_load_pnm (const gchar * file, gint * width, gint * height,
+    gint * channels);
+
+/* Compares @channels bytes of every pixel of two images (at byte offset
+ * @offset within pixels of @pixel_bytes, rows @stride bytes apart).
+ * Returns the number of bytes that differ by more than 1; the largest
+ * difference and the first failing pixel go to @max_diff and @first. */
+guint images_diff_beyond_one (const guint8 * a, gsize a_stride,
+    const guint8 * b, gsize b_stride, gint width, gint height,
+    gint a_pixel_bytes, gint a_offset, gint b_pixel_bytes, gint b_offset,
+    gint channels, gint * max_diff, gint * first_x, gint * first_y);
+
+#endif

@@ -1,0 +1,64 @@
+/* gst-cudabilateral: plain C reference of the bilateral filter. Written
+ * for clarity, not speed: every tap reads through the border rule. */
+
+#include "reference.h"
+#include "bilateral.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* OpenCV's borderInterpolate for BORDER_REFLECT_101. */
+static int
+reflect101 (int p, int len)
+{
+  if (len == 1)
+    return 0;
+  while (p < 0 || p >= len)
+    p = p < 0 ? -p : 2 * len - 2 - p;
+  return p;
+}
+
+void
+cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space)
+{
+  int radius = cbf_bilateral_radius (diameter, sigma_space);
+  float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
+  const float *range_lut = tables;
+  const float *space_lut = cbf_tables_space (tables);
+  const float *half_width = cbf_tables_half_width (tables, radius);
+  int x, y, dx, dy, c;
+
+  cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
+
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      const uint8_t *centre = src + y * src_stride + x * pixel_bytes;
+      uint8_t *out = dst + y * dst_stride + x * pixel_bytes;
+      float sum[3] = { 0, 0, 0 }, wsum = 0;
+
+      for (dy = -radius; dy <= radius; dy++) {
+        int hw = (int) half_width[abs (dy)];
+        const uint8_t *row = src + reflect101 (y + dy, height) * src_stride;
+        for (dx = -hw; dx <= hw; dx++) {
+          const uint8_t *p = row + reflect101 (x + dx, width) * pixel_bytes;
+          int distance = 0;
+          float w;
+          for (c = 0; c < channels; c++)
+            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
+          w = space_lut[dx * dx + dy * dy] * range_lut[distance];
+          for (c = 0; c < channels; c++)
+            sum[c] += w * p[colour_offset + c];
+          wsum += w;
+        }
+      }
+      memcpy (out, centre, pixel_bytes);
+      for (c = 0; c < channels; c++)
+        out[colour_offset + c] = (uint8_t) lrintf (sum[c] / wsum);
+    }
+  }
+  free (tables);
+}

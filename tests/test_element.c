@@ -1,0 +1,279 @@
+/* cudabilateral without a GPU frame: registration, pad templates, caps,
+ * properties and the error paths. Runs in CI (no GPU); on a GPU machine the
+ * error tests check the bad cuda-device-id path, and the same program runs
+ * again with CUDA_VISIBLE_DEVICES= to check the no-device path there too. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+
+#include "bilateral.h"
+
+static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
+  "BGRx", "xRGB", "xBGR", "GRAY8"
+};
+
+static const gchar *refused[] = { "I420", "NV12", "RGB", "BGR", "YUY2",
+  "GRAY16_LE", "RGBA64_LE"
+};
+
+static GstCaps *
+video_caps (const gchar * format, gint width, gint height)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+GST_START_TEST (test_registration)
+{
+  GstElementFactory *factory = gst_element_factory_find ("cudabilateral");
+  const GList *templates;
+  guint n_templates = 0;
+
+  fail_unless (factory != NULL, "cudabilateral is not registered");
+  fail_unless_equals_string (gst_element_factory_get_metadata (factory,
+          GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
+  fail_unless (strstr (gst_element_factory_get_metadata (factory,
+              GST_ELEMENT_METADATA_DESCRIPTION), "gst-launch-1.0") != NULL);
+
+  for (templates = gst_element_factory_get_static_pad_templates (factory);
+      templates; templates = templates->next) {
+    GstStaticPadTemplate *t = templates->data;
+    GstCaps *caps = gst_static_caps_get (&t->static_caps);
+    guint i;
+
+    n_templates++;
+    fail_unless (t->presence == GST_PAD_ALWAYS);
+    for (i = 0; i < G_N_ELEMENTS (supported); i++) {
+      GstCaps *c = video_caps (supported[i], 1, 1);
+      fail_unless (gst_caps_is_always_compatible (c, caps), "%s %s missing",
+          t->name_template, supported[i]);
+      gst_caps_unref (c);
+    }
+    for (i = 0; i < G_N_ELEMENTS (refused); i++) {
+      GstCaps *c = video_caps (refused[i], 64, 48);
+      fail_if (gst_caps_can_intersect (c, caps), "%s offers %s",
+          t->name_template, refused[i]);
+      gst_caps_unref (c);
+    }
+    gst_caps_unref (caps);
+  }
+  fail_unless_equals_int (n_templates, 2);
+  gst_object_unref (factory);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_accept_caps)
+{
+  GstElement *e = gst_element_factory_make ("cudabilateral", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstPad *src = gst_element_get_static_pad (e, "src");
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (supported); i++) {
+    GstCaps *c = video_caps (supported[i], 3, 7);
+    GstCaps *peer_caps;
+    fail_unless (gst_pad_query_accept_caps (sink, c), "%s refused",
+        supported[i]);
+    /* The same caps on both pads: what the sink takes, the source offers. */
+    peer_caps = gst_pad_query_caps (src, c);
+    fail_unless (gst_caps_is_equal (peer_caps, c), "src caps for %s: %"
+        GST_PTR_FORMAT, supported[i], peer_caps);
+    gst_caps_unref (peer_caps);
+    gst_caps_unref (c);
+  }
+  for (i = 0; i < G_N_ELEMENTS (refused); i++) {
+    GstCaps *c = video_caps (refused[i], 64, 48);
+    fail_if (gst_pad_query_accept_caps (sink, c), "%s accepted", refused[i]);
+    gst_caps_unref (c);
+  }
+  {
+    GstCaps *c = video_caps ("RGBA", 0, 48);    /* zero width */
+    fail_if (gst_pad_query_accept_caps (sink, c), "width 0 accepted");
+    gst_caps_unref (c);
+  }
+  gst_object_unref (sink);
+  gst_object_unref (src);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static void
+check_int_property (GObject * obj, const gchar * name, gint def, gint min,
+    gint max, GParamFlags flags)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      name);
+  GParamSpecInt *ispec;
+  GValue v = G_VALUE_INIT;
+  gint got;
+
+  fail_unless (pspec != NULL, "no property %s", name);
+  fail_unless ((pspec->flags & flags) == flags, "%s: flags 0x%x", name,
+      pspec->flags);
+  ispec = G_PARAM_SPEC_INT (pspec);
+  g_object_get (obj, name, &got, NULL);
+  fail_unless_equals_int (got, def);
+  fail_unless_equals_int (ispec->minimum, min);
+  fail_unless_equals_int (ispec->maximum, max);
+  /* Values outside the range are refused (clamped by validation). */
+  g_value_init (&v, G_TYPE_INT);
+  g_value_set_int (&v, max == G_MAXINT ? min - 1 : max + 1);
+  fail_unless (g_param_value_validate (pspec, &v), "%s: out of range "
+      "value accepted", name);
+  g_value_unset (&v);
+  g_object_set (obj, name, min, NULL);
+  g_object_get (obj, name, &got, NULL);
+  fail_unless_equals_int (got, min);
+  g_object_set (obj, name, def, NULL);
+}
+
+static void
+check_double_property (GObject * obj, const gchar * name, gdouble def,
+    gdouble min, gdouble max, GParamFlags flags)
+{
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (obj),
+      name);
+  GParamSpecDouble *dspec;
+  GValue v = G_VALUE_INIT;
+  gdouble got;
+
+  fail_unless (pspec != NULL, "no property %s", name);
+  fail_unless ((pspec->flags & flags) == flags, "%s: flags 0x%x", name,
+      pspec->flags);
+  dspec = G_PARAM_SPEC_DOUBLE (pspec);
+  g_object_get (obj, name, &got, NULL);
+  fail_unless_equals_float (got, def);
+  fail_unless_equals_float (dspec->minimum, min);
+  fail_unless_equals_float (dspec->maximum, max);
+  g_value_init (&v, G_TYPE_DOUBLE);
+  g_value_set_double (&v, max + 1);
+  fail_unless (g_param_value_validate (pspec, &v), "%s: %g accepted", name,
+      max + 1);
+  g_value_set_double (&v, min - 1);
+  fail_unless (g_param_value_validate (pspec, &v), "%s: %g accepted", name,
+      min - 1);
+  g_value_unset (&v);
+  g_object_set (obj, name, 12.5, NULL);
+  g_object_get (obj, name, &got, NULL);
+  fail_unless_equals_float (got, 12.5);
+  g_object_set (obj, name, def, NULL);
+}
+
+GST_START_TEST (test_properties)
+{
+  GstElement *e = gst_element_factory_make ("cudabilateral", NULL);
+  GObject *obj = G_OBJECT (e);
+  const GParamFlags live = G_PARAM_READWRITE | GST_PARAM_CONTROLLABLE |
+      GST_PARAM_MUTABLE_PLAYING;
+
+  check_int_property (obj, "diameter", 9, -1, 255, live);
+  fail_unless (255 / 2 <= CBF_MAX_RADIUS);
+  check_double_property (obj, "sigma-color", 75, 0, 1000, live);
+  check_double_property (obj, "sigma-space", 75, 0, 200, live);
+  fail_unless (cbf_bilateral_radius (0, 200) <= CBF_MAX_RADIUS);
+  check_int_property (obj, "cuda-device-id", -1, -1, G_MAXINT,
+      G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* Runs @description until an error or EOS (at most 30 s); returns the error
+ * or NULL. */
+static GError *
+run_pipeline (const gchar * description, gchar ** debug)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "pipeline hung: no error and no EOS in 30 s");
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &error, debug);
+  gst_message_unref (msg);
+  /* It must shut down cleanly after the error. */
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return error;
+}
+
+#define PIPELINE(props) "videotestsrc num-buffers=3 ! " \
+    "video/x-raw,format=RGBA,width=64,height=48 ! cudabilateral " props \
+    " ! fakesink"
+
+GST_START_TEST (test_no_device_or_bad_device_id)
+{
+  cudaError_t cuda_err;
+  gint n_devices = cbf_cuda_device_count (&cuda_err);
+  gchar *debug = NULL;
+  GError *error = run_pipeline (PIPELINE ("cuda-device-id=4096"), &debug);
+
+  fail_unless (error != NULL, "no error with cuda-device-id=4096");
+  fail_unless (error->domain == GST_RESOURCE_ERROR
+      && error->code == GST_RESOURCE_ERROR_NOT_FOUND, "%s",
+      error->message);
+  if (n_devices > 0)
+    fail_unless (strstr (error->message, "cuda-device-id 4096") != NULL,
+        "%s", error->message);
+  else
+    fail_unless (strstr (error->message, "No usable CUDA device") != NULL,
+        "%s", error->message);
+  GST_INFO ("error: %s (%s)", error->message, debug);
+  g_error_free (error);
+  g_free (debug);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_default_device)
+{
+  gint n_devices = cbf_cuda_device_count (NULL);
+  GError *error = run_pipeline (PIPELINE (""), NULL);
+
+  if (n_devices > 0) {
+    fail_unless (error == NULL, "%s", error ? error->message : "");
+  } else {
+    fail_unless (error != NULL, "no error without a CUDA device");
+    fail_unless (error->domain == GST_RESOURCE_ERROR, "%s", error->message);
+    fail_unless (strstr (error->message, "No usable CUDA device") != NULL,
+        "%s", error->message);
+    g_error_free (error);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+element_suite (void)
+{
+  Suite *s = suite_create ("cudabilateral");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_registration);
+  tcase_add_test (tc, test_accept_caps);
+  tcase_add_test (tc, test_properties);
+  tcase_add_test (tc, test_no_device_or_bad_device_id);
+  tcase_add_test (tc, test_default_device);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  /* CUDA does not survive fork(): run the tests in this process. */
+  g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (element_suite (), "cudabilateral", __FILE__);
+}

@@ -1,0 +1,485 @@
+/* cudabilateral on a GPU: output equals OpenCV's golden files (and, where no
+ * golden file exists, the C reference) within +-1 on every pixel, for every
+ * format, odd sizes, padded strides, pinned and unpinned input, property
+ * changes while playing and renegotiation. Output buffers are poisoned
+ * before each checked frame, so an unwritten pixel fails. Exits 77 without a
+ * CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "bilateral.h"
+#include "golden.h"
+#include "reference.h"
+
+typedef struct
+{
+  const gchar *name;
+  gint pixel_bytes;
+  gint colour_offset;           /* first filtered byte */
+  gint channels;                /* filtered bytes */
+} Format;
+
+static const Format formats[] = {
+  {"RGBA", 4, 0, 3}, {"BGRA", 4, 0, 3}, {"RGBx", 4, 0, 3}, {"BGRx", 4, 0, 3},
+  {"ARGB", 4, 1, 3}, {"ABGR", 4, 1, 3}, {"xRGB", 4, 1, 3}, {"xBGR", 4, 1, 3},
+  {"GRAY8", 1, 0, 1},
+};
+
+#define GRAY8 (&formats[8])
+#define N_COLOUR_FORMATS 8
+
+typedef struct
+{
+  gint diameter;
+  gdouble sigma_color, sigma_space;
+} Params;
+
+/* A frame in system memory, packed or with padded rows. */
+typedef struct
+{
+  const Format *format;
+  gint width, height;
+  gsize stride;
+  guint8 *pixels;
+} Image;
+
+static Image
+image_new (const Format * f, gint width, gint height, gsize extra_stride)
+{
+  Image im = { f, width, height, (gsize) width * f->pixel_bytes + extra_stride,
+    NULL
+  };
+  im.pixels = g_malloc0 (im.stride * height);
+  return im;
+}
+
+/* Gradient, an edge and noise; the passthrough byte random. */
+static Image
+image_random (const Format * f, gint width, gint height, gsize extra_stride,
+    guint32 seed)
+{
+  Image im = image_new (f, width, height, extra_stride);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint x, y, b;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (b = 0; b < f->pixel_bytes; b++) {
+        gint v = (x * 7 + y * 3 + b * 50) % 256 + ((x > width / 2) ? 60 : 0) +
+            g_rand_int_range (rand, -25, 26);
+        im.pixels[y * im.stride + x * f->pixel_bytes + b] = CLAMP (v, 0, 255);
+      }
+  g_rand_free (rand);
+  return im;
+}
+
+static GstCaps *
+image_caps (const Image * im)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING,
+      im->format->name, "width", G_TYPE_INT, im->width, "height", G_TYPE_INT,
+      im->height, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+static GstHarness *
+harness_new (const Image * im, const Params * p)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+
+  g_object_set (h->element, "diameter", p->diameter, "sigma-color",
+      p->sigma_color, "sigma-space", p->sigma_space, NULL);
+  gst_harness_set_caps (h, image_caps (im), image_caps (im));
+  return h;
+}
+
+/* Writes @im into @buf through a video frame: @buf's video meta (its
+ * strides) decides the layout. */
+static void
+fill_buffer (GstBuffer * buf, const Image * im)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  gint y;
+  GstCaps *caps = image_caps (im);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < im->height; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), im->pixels +
+        y * im->stride, (gsize) im->width * im->format->pixel_bytes);
+  gst_video_frame_unmap (&frame);
+}
+
+/* A system-memory buffer with @im's own stride, described by a video
+ * meta. */
+static GstBuffer *
+buffer_from_image (const Image * im)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, im->stride * im->height,
+      NULL);
+  GstVideoInfo info;
+  GstCaps *caps = image_caps (im);
+  gsize offset[GST_VIDEO_MAX_PLANES] = { 0, };
+  gint stride[GST_VIDEO_MAX_PLANES] = { (gint) im->stride, };
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), im->width, im->height, 1, offset, stride);
+  fill_buffer (buf, im);
+  return buf;
+}
+
+/* Fills the element's output pool with poison, so that a pixel the element
+ * does not write shows up as a mismatch. */
+static void
+poison_output_pool (GstElement * element)
+{
+  GstBufferPool *pool =
+      gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (element));
+  GstBuffer *bufs[4];
+  guint i;
+
+  fail_unless (pool != NULL, "no output pool after negotiation");
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++) {
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
+            NULL), GST_FLOW_OK);
+    gst_buffer_memset (bufs[i], 0, 0xcd, gst_buffer_get_size (bufs[i]));
+  }
+  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
+    gst_buffer_unref (bufs[i]);
+  gst_object_unref (pool);
+}
+
+/* Pushes @in (taking it) and returns the output read back into an Image. */
+static Image
+filter_buffer (GstHarness * h, const Image * im, GstBuffer * in)
+{
+  GstBuffer *out;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstCaps *caps = image_caps (im);
+  Image result = image_new (im->format, im->width, im->height, 0);
+  gint y;
+
+  GstBufferPool *pool =
+      gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (h->element));
+
+  /* The first frame negotiates and creates the output pool. */
+  if (!pool) {
+    GstBuffer *first = gst_harness_push_and_pull (h, gst_buffer_copy (in));
+    fail_unless (first != NULL);
+    gst_buffer_unref (first);
+  } else {
+    gst_object_unref (pool);
+  }
+  poison_output_pool (h->element);
+
+  out = gst_harness_push_and_pull (h, in);
+  fail_unless (out != NULL, "no output buffer");
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (out, 0),
+          "CbfPinnedMemory"), "output is not in pinned memory");
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (y = 0; y < im->height; y++)
+    memcpy (result.pixels + y * result.stride,
+        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), result.stride);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+  return result;
+}
+
+static Image
+filter_image (GstHarness * h, const Image * im)
+{
+  return filter_buffer (h, im, buffer_from_image (im));
+}
+
+/* Expected output by the C reference (itself checked against OpenCV). */
+static Image
+reference_image (const Image * im, const Params * p)
+{
+  Image ref = image_new (im->format, im->width, im->height, 0);
+
+  cbf_reference_bilateral (im->pixels, im->stride, ref.pixels, ref.stride,
+      im->width, im->height, im->format->pixel_bytes,
+      im->format->colour_offset, im->format->channels, p->diameter,
+      p->sigma_color, p->sigma_space);
+  return ref;
+}
+
+/* Colour bytes within +-1, the passthrough byte exact. */
+static void
+assert_matches (const Image * out, const Image * expected, const Image * in,
+    const gchar * what)
+{
+  const Format *f = out->format;
+  gint max_diff, fx, fy, x, y, b;
+  guint bad = images_diff_beyond_one (out->pixels, out->stride,
+      expected->pixels, expected->stride, out->width, out->height,
+      f->pixel_bytes, f->colour_offset, f->pixel_bytes, f->colour_offset,
+      f->channels, &max_diff, &fx, &fy);
+
+  fail_unless (bad == 0, "%s (%s %dx%d): %u values off by more than 1, max "
+      "%d, first at %d,%d", what, f->name, out->width, out->height, bad,
+      max_diff, fx, fy);
+  for (y = 0; y < out->height; y++)
+    for (x = 0; x < out->width; x++)
+      for (b = 0; b < f->pixel_bytes; b++) {
+        if (b >= f->colour_offset && b < f->colour_offset + f->channels)
+          continue;
+        fail_unless_equals_int (out->pixels[y * out->stride +
+                x * f->pixel_bytes + b],
+            in->pixels[y * in->stride + x * f->pixel_bytes + b]);
+      }
+}
+
+static void
+image_free (Image * im)
+{
+  g_free (im->pixels);
+  im->pixels = NULL;
+}
+
+/* A golden case's pixels (packed, 1 or 3 bytes) placed into @f's layout,
+ * the passthrough byte random. */
+static Image
+image_from_golden (const Format * f, const guint8 * pnm, gint width,
+    gint height, gint channels, gsize extra_stride, guint32 seed)
+{
+  Image im = image_random (f, width, height, extra_stride, seed);
+  gint x, y, c;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++)
+        im.pixels[y * im.stride + x * f->pixel_bytes + f->colour_offset + c] =
+            pnm[(y * width + x) * channels + c];
+  return im;
+}
+
+static void
+check_golden (gint channels)
+{
+  guint n_cases, i, n_checked = 0;
+  GoldenCase *cases = golden_load_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenCase *c = &cases[i];
+    const Format *f = channels == 1 ? GRAY8 : &formats[i % N_COLOUR_FORMATS];
+    Params p = { c->diameter, c->sigma_color, c->sigma_space };
+    gint w, h, ch;
+    guint8 *src, *dst;
+    Image in, expected, out;
+    GstHarness *harness;
+
+    if (c->channels != channels)
+      continue;
+    src = golden_load_pnm (c->input, &w, &h, &ch);
+    dst = golden_load_pnm (c->output, &w, &h, &ch);
+    /* Every other case with padded rows. */
+    in = image_from_golden (f, src, w, h, ch, (i % 2) ? 3 * f->pixel_bytes +
+        8 : 0, i);
+    expected = image_from_golden (f, dst, w, h, ch, 0, i);
+    harness = harness_new (&in, &p);
+    out = filter_image (harness, &in);
+    assert_matches (&out, &expected, &in, c->name);
+    gst_harness_teardown (harness);
+    image_free (&in);
+    image_free (&expected);
+    image_free (&out);
+    g_free (src);
+    g_free (dst);
+    n_checked++;
+  }
+  fail_unless (n_checked >= 6 * 4, "only %u golden cases", n_checked);
+  golden_free_cases (cases);
+}
+
+GST_START_TEST (test_golden_gray8)
+{
+  check_golden (1);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_golden_colour)
+{
+  check_golden (3);
+}
+
+GST_END_TEST;
+
+/* Odd and degenerate sizes, padded strides, and radii beyond the tiled
+ * kernel's (the large-window path), against the C reference. */
+GST_START_TEST (test_sizes_and_radii)
+{
+  static const gint sizes[][2] = { {1, 1}, {3, 7}, {1, 500}, {500, 1},
+  {33, 9}, {130, 67}
+  };
+  static const Params params[] = { {5, 30, 5}, {71, 25, 12}, {0, 60, 30},
+  {2, 0, 0}
+  };
+  const Format *fmts[] = { GRAY8, &formats[0], &formats[7] };
+  guint s, p, fi, seed = 1;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++) {
+        Image in = image_random (fmts[fi], sizes[s][0], sizes[s][1],
+            (seed % 2) ? 0 : 5 * fmts[fi]->pixel_bytes, seed);
+        Image expected = reference_image (&in, &params[p]);
+        GstHarness *h = harness_new (&in, &params[p]);
+        Image out = filter_image (h, &in);
+        gchar *what = g_strdup_printf ("d=%d sc=%g ss=%g",
+            params[p].diameter, params[p].sigma_color, params[p].sigma_space);
+
+        assert_matches (&out, &expected, &in, what);
+        g_free (what);
+        gst_harness_teardown (h);
+        image_free (&in);
+        image_free (&expected);
+        image_free (&out);
+        seed++;
+      }
+}
+
+GST_END_TEST;
+
+/* Upstream that uses the element's proposed pool gets pinned memory, and
+ * frames from it are filtered as well. */
+GST_START_TEST (test_pinned_pool_input)
+{
+  Params p = { 9, 40, 4 };
+  Image in = image_random (&formats[1], 320, 240, 0, 77);
+  Image expected = reference_image (&in, &p);
+  GstHarness *h = harness_new (&in, &p);
+  GstCaps *caps = image_caps (&in);
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+  GstBuffer *buf;
+  Image out;
+
+  /* Negotiate first, as upstream would before asking. */
+  out = filter_image (h, &in);
+  image_free (&out);
+
+  fail_unless (gst_pad_peer_query (h->srcpad, query));
+  fail_unless (gst_query_get_n_allocation_pools (query) > 0);
+  gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+  fail_unless (pool != NULL, "no pool proposed");
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+          "CbfPinnedMemory"), "proposed pool is not pinned");
+  fill_buffer (buf, &in);
+
+  out = filter_buffer (h, &in, buf);
+  assert_matches (&out, &expected, &in, "pinned input");
+
+  image_free (&out);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_query_unref (query);
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+  image_free (&in);
+  image_free (&expected);
+}
+
+GST_END_TEST;
+
+/* A property change while PLAYING applies from the next frame. */
+GST_START_TEST (test_property_change_while_playing)
+{
+  Params a = { 5, 20, 3 }, b = { 15, 80, 6 }, c = { 0, 10, 20 };
+  Image in = image_random (&formats[4], 97, 61, 4, 5);
+  GstHarness *h = harness_new (&in, &a);
+  const Params *steps[] = { &a, &b, &c, &a };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (steps); i++) {
+    const Params *p = steps[i];
+    Image expected = reference_image (&in, p), out;
+
+    g_object_set (h->element, "diameter", p->diameter, "sigma-color",
+        p->sigma_color, "sigma-space", p->sigma_space, NULL);
+    fail_unless_equals_int (GST_STATE (h->element), GST_STATE_PLAYING);
+    out = filter_image (h, &in);
+    assert_matches (&out, &expected, &in, "after a property change");
+    image_free (&out);
+    image_free (&expected);
+  }
+  gst_harness_teardown (h);
+  image_free (&in);
+}
+
+GST_END_TEST;
+
+/* New caps mid-stream: new size and format, still exact. */
+GST_START_TEST (test_renegotiation)
+{
+  Params p = { 7, 35, 3 };
+  Image first = image_random (&formats[0], 64, 48, 0, 9);
+  Image second = image_random (GRAY8, 45, 101, 3, 10);
+  GstHarness *h = harness_new (&first, &p);
+  Image expected = reference_image (&first, &p), out;
+
+  out = filter_image (h, &first);
+  assert_matches (&out, &expected, &first, "before renegotiation");
+  image_free (&out);
+  image_free (&expected);
+
+  gst_harness_set_caps (h, image_caps (&second), image_caps (&second));
+  expected = reference_image (&second, &p);
+  out = filter_image (h, &second);
+  assert_matches (&out, &expected, &second, "after renegotiation");
+  image_free (&out);
+  image_free (&expected);
+
+  gst_harness_teardown (h);
+  image_free (&first);
+  image_free (&second);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpu_suite (void)
+{
+  Suite *s = suite_create ("cudabilateral-gpu");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_golden_gray8);
+  tcase_add_test (tc, test_golden_colour);
+  tcase_add_test (tc, test_sizes_and_radii);
+  tcase_add_test (tc, test_pinned_pool_input);
+  tcase_add_test (tc, test_property_change_while_playing);
+  tcase_add_test (tc, test_renegotiation);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  cudaError_t err;
+
+  if (cbf_cuda_device_count (&err) <= 0) {
+    g_print ("SKIP: no CUDA device (%s)\n", cudaGetErrorString (err));
+    return 77;
+  }
+  /* CUDA does not survive fork(): run the tests in this process. */
+  g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (gpu_suite (), "cudabilateral-gpu", __FILE__);
+}
