@@ -344,6 +344,18 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   return GST_FLOW_OK;
 }
 
+/* Controlled properties (GstController) take their value for this frame's
+ * stream time before it is filtered. */
+static void
+gst_cbf_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime stream_time = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+
+  if (GST_CLOCK_TIME_IS_VALID (stream_time))
+    gst_object_sync_values (GST_OBJECT (trans), stream_time);
+}
+
 static GstBufferPool *
 new_pinned_pool (GstCaps * caps, guint size, guint min, guint max)
 {
@@ -517,6 +529,8 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cbf_filter_propose_allocation);
   trans_class->decide_allocation =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_decide_allocation);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
   /* Never pass a frame through unfiltered. */
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;

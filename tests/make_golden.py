@@ -41,7 +41,7 @@ def synthetic(width, height, channels, seed):
     """Gradient, a sharp-edged square and noise: edges and flat areas."""
     rng = np.random.default_rng(seed)
     yy, xx = np.mgrid[0:height, 0:width]
-    base = (xx * 255.0 / max(width - 1, 1) * 0.6 + yy * 255.0 / max(height - 1, 1) * 0.3)
+    base = 30 + (xx * 255.0 / max(width - 1, 1) * 0.6 + yy * 255.0 / max(height - 1, 1) * 0.3)
     base[(xx > width // 4) & (xx < 3 * width // 4) & (yy > height // 4) & (yy < 3 * height // 4)] += 90
     img = np.stack([base + 40 * c for c in range(channels)], axis=-1)
     img = img + rng.normal(0, 18, img.shape)
