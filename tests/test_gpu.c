@@ -444,6 +444,51 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
+/* Caps too large for the GPU: an element error naming the cause, no crash,
+ * and the element works again with caps that fit. */
+GST_START_TEST (test_out_of_memory)
+{
+  Params p = { 5, 30, 5 };
+  Image huge = { &formats[0], 120000, 120000, 120000 * 4, NULL };
+  Image small = image_random (&formats[0], 40, 30, 0, 3);
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *error = NULL;
+  Image expected, out;
+
+  /* The bus first: the caps event already makes the element allocate. */
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  gst_harness_set_caps (h, image_caps (&huge), image_caps (&huge));
+  /* A small buffer: the caps (57.6 GB a frame) fail before it is read. */
+  fail_if (gst_harness_push (h, gst_buffer_new_allocate (NULL, 64, NULL)) ==
+      GST_FLOW_OK);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no element error for caps too large");
+  gst_message_parse_error (msg, &error, NULL);
+  GST_INFO ("error: %s", error->message);
+  fail_unless (strstr (error->message, "allocating buffers for 120000x120000")
+      != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+
+  gst_harness_set_caps (h, image_caps (&small), image_caps (&small));
+  expected = reference_image (&small, &p);
+  out = filter_image (h, &small);
+  assert_matches (&out, &expected, &small, "after running out of memory");
+
+  image_free (&out);
+  image_free (&expected);
+  image_free (&small);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpu_suite (void)
 {
@@ -458,6 +503,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_pinned_pool_input);
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_renegotiation);
+  tcase_add_test (tc, test_out_of_memory);
   return s;
 }
 
