@@ -223,6 +223,7 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
         GST_VIDEO_INFO_NAME (in_info));
     gst_cbf_filter_check (self, err, what);
     g_free (what);
+    cudaGetLastError ();        /* reported: do not leave it to later calls */
     free_frame_buffers (self);
     return FALSE;
   }

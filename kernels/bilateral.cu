@@ -179,6 +179,10 @@ cudaError_t launch (const CbfPlane * src, const CbfPlane * dst, int radius,
       || src->height != dst->height)
     return cudaErrorInvalidValue;
 
+  /* Drop an error left by an earlier, unrelated runtime call on this thread
+   * (a failed allocation, say), so that only this launch's is returned. */
+  cudaGetLastError ();
+
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((src->width + kBlockW - 1) / kBlockW,
       (src->height + kBlockH - 1) / kBlockH);

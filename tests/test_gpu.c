@@ -444,36 +444,46 @@ GST_START_TEST (test_renegotiation)
 
 GST_END_TEST;
 
-/* Caps too large for the GPU: an element error naming the cause, no crash,
- * and the element works again with caps that fit. */
+/* A frame that does not fit in the GPU's free memory: an element error
+ * naming the cause, no crash, and the element works again once memory is
+ * free. The test takes nearly all free memory itself first. */
 GST_START_TEST (test_out_of_memory)
 {
   Params p = { 5, 30, 5 };
-  Image huge = { &formats[0], 120000, 120000, 120000 * 4, NULL };
+  Image big = { &formats[0], 12000, 12000, 12000 * 4, NULL };
   Image small = image_random (&formats[0], 40, 30, 0, 3);
   GstHarness *h = gst_harness_new ("cudabilateral");
   GstBus *bus = gst_bus_new ();
+  size_t free_bytes = 0, total_bytes = 0;
+  void *hog = NULL;
   GstMessage *msg;
   GError *error = NULL;
   Image expected, out;
+
+  fail_unless_equals_int (cudaMemGetInfo (&free_bytes, &total_bytes),
+      cudaSuccess);
+  /* Leave 256 MiB: less than one 576 MB frame buffer. */
+  fail_unless_equals_int (cudaMalloc (&hog, free_bytes - (256 << 20)),
+      cudaSuccess);
 
   /* The bus first: the caps event already makes the element allocate. */
   gst_element_set_bus (h->element, bus);
   g_object_set (h->element, "diameter", p.diameter, "sigma-color",
       p.sigma_color, "sigma-space", p.sigma_space, NULL);
-  gst_harness_set_caps (h, image_caps (&huge), image_caps (&huge));
-  /* A small buffer: the caps (57.6 GB a frame) fail before it is read. */
+  gst_harness_set_caps (h, image_caps (&big), image_caps (&big));
   fail_if (gst_harness_push (h, gst_buffer_new_allocate (NULL, 64, NULL)) ==
       GST_FLOW_OK);
   msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no element error for caps too large");
+  fail_unless (msg != NULL, "no element error when out of GPU memory");
   gst_message_parse_error (msg, &error, NULL);
   GST_INFO ("error: %s", error->message);
-  fail_unless (strstr (error->message, "allocating buffers for 120000x120000")
-      != NULL, "%s", error->message);
+  fail_unless (error->domain == GST_RESOURCE_ERROR, "%s", error->message);
+  fail_unless (strstr (error->message, "Out of memory on CUDA device") !=
+      NULL, "%s", error->message);
   g_error_free (error);
   gst_message_unref (msg);
 
+  fail_unless_equals_int (cudaFree (hog), cudaSuccess);
   gst_harness_set_caps (h, image_caps (&small), image_caps (&small));
   expected = reference_image (&small, &p);
   out = filter_image (h, &small);
