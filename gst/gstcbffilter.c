@@ -12,7 +12,15 @@
  *   host frame --(DMA if pinned, else memcpy to a pinned staging buffer
  *   first)--> device buffer --kernel--> device buffer --(DMA)--> host frame
  *
- * all enqueued on the element's stream, then one cudaStreamSynchronize. */
+ * The frame is cut into horizontal bands that flow through three streams:
+ * band b is uploaded on the upload stream while band b - 1 is filtered on
+ * the compute stream and band b - 2 downloaded on the download stream, so
+ * the two copy engines and the SMs work at once within one frame: a frame
+ * costs about its slowest stage instead of the sum of the three, without
+ * holding frames back (no added latency). Events order the streams: a
+ * band's kernel waits for the upload of every row its window reaches (the
+ * halo), its download for the kernel. One synchronisation per frame, on the
+ * download stream, which by then depends on all the work of the frame. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,6 +35,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 #define GST_CAT_DEFAULT gst_cbf_filter_debug
 
 #define DEFAULT_DEVICE_ID -1
+
+/* Bands per frame: enough for the copies and the kernel to overlap well,
+ * few enough that per-band launch costs stay small; a band has at least
+ * MIN_BAND_ROWS rows. */
+#define MAX_BANDS 8
+#define MIN_BAND_ROWS 64
 
 enum
 {
@@ -50,7 +64,11 @@ typedef struct
 
   /* From start to stop. */
   gint device;
-  cudaStream_t stream;
+  cudaStream_t upload_stream;
+  cudaStream_t compute_stream;
+  cudaStream_t download_stream;
+  cudaEvent_t uploaded[MAX_BANDS];      /* band's rows are on the device */
+  cudaEvent_t filtered[MAX_BANDS];      /* band's output rows are ready */
 
   /* From set_info to the next set_info or stop. */
   guint n_planes;
@@ -59,6 +77,8 @@ typedef struct
   CbfPlane dev_out[GST_VIDEO_MAX_PLANES];
   guint8 *staging_in;           /* pinned, for input that is not */
   guint8 *staging_out;          /* pinned, for output that is not */
+  guint n_bands;
+  gint band_rows;               /* rows of plane 0 per band, the last less */
 } GstCbfFilterPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (GstCbfFilter, gst_cbf_filter,
@@ -112,13 +132,43 @@ free_frame_buffers (GstCbfFilter * self)
   priv->n_planes = 0;
 }
 
+static void
+destroy_streams (GstCbfFilterPrivate * priv)
+{
+  gint i;
+
+  for (i = 0; i < MAX_BANDS; i++) {
+    if (priv->uploaded[i])
+      cudaEventDestroy (priv->uploaded[i]);
+    if (priv->filtered[i])
+      cudaEventDestroy (priv->filtered[i]);
+    priv->uploaded[i] = priv->filtered[i] = NULL;
+  }
+  if (priv->upload_stream)
+    cudaStreamDestroy (priv->upload_stream);
+  if (priv->compute_stream)
+    cudaStreamDestroy (priv->compute_stream);
+  if (priv->download_stream)
+    cudaStreamDestroy (priv->download_stream);
+  priv->upload_stream = priv->compute_stream = priv->download_stream = NULL;
+}
+
+/* Waits for everything the element enqueued. */
+static void
+synchronize_all (GstCbfFilterPrivate * priv)
+{
+  cudaStreamSynchronize (priv->upload_stream);
+  cudaStreamSynchronize (priv->compute_stream);
+  cudaStreamSynchronize (priv->download_stream);
+}
+
 static gboolean
 gst_cbf_filter_start (GstBaseTransform * trans)
 {
   GstCbfFilter *self = GST_CBF_FILTER (trans);
   GstCbfFilterPrivate *priv = PRIV (self);
   cudaError_t err;
-  gint n_devices, device_id;
+  gint n_devices, device_id, i;
 
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
@@ -145,9 +195,25 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     return FALSE;
   /* Non-blocking: the element's work must not wait on, nor stall, the legacy
    * default stream other code in the process may use. */
-  err = cudaStreamCreateWithFlags (&priv->stream, cudaStreamNonBlocking);
-  if (!gst_cbf_filter_check (self, err, "creating a stream"))
+  err = cudaStreamCreateWithFlags (&priv->upload_stream,
+      cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&priv->compute_stream,
+        cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&priv->download_stream,
+        cudaStreamNonBlocking);
+  for (i = 0; i < MAX_BANDS && err == cudaSuccess; i++) {
+    err = cudaEventCreateWithFlags (&priv->uploaded[i],
+        cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&priv->filtered[i],
+          cudaEventDisableTiming);
+  }
+  if (!gst_cbf_filter_check (self, err, "creating streams")) {
+    destroy_streams (priv);
     return FALSE;
+  }
 
   GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device,
       n_devices);
@@ -160,12 +226,11 @@ gst_cbf_filter_stop (GstBaseTransform * trans)
   GstCbfFilter *self = GST_CBF_FILTER (trans);
   GstCbfFilterPrivate *priv = PRIV (self);
 
-  if (priv->stream) {
+  if (priv->download_stream) {
     cudaSetDevice (priv->device);
-    cudaStreamSynchronize (priv->stream);
+    synchronize_all (priv);
     free_frame_buffers (self);
-    cudaStreamDestroy (priv->stream);
-    priv->stream = NULL;
+    destroy_streams (priv);
   }
   return TRUE;
 }
@@ -184,7 +249,7 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   if (!gst_cbf_filter_make_current (self))
     return FALSE;
   /* Buffers of the previous caps may still be in use by queued work. */
-  cudaStreamSynchronize (priv->stream);
+  synchronize_all (priv);
   free_frame_buffers (self);
 
   priv->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
@@ -228,7 +293,16 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     return FALSE;
   }
 
-  GST_DEBUG_OBJECT (self, "device buffers for %" GST_PTR_FORMAT, incaps);
+  /* Bands only for one-plane formats, whose rows map one to one. */
+  priv->n_bands = 1;
+  if (priv->n_planes == 1)
+    priv->n_bands = CLAMP (priv->planes[0].in.height / MIN_BAND_ROWS, 1,
+        MAX_BANDS);
+  priv->band_rows = (priv->planes[0].in.height + priv->n_bands - 1) /
+      priv->n_bands;
+
+  GST_DEBUG_OBJECT (self, "device buffers for %" GST_PTR_FORMAT ", %u bands "
+      "of %d rows", incaps, priv->n_bands, priv->band_rows);
   return klass->configure (self, in_info);
 }
 
@@ -263,41 +337,110 @@ copy_rows (guint8 * dst, gsize dst_stride, const guint8 * src,
     memcpy (dst + y * dst_stride, src + y * src_stride, row_bytes);
 }
 
-static cudaError_t
-upload_plane (GstCbfFilterPrivate * priv, GstVideoFrame * frame, guint p)
+/* Rows [begin, end) of plane @p of each band; planes other than the first
+ * go whole with band 0 (one-plane formats only are cut into bands). */
+static void
+band_rows (GstCbfFilterPrivate * priv, guint band, guint p, gint * begin,
+    gint * end)
 {
-  const PlaneBuffers *pb = &priv->planes[p];
-  const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  gint height = priv->planes[p].in.height;
 
-  if (!frame_plane_is_pinned (frame, p, plane_span (frame, pb, p))) {
-    guint8 *staging = priv->staging_in + pb->staging_offset;
-    copy_rows (staging, pb->row_bytes, data, stride, pb->row_bytes,
-        pb->in.height);
-    data = staging;
-    stride = pb->row_bytes;
+  if (priv->n_bands == 1) {
+    *begin = 0;
+    *end = height;
+    return;
   }
-  return cudaMemcpy2DAsync (pb->in.data, pb->in.pitch_bytes, data, stride,
-      pb->row_bytes, pb->in.height, cudaMemcpyHostToDevice, priv->stream);
+  *begin = MIN ((gint) band * priv->band_rows, height);
+  *end = MIN (*begin + priv->band_rows, height);
 }
 
-/* Enqueues the download of plane @p; sets @staged when the frame's memory
- * is not pinned and the rows land in the staging buffer first. */
 static cudaError_t
-download_plane (GstCbfFilterPrivate * priv, GstVideoFrame * frame, guint p,
-    gboolean * staged)
+upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
+    gboolean pinned, guint band)
 {
-  const PlaneBuffers *pb = &priv->planes[p];
-  guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-  gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  cudaError_t err = cudaSuccess;
+  guint p;
 
-  *staged = !frame_plane_is_pinned (frame, p, plane_span (frame, pb, p));
-  if (*staged) {
-    data = priv->staging_out + pb->staging_offset;
-    stride = pb->row_bytes;
+  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
+    const PlaneBuffers *pb = &priv->planes[p];
+    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    gint begin, end;
+
+    band_rows (priv, band, p, &begin, &end);
+    if (begin >= end)
+      continue;
+    data += begin * stride;
+    if (!pinned) {
+      guint8 *staging = priv->staging_in + pb->staging_offset +
+          begin * pb->row_bytes;
+      copy_rows (staging, pb->row_bytes, data, stride, pb->row_bytes,
+          end - begin);
+      data = staging;
+      stride = pb->row_bytes;
+    }
+    err = cudaMemcpy2DAsync (pb->in.data + begin * pb->in.pitch_bytes,
+        pb->in.pitch_bytes, data, stride, pb->row_bytes, end - begin,
+        cudaMemcpyHostToDevice, priv->upload_stream);
   }
-  return cudaMemcpy2DAsync (data, stride, pb->out.data, pb->out.pitch_bytes,
-      pb->row_bytes, pb->out.height, cudaMemcpyDeviceToHost, priv->stream);
+  return err;
+}
+
+/* Unpinned output lands in the staging buffer, copied out after the
+ * frame's synchronisation. */
+static cudaError_t
+download_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
+    gboolean pinned, guint band)
+{
+  cudaError_t err = cudaSuccess;
+  guint p;
+
+  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
+    const PlaneBuffers *pb = &priv->planes[p];
+    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    gint begin, end;
+
+    band_rows (priv, band, p, &begin, &end);
+    if (begin >= end)
+      continue;
+    if (!pinned) {
+      data = priv->staging_out + pb->staging_offset;
+      stride = pb->row_bytes;
+    }
+    err = cudaMemcpy2DAsync (data + begin * stride, stride,
+        pb->out.data + begin * pb->out.pitch_bytes, pb->out.pitch_bytes,
+        pb->row_bytes, end - begin, cudaMemcpyDeviceToHost,
+        priv->download_stream);
+  }
+  return err;
+}
+
+static gboolean
+frame_is_pinned (GstCbfFilterPrivate * priv, GstVideoFrame * frame)
+{
+  guint p;
+
+  for (p = 0; p < priv->n_planes; p++)
+    if (!frame_plane_is_pinned (frame, p, plane_span (frame, &priv->planes[p],
+                p)))
+      return FALSE;
+  return TRUE;
+}
+
+/* The last band whose rows the window of band @band's outputs reaches. */
+static guint
+last_band_needed (GstCbfFilterPrivate * priv, guint band, gint halo_rows)
+{
+  gint begin, end;
+  guint last;
+
+  if (priv->n_bands == 1)
+    return 0;
+  band_rows (priv, band, 0, &begin, &end);
+  last = (MIN (end + halo_rows, priv->planes[0].in.height) - 1) /
+      priv->band_rows;
+  return MIN (last, priv->n_bands - 1);
 }
 
 static GstFlowReturn
@@ -307,40 +450,65 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   GstCbfFilter *self = GST_CBF_FILTER (vfilter);
   GstCbfFilterPrivate *priv = PRIV (self);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
-  gboolean staged[GST_VIDEO_MAX_PLANES] = { FALSE, };
-  cudaError_t err = cudaSuccess;
-  guint p;
+  gboolean in_pinned, out_pinned;
+  cudaError_t err;
+  gint halo_rows = 0;
+  guint b, p, uploaded = 0;
 
   if (!gst_cbf_filter_make_current (self))
     return GST_FLOW_ERROR;
+  in_pinned = frame_is_pinned (priv, in_frame);
+  out_pinned = frame_is_pinned (priv, out_frame);
 
-  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++)
-    err = upload_plane (priv, in_frame, p);
-  if (!gst_cbf_filter_check (self, err, "uploading a frame"))
+  err = klass->prepare (self, priv->compute_stream, &halo_rows);
+  if (!gst_cbf_filter_check (self, err, "preparing the filter"))
     return GST_FLOW_ERROR;
 
-  err = klass->filter (self, priv->dev_in, priv->dev_out, priv->stream);
-  if (!gst_cbf_filter_check (self, err, "launching the filter"))
-    return GST_FLOW_ERROR;
+  for (b = 0; b < priv->n_bands && err == cudaSuccess; b++) {
+    const guint needed = last_band_needed (priv, b, halo_rows);
+    gint begin, end;
 
-  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++)
-    err = download_plane (priv, out_frame, p, &staged[p]);
-  if (!gst_cbf_filter_check (self, err, "downloading a frame"))
+    /* Upload just ahead of the kernel that needs the rows, so the CPU's
+     * staging copies (unpinned input) overlap the GPU's work too. */
+    for (; uploaded <= needed && err == cudaSuccess; uploaded++) {
+      err = upload_band (priv, in_frame, in_pinned, uploaded);
+      if (err == cudaSuccess)
+        err = cudaEventRecord (priv->uploaded[uploaded], priv->upload_stream);
+    }
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (priv->compute_stream, priv->uploaded[needed],
+          0);
+    band_rows (priv, b, 0, &begin, &end);
+    if (err == cudaSuccess && begin < end)
+      err = klass->filter (self, priv->dev_in, priv->dev_out, begin, end,
+          priv->compute_stream);
+    if (err == cudaSuccess)
+      err = cudaEventRecord (priv->filtered[b], priv->compute_stream);
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (priv->download_stream, priv->filtered[b], 0);
+    if (err == cudaSuccess)
+      err = download_band (priv, out_frame, out_pinned, b);
+  }
+  if (!gst_cbf_filter_check (self, err, "enqueuing a frame")) {
+    synchronize_all (priv);
     return GST_FLOW_ERROR;
+  }
 
-  /* The one synchronisation of the frame; it also reports errors of the
-   * kernel's execution. */
-  err = cudaStreamSynchronize (priv->stream);
+  /* The one synchronisation of the frame: the download stream's last copy
+   * depends on every kernel, and the last kernel on every upload. It also
+   * reports errors of the kernels' execution. */
+  err = cudaStreamSynchronize (priv->download_stream);
   if (!gst_cbf_filter_check (self, err, "filtering a frame"))
     return GST_FLOW_ERROR;
 
-  for (p = 0; p < priv->n_planes; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
-    if (staged[p])
+  if (!out_pinned) {
+    for (p = 0; p < priv->n_planes; p++) {
+      const PlaneBuffers *pb = &priv->planes[p];
       copy_rows (GST_VIDEO_FRAME_PLANE_DATA (out_frame, p),
           GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p),
           priv->staging_out + pb->staging_offset, pb->row_bytes,
           pb->row_bytes, pb->out.height);
+    }
   }
   return GST_FLOW_OK;
 }

@@ -28,22 +28,30 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  * @configure: called from set_info once the device frame buffers exist, in
  *   the streaming thread with the element's device current: pick the kernel
  *   for @info and make what depends on the caps.
- * @filter: enqueue the filter of the device planes @in into @out on
- *   @stream, without synchronising. Called once per frame.
+ * @prepare: called once per frame before its first band, on the compute
+ *   @stream: apply parameter changes (upload tables), and return in
+ *   @halo_rows how many rows above and below a band its kernel reads.
+ * @filter: enqueue the filter of output rows [@row_begin, @row_end) of the
+ *   device planes @in into @out on @stream, without synchronising. Called
+ *   once per band of a frame, in order.
  *
  * Base class of the CUDA video filters of this plugin. It owns what every
- * such filter needs: the device and its selection (cuda-device-id), a CUDA
- * stream per instance, device frame buffers, a pool of pinned host memory
+ * such filter needs: the device and its selection (cuda-device-id), CUDA
+ * streams per instance, device frame buffers, a pool of pinned host memory
  * offered upstream and used downstream where allowed, and the asynchronous
- * upload, filter, download sequence with one synchronisation per frame.
+ * upload, filter, download sequence, overlapped in bands, with one
+ * synchronisation per frame.
  */
 struct _GstCbfFilterClass
 {
   GstVideoFilterClass parent_class;
 
   gboolean (*configure) (GstCbfFilter * filter, const GstVideoInfo * info);
+  cudaError_t (*prepare) (GstCbfFilter * filter, cudaStream_t stream,
+      gint * halo_rows);
   cudaError_t (*filter) (GstCbfFilter * filter, const CbfPlane * in,
-      const CbfPlane * out, cudaStream_t stream);
+      const CbfPlane * out, gint row_begin, gint row_end,
+      cudaStream_t stream);
 };
 
 /* Posts an element error naming @what and the CUDA error, and returns FALSE,

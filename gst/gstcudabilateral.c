@@ -69,7 +69,7 @@ struct _GstCudaBilateral
 
   /* Streaming thread. */
   CbfBilateralFunc process;     /* the kernel for the negotiated format */
-  gint radius;                  /* of the tables on the device */
+  CbfBilateralWeights weights;  /* radius and spatial taps of the tables */
   float *host_tables;           /* pinned staging of the tables */
   float *dev_tables;            /* sized for CBF_MAX_RADIUS */
 };
@@ -163,14 +163,17 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
   return TRUE;
 }
 
-/* Rebuilds the tables after a property change and enqueues their upload
- * ahead of the frame's kernel, on the same stream. The host copy is only
- * rewritten after the frame's synchronisation, so the copy reads stable
- * data. */
+/* Once per frame: after a property change, rebuilds the tables and
+ * enqueues their upload ahead of the frame's kernels, on the same stream.
+ * The host copy is only rewritten after the previous frame's
+ * synchronisation, so the copy reads stable data, and all bands of a frame
+ * use one set of parameters. */
 static cudaError_t
-update_tables (GstCudaBilateral * self, cudaStream_t stream)
+gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
+    gint * halo_rows)
 {
-  gint diameter;
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+  gint diameter, radius;
   gdouble sigma_color, sigma_space;
   gboolean dirty;
 
@@ -182,29 +185,31 @@ update_tables (GstCudaBilateral * self, cudaStream_t stream)
   self->tables_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
-  if (!dirty)
+  if (!dirty) {
+    *halo_rows = self->weights.radius;
     return cudaSuccess;
+  }
 
-  self->radius = cbf_bilateral_radius (diameter, sigma_space);
-  cbf_bilateral_tables_fill (self->host_tables, self->radius, sigma_color,
+  radius = cbf_bilateral_radius (diameter, sigma_space);
+  cbf_bilateral_tables_fill (self->host_tables, radius, sigma_color,
       sigma_space);
+  cbf_bilateral_weights_init (&self->weights, radius, self->host_tables,
+      self->dev_tables);
+  *halo_rows = radius;
   GST_DEBUG_OBJECT (self, "diameter %d sigma-color %g sigma-space %g: "
-      "radius %d", diameter, sigma_color, sigma_space, self->radius);
+      "radius %d", diameter, sigma_color, sigma_space, radius);
   return cudaMemcpyAsync (self->dev_tables, self->host_tables,
-      cbf_bilateral_tables_len (self->radius) * sizeof (float),
+      cbf_bilateral_tables_len (radius) * sizeof (float),
       cudaMemcpyHostToDevice, stream);
 }
 
 static cudaError_t
 gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
-    const CbfPlane * out, cudaStream_t stream)
+    const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  cudaError_t err = update_tables (self, stream);
 
-  if (err != cudaSuccess)
-    return err;
-  return self->process (&in[0], &out[0], self->radius, self->dev_tables,
+  return self->process (&in[0], &out[0], row_begin, row_end, &self->weights,
       stream);
 }
 
@@ -318,6 +323,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
 
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_stop);
   filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
+  filter_class->prepare = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_prepare);
   filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_filter);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_bilateral_debug, "cudabilateral", 0,

@@ -9,26 +9,27 @@
 
 /* CUDA kernels of the bilateral filter, OpenCV-exact semantics:
  * circular window of radius r, reflect-101 borders, weight
- * space_lut[dx^2 + dy^2] * range_lut[L1 colour distance], float sums,
- * round half to even. One thread per output pixel; a block stages its tile
- * and halo in shared memory together with the weight tables. */
+ * space(dx, dy) * range_lut[L1 colour distance], float sums, round half to
+ * even.
+ *
+ * Two kernels:
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, a template per
+ *   radius): each thread computes a column of K output pixels, so every
+ *   neighbour it loads from the shared tile serves up to K outputs from a
+ *   register; the window's taps are unrolled at compile time (no tap outside
+ *   the disc is visited, no index arithmetic), and the spatial weights are
+ *   kernel parameters, i.e. constant-bank operands of the multiply. Per tap
+ *   that leaves: one SIMD sum of absolute byte differences, one range-table
+ *   load, one multiply and the multiply-adds of the sums.
+ * - the generic one, any radius: one thread per output pixel, tile and
+ *   tables in shared memory (or read through L1 for very large radii). */
 
 #include "bilateral.h"
 
 namespace {
 
-constexpr int kBlockW = 32;
-constexpr int kBlockH = 8;
-/* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
- * 32-bit pixels) plus all tables fit in the 48 KiB of shared memory every
- * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read
- * the source through the L1 cache instead. */
-constexpr int kMaxTiledRadius = 32;
-
-__host__ __device__ constexpr int tables_len (int radius)
-{
-  return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
-}
+/* ------------------------------------------------------------------ */
+/* Shared pieces */
 
 /* OpenCV's borderInterpolate for BORDER_REFLECT_101 (gfedcb|abcdefgh|gfedcba),
  * repeated for windows larger than the image, and 0 for a 1-pixel line. */
@@ -40,6 +41,221 @@ __device__ __forceinline__ int reflect101 (int p, int len)
     p = p < 0 ? -p : 2 * len - 2 - p;
   return p;
 }
+
+__host__ __device__ constexpr int tables_len (int radius)
+{
+  return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
+}
+
+__device__ __forceinline__ const uint8_t *plane_row (const CbfPlane & p, int y)
+{
+  return p.data + (size_t) y * p.pitch_bytes;
+}
+
+/* The range weight at a byte offset into the table (4 x the distance). */
+__device__ __forceinline__ float range_at (const float *range_lut,
+    uint32_t byte_offset)
+{
+  return *reinterpret_cast < const float *>(reinterpret_cast < const char
+      *>(range_lut) + byte_offset);
+}
+
+/* ------------------------------------------------------------------ */
+/* Pixel layouts for the specialised kernel. A pixel in the shared tile is
+ * one 32-bit word made so that the range-table offset is cheap. */
+
+struct FastGray
+{
+  /* 4 x value: |a - b| is then directly the table's byte offset. */
+  static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
+      int x, unsigned)
+  {
+    return (uint32_t) row[x] << 2;
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
+      uint32_t b)
+  {
+    return __usad (a, b, 0);
+  }
+  struct Value
+  {
+    float v;
+  };
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    return Value { (float) p };
+  }
+  struct Sum
+  {
+    float v = 0.f, w = 0.f;
+  };
+  static __device__ __forceinline__ void add (Sum & s, const Value & p,
+      float w)
+  {
+    s.v += w * p.v;
+    s.w += w;
+  }
+  /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
+   * the quotient is exactly OpenCV's before the final scaling. */
+  static __device__ __forceinline__ void store (uint8_t * out,
+      const uint8_t *, int x, const Sum & s, unsigned)
+  {
+    out[x] = (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
+  }
+};
+
+struct FastColour
+{
+  /* The three colour bytes moved to bytes 0..2, the passthrough byte 0. */
+  static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
+      int x, unsigned shift)
+  {
+    return (reinterpret_cast < const uint32_t *>(row)[x] >> shift) & 0xffffffu;
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
+      uint32_t b)
+  {
+    return __vsadu4 (a, b) << 2;
+  }
+  struct Value
+  {
+    float c0, c1, c2;
+  };
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    return Value { (float) (p & 0xff), (float) ((p >> 8) & 0xff),
+        (float) (p >> 16) };
+  }
+  struct Sum
+  {
+    float c0 = 0.f, c1 = 0.f, c2 = 0.f, w = 0.f;
+  };
+  static __device__ __forceinline__ void add (Sum & s, const Value & p,
+      float w)
+  {
+    s.c0 += w * p.c0;
+    s.c1 += w * p.c1;
+    s.c2 += w * p.c2;
+    s.w += w;
+  }
+  static __device__ __forceinline__ void store (uint8_t * out,
+      const uint8_t * in, int x, const Sum & s, unsigned shift)
+  {
+    const uint32_t colour_mask = 0xffffffu << shift;
+    float inv = 1.f / s.w;
+    uint32_t c = (uint32_t) __float2int_rn (s.c0 * inv)
+        | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
+        | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
+    uint32_t passthrough = reinterpret_cast < const uint32_t *>(in)[x];
+    reinterpret_cast < uint32_t * >(out)[x] =
+        (c << shift) | (passthrough & ~colour_mask);
+  }
+};
+
+/* Output rows per thread: more rows reuse each loaded neighbour more often;
+ * small windows have few taps per load, so they get more rows. */
+__host__ __device__ constexpr int fast_rows (int radius)
+{
+  return radius <= 3 ? 8 : 4;
+}
+
+constexpr int kFastBlockX = 32;
+constexpr int kFastBlockY = 8;
+
+struct SpaceTaps
+{
+  float w[CBF_FAST_MAX_TAPS];
+};
+
+/* Whether source row @s (0 = R rows above the thread's first output) at
+ * column offset @dx is inside the window of any of the thread's outputs. */
+template < int R, int K >
+__host__ __device__ constexpr bool tap_used (int s, int dx)
+{
+  for (int k = 0; k < K; k++) {
+    int dy = s - R - k;
+    if (dy >= -R && dy <= R && dx * dx + dy * dy <= R * R)
+      return true;
+  }
+  return false;
+}
+
+template < class T, int R >
+__global__ void __launch_bounds__ (kFastBlockX * kFastBlockY)
+bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
+    unsigned shift, const float *__restrict__ tables, SpaceTaps space)
+{
+  constexpr int K = fast_rows (R);
+  constexpr int kSide = 2 * R + 1;
+  constexpr int kTileW = kFastBlockX + 2 * R;
+  constexpr int kTileH = kFastBlockY * K + 2 * R;
+  __shared__ float range_lut[CBF_RANGE_LUT_LEN];
+  __shared__ uint32_t tile[kTileH * kTileW];
+
+  const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
+  const int x0 = blockIdx.x * kFastBlockX;
+  const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
+
+  for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kFastBlockX * kFastBlockY)
+    range_lut[i] = tables[i];
+  for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
+    int ty = i / kTileW, tx = i - ty * kTileW;
+    int gy = reflect101 (y0 + ty - R, src.height);
+    int gx = reflect101 (x0 + tx - R, src.width);
+    tile[i] = T::to_tile (plane_row (src, gy), gx, shift);
+  }
+  __syncthreads ();
+
+  /* Column dx = 0 of source row s = 0 of this thread's window. */
+  const uint32_t *col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
+  uint32_t centre[K];
+  typename T::Sum sum[K];
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    centre[k] = col[(k + R) * kTileW];
+
+#pragma unroll
+  for (int s = 0; s < K + 2 * R; s++) {
+#pragma unroll
+    for (int dx = -R; dx <= R; dx++) {
+      if (!tap_used < R, K > (s, dx))
+        continue;
+      const uint32_t p = col[s * kTileW + dx];
+      const typename T::Value value = T::unpack (p);
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int dy = s - R - k;
+        if (dy < -R || dy > R || dx * dx + dy * dy > R * R)
+          continue;
+        const float w = range_at (range_lut, T::lut_offset (p, centre[k])) *
+            space.w[(dy + R) * kSide + dx + R];
+        T::add (sum[k], value, w);
+      }
+    }
+  }
+
+  const int x = x0 + threadIdx.x;
+  if (x >= src.width)
+    return;
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const int y = y0 + threadIdx.y * K + k;
+    if (y < row_end)
+      T::store (dst.data + (size_t) y * dst.pitch_bytes, plane_row (src, y),
+          x, sum[k], shift);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* The generic kernel */
+
+constexpr int kBlockW = 32;
+constexpr int kBlockH = 8;
+/* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
+ * 32-bit pixels) plus all tables fit in the 48 KiB of shared memory every
+ * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read
+ * the source through the L1 cache instead. */
+constexpr int kMaxTiledRadius = 32;
 
 struct Gray8
 {
@@ -113,8 +329,8 @@ template < int kFirst > struct Colour32
 
 template < class T, bool kTiled >
 __global__ void __launch_bounds__ (kBlockW * kBlockH)
-bilateral_kernel (CbfPlane src, CbfPlane dst, int radius,
-    const float *__restrict__ tables)
+bilateral_generic (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
+    int radius, const float *__restrict__ tables)
 {
   typedef typename T::Pixel Pixel;
   extern __shared__ float smem[];
@@ -131,7 +347,7 @@ bilateral_kernel (CbfPlane src, CbfPlane dst, int radius,
   const float *half_width = space_lut + radius * radius + 1;
 
   const int x0 = blockIdx.x * kBlockW;
-  const int y0 = blockIdx.y * kBlockH;
+  const int y0 = row_begin + blockIdx.y * kBlockH;
   const int tile_w = kBlockW + 2 * radius;
   Pixel *tile = reinterpret_cast < Pixel * >(smem + n_shared_tables);
   if (kTiled) {
@@ -140,25 +356,23 @@ bilateral_kernel (CbfPlane src, CbfPlane dst, int radius,
       int ty = i / tile_w, tx = i - ty * tile_w;
       int gy = reflect101 (y0 + ty - radius, src.height);
       int gx = reflect101 (x0 + tx - radius, src.width);
-      tile[i] = T::load (src.data + (size_t) gy * src.pitch_bytes, gx);
+      tile[i] = T::load (plane_row (src, gy), gx);
     }
   }
   __syncthreads ();
 
   const int x = x0 + threadIdx.x;
   const int y = y0 + threadIdx.y;
-  if (x >= src.width || y >= src.height)
+  if (x >= src.width || y >= row_end)
     return;
 
-  const Pixel centre =
-      T::load (src.data + (size_t) y * src.pitch_bytes, x);
+  const Pixel centre = T::load (plane_row (src, y), x);
   typename T::Sum sum;
   for (int dy = -radius; dy <= radius; dy++) {
     const int hw = (int) half_width[dy < 0 ? -dy : dy];
     const Pixel *tile_row =
         tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
-    const uint8_t *src_row = src.data +
-        (size_t) reflect101 (y + dy, src.height) * src.pitch_bytes;
+    const uint8_t *src_row = plane_row (src, reflect101 (y + dy, src.height));
     for (int dx = -hw; dx <= hw; dx++) {
       const Pixel p = kTiled ? tile_row[dx] :
           T::load (src_row, reflect101 (x + dx, src.width));
@@ -170,55 +384,136 @@ bilateral_kernel (CbfPlane src, CbfPlane dst, int radius,
   T::store (dst.data + (size_t) y * dst.pitch_bytes, x, sum, centre);
 }
 
-template < class T >
-cudaError_t launch (const CbfPlane * src, const CbfPlane * dst, int radius,
-    const float *tables_dev, cudaStream_t stream)
-{
-  if (src->width <= 0 || src->height <= 0 || radius < 1
-      || radius > CBF_MAX_RADIUS || src->width != dst->width
-      || src->height != dst->height)
-    return cudaErrorInvalidValue;
+/* ------------------------------------------------------------------ */
+/* Launchers */
 
+cudaError_t check_args (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w)
+{
+  if (src->width <= 0 || src->height <= 0 || w->radius < 1
+      || w->radius > CBF_MAX_RADIUS || src->width != dst->width
+      || src->height != dst->height || row_begin < 0 || row_end > src->height
+      || row_begin >= row_end)
+    return cudaErrorInvalidValue;
   /* Drop an error left by an earlier, unrelated runtime call on this thread
    * (a failed allocation, say), so that only this launch's is returned. */
   cudaGetLastError ();
+  return cudaSuccess;
+}
+
+template < class T >
+cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
+{
+  const int radius = w->radius;
+  cudaError_t err = check_args (src, dst, row_begin, row_end, w);
+  if (err != cudaSuccess)
+    return err;
 
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((src->width + kBlockW - 1) / kBlockW,
-      (src->height + kBlockH - 1) / kBlockH);
+      (row_end - row_begin + kBlockH - 1) / kBlockH);
   if (radius <= kMaxTiledRadius) {
     size_t tile_bytes = (size_t) (kBlockW + 2 * radius) *
         (kBlockH + 2 * radius) * sizeof (typename T::Pixel);
     size_t smem = tables_len (radius) * sizeof (float) + tile_bytes;
-    bilateral_kernel < T, true > <<<grid, block, smem, stream >>> (*src, *dst,
-        radius, tables_dev);
+    bilateral_generic < T, true > <<<grid, block, smem, stream >>> (*src,
+        *dst, row_begin, row_end, radius, w->tables_dev);
   } else {
-    bilateral_kernel < T, false > <<<grid, block,
-        CBF_RANGE_LUT_LEN * sizeof (float), stream >>> (*src, *dst, radius,
-        tables_dev);
+    bilateral_generic < T, false > <<<grid, block,
+        CBF_RANGE_LUT_LEN * sizeof (float), stream >>> (*src, *dst,
+        row_begin, row_end, radius, w->tables_dev);
   }
   return cudaGetLastError ();
 }
 
+template < class T, int R >
+void launch_fast_radius (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, unsigned shift,
+    const CbfBilateralWeights * w, cudaStream_t stream)
+{
+  constexpr int rows_per_block = kFastBlockY * fast_rows (R);
+  dim3 block (kFastBlockX, kFastBlockY);
+  dim3 grid ((src->width + kFastBlockX - 1) / kFastBlockX,
+      (row_end - row_begin + rows_per_block - 1) / rows_per_block);
+  SpaceTaps space;
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
+    space.w[i] = w->space_taps[i];
+  bilateral_fast < T, R > <<<grid, block, 0, stream >>> (*src, *dst,
+      row_begin, row_end, shift, w->tables_dev, space);
+}
+
+template < class T, class Generic >
+cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, unsigned shift,
+    const CbfBilateralWeights * w, cudaStream_t stream)
+{
+  cudaError_t err = check_args (src, dst, row_begin, row_end, w);
+  if (err != cudaSuccess)
+    return err;
+
+  switch (w->radius) {
+#define CBF_FAST_CASE(R) \
+    case R: \
+      launch_fast_radius < T, R > (src, dst, row_begin, row_end, shift, w, \
+          stream); \
+      break;
+      CBF_FAST_CASE (1) CBF_FAST_CASE (2) CBF_FAST_CASE (3)
+      CBF_FAST_CASE (4) CBF_FAST_CASE (5) CBF_FAST_CASE (6)
+      CBF_FAST_CASE (7) CBF_FAST_CASE (8)
+#undef CBF_FAST_CASE
+    default:
+      return launch_generic < Generic > (src, dst, row_begin, row_end, w,
+          stream);
+  }
+  return cudaGetLastError ();
+}
+
+static_assert (CBF_FAST_MAX_RADIUS == 8, "one case per specialised radius");
+
 }                               /* namespace */
 
 extern "C" cudaError_t
-cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst, int radius,
-    const float *tables_dev, cudaStream_t stream)
+cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
 {
-  return launch < Gray8 > (src, dst, radius, tables_dev, stream);
+  return launch < FastGray, Gray8 > (src, dst, row_begin, row_end, 0, w,
+      stream);
 }
 
 extern "C" cudaError_t
 cbf_bilateral_colour_first (const CbfPlane * src, const CbfPlane * dst,
-    int radius, const float *tables_dev, cudaStream_t stream)
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
 {
-  return launch < Colour32 < 0 > >(src, dst, radius, tables_dev, stream);
+  return launch < FastColour, Colour32 < 0 > >(src, dst, row_begin, row_end,
+      0, w, stream);
 }
 
 extern "C" cudaError_t
 cbf_bilateral_colour_last (const CbfPlane * src, const CbfPlane * dst,
-    int radius, const float *tables_dev, cudaStream_t stream)
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
 {
-  return launch < Colour32 < 1 > >(src, dst, radius, tables_dev, stream);
+  return launch < FastColour, Colour32 < 1 > >(src, dst, row_begin, row_end,
+      8, w, stream);
+}
+
+extern "C" cudaError_t
+cbf_bilateral_gray8_generic (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
+{
+  return launch_generic < Gray8 > (src, dst, row_begin, row_end, w, stream);
+}
+
+extern "C" cudaError_t
+cbf_bilateral_colour_first_generic (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * w, cudaStream_t stream)
+{
+  return launch_generic < Colour32 < 0 > >(src, dst, row_begin, row_end, w,
+      stream);
 }

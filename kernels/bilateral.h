@@ -69,29 +69,64 @@ typedef struct
   int height;
 } CbfPlane;
 
-/* Enqueues the filter of @src into @dst (same size, distinct memory) on
- * @stream. @tables_dev holds cbf_bilateral_tables_len (radius) floats on the
- * device. Returns the launch error, if any; errors during execution surface
- * at the caller's next synchronisation. */
+/* Radii up to this have kernels specialised at compile time (the window's
+ * taps unrolled, several output rows per thread); larger ones take the
+ * generic kernel. */
+#define CBF_FAST_MAX_RADIUS 8
+#define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
+
+/* What a launch needs of the filter's parameters. Built on the host when
+ * the parameters change; passed by value to the specialised kernels, whose
+ * spatial weights then sit in the kernel's constant parameter bank. */
+typedef struct
+{
+  int radius;
+  const float *tables_dev;      /* cbf_bilateral_tables_len (radius) floats */
+  /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
+   * outside the disc; filled when radius <= CBF_FAST_MAX_RADIUS. */
+  float space_taps[CBF_FAST_MAX_TAPS];
+} CbfBilateralWeights;
+
+/* Fills @weights from tables built by cbf_bilateral_tables_fill on the host
+ * (@host_tables) and their copy on the device (@dev_tables). */
+void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
+    const float *host_tables, const float *dev_tables);
+
+/* Enqueues on @stream the filter of output rows [@row_begin, @row_end) of
+ * @src into @dst (same size, distinct memory). Rows outside that range are
+ * read (the window reaches them) but not written, so a frame can be
+ * filtered in bands as its rows arrive. Returns the launch error, if any;
+ * errors during execution surface at the caller's next synchronisation. */
 typedef cudaError_t (*CbfBilateralFunc) (const CbfPlane * src,
-    const CbfPlane * dst, int radius, const float *tables_dev,
-    cudaStream_t stream);
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
 
 /* GRAY8: one byte per pixel. */
 cudaError_t cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst,
-    int radius, const float *tables_dev, cudaStream_t stream);
+    int row_begin, int row_end, const CbfBilateralWeights * weights,
+    cudaStream_t stream);
 
 /* 32-bit pixels whose colour bytes are bytes 0..2 in memory (RGBA, BGRA,
  * RGBx, BGRx); byte 3 is copied unchanged. */
 cudaError_t cbf_bilateral_colour_first (const CbfPlane * src,
-    const CbfPlane * dst, int radius, const float *tables_dev,
-    cudaStream_t stream);
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
 
 /* 32-bit pixels whose colour bytes are bytes 1..3 in memory (ARGB, ABGR,
  * xRGB, xBGR); byte 0 is copied unchanged. */
 cudaError_t cbf_bilateral_colour_last (const CbfPlane * src,
-    const CbfPlane * dst, int radius, const float *tables_dev,
-    cudaStream_t stream);
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+
+/* The generic kernels alone: one thread per output pixel, tile and tables
+ * in shared memory, any radius. The entries above use them beyond
+ * CBF_FAST_MAX_RADIUS; the benchmark compares against them. */
+cudaError_t cbf_bilateral_gray8_generic (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
 
 /* Number of CUDA devices, or -1 with @error set when the runtime cannot see
  * any (no driver, driver too old, ...). */

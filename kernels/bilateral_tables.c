@@ -80,3 +80,23 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
     half_width[i] = (float) hw;
   }
 }
+
+void
+cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
+    const float *host_tables, const float *dev_tables)
+{
+  const float *space_lut = cbf_tables_space (host_tables);
+  int dx, dy, side = 2 * radius + 1;
+
+  weights->radius = radius;
+  weights->tables_dev = dev_tables;
+  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
+    weights->space_taps[dy] = 0.f;
+  if (radius > CBF_FAST_MAX_RADIUS)
+    return;
+  for (dy = -radius; dy <= radius; dy++)
+    for (dx = -radius; dx <= radius; dx++)
+      if (dx * dx + dy * dy <= radius * radius)
+        weights->space_taps[(dy + radius) * side + dx + radius] =
+            space_lut[dx * dx + dy * dy];
+}

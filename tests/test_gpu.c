@@ -309,15 +309,19 @@ GST_START_TEST (test_golden_colour)
 
 GST_END_TEST;
 
-/* Odd and degenerate sizes, padded strides, and radii beyond the tiled
- * kernel's (the large-window path), against the C reference. */
+/* Odd and degenerate sizes, frames cut into bands, padded strides, every
+ * specialised radius and the generic kernel's (tiled and large-window),
+ * against the C reference. */
 GST_START_TEST (test_sizes_and_radii)
 {
+  /* 1 x 500 and 200 x 300 are cut into bands (7 and 4). */
   static const gint sizes[][2] = { {1, 1}, {3, 7}, {1, 500}, {500, 1},
-  {33, 9}, {130, 67}
+  {33, 9}, {130, 67}, {200, 300}
   };
+  /* Radii 2, 35, 45 and 1, then every specialised radius not in the golden
+   * set (3, 5, 6, 8) and the first generic one (9). */
   static const Params params[] = { {5, 30, 5}, {71, 25, 12}, {0, 60, 30},
-  {2, 0, 0}
+  {2, 0, 0}, {7, 40, 3}, {11, 30, 4}, {13, 50, 6}, {17, 45, 9}, {19, 35, 7}
   };
   const Format *fmts[] = { GRAY8, &formats[0], &formats[7] };
   guint s, p, fi, seed = 1;

@@ -1,0 +1,678 @@
+/* gst-cudabilateral benchmark: kernel times (CUDA events) for our kernels,
+ * the generic one-pixel-per-thread kernel and NVIDIA NPP's bilateral filter,
+ * and frames/s and per-frame latency through real GStreamer pipelines (our
+ * element, and GStreamer's own cudaupload ! cudadownload round trip).
+ *
+ *   cbf-bench --image astronaut.png [--out results.json] [--commit HASH]
+ *             [--quick]
+ *
+ * Writes its measurements as JSON (tools/bench/report.py turns them into
+ * docs/performance.md and a plot) and prints a short table. Not a test: it
+ * asserts nothing, it measures. */
+
+#include <gst/gst.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bilateral.h"
+
+#define SIGMA_COLOR 30.0
+#define SIGMA_SPACE 5.0
+#define N_INPUTS 3              /* rotated, so repeated runs do not time L2 */
+
+static const int diameters[] = { 3, 5, 9, 15, 31 };
+static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
+
+static int n_runs = 50;
+
+#define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
+      fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
+          cudaGetErrorString (e_)); exit (1); } } while (0)
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y;
+}
+
+static double
+percentile (double *v, int n, double q)
+{
+  qsort (v, n, sizeof (double), cmp_double);
+  return v[(int) fmin (n - 1, floor (q * (n - 1) + 0.5))];
+}
+
+/* ---------------------------------------------------------------------- */
+/* Input: the picture scaled with GStreamer, plus deterministic noise. */
+
+static guint8 *
+load_image (const char *path, const char *format, int width, int height,
+    int *stride)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! pngdec ! "
+      "videoconvert ! videoscale ! video/x-raw,format=%s,width=%d,height=%d "
+      "! appsink name=sink", path, format, width, height);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GstSample *sample = NULL;
+  GstBuffer *buf;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *pixels;
+  int bpp, y;
+
+  if (!pipeline) {
+    fprintf (stderr, "%s\n", error->message);
+    exit (1);
+  }
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  g_signal_emit_by_name (sink, "pull-sample", &sample);
+  if (!sample) {
+    fprintf (stderr, "could not decode %s\n", path);
+    exit (1);
+  }
+  gst_video_info_from_caps (&info, gst_sample_get_caps (sample));
+  buf = gst_sample_get_buffer (sample);
+  gst_video_frame_map (&frame, &info, buf, GST_MAP_READ);
+  bpp = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+  *stride = width * bpp;
+  pixels = g_malloc ((gsize) * stride * height);
+  for (y = 0; y < height; y++)
+    memcpy (pixels + (gsize) y * *stride,
+        (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), *stride);
+  gst_video_frame_unmap (&frame);
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  return pixels;
+}
+
+/* Noise of +-20 levels on the colour bytes, different per @seed. */
+static void
+add_noise (guint8 * pixels, gsize n_bytes, int bpp, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  for (i = 0; i < n_bytes; i++) {
+    int v;
+    if (bpp == 4 && i % 4 == 3)
+      continue;
+    v = pixels[i] + g_rand_int_range (rand, -20, 21);
+    pixels[i] = CLAMP (v, 0, 255);
+  }
+  g_rand_free (rand);
+}
+
+/* ---------------------------------------------------------------------- */
+/* NVIDIA NPP, loaded at run time where the library is installed. The
+ * declarations follow nppdefs.h / nppi_filtering_functions.h. */
+
+typedef struct
+{
+  int width, height;
+} NppiSize;
+typedef struct
+{
+  int x, y;
+} NppiPoint;
+typedef struct
+{
+  cudaStream_t hStream;
+  int nCudaDeviceId;
+  int nMultiProcessorCount;
+  int nMaxThreadsPerMultiProcessor;
+  int nMaxThreadsPerBlock;
+  size_t nSharedMemPerBlock;
+  int nCudaDevAttrComputeCapabilityMajor;
+  int nCudaDevAttrComputeCapabilityMinor;
+  unsigned int nStreamFlags;
+  int nReserved0;
+} NppStreamContext;
+#define NPP_BORDER_REPLICATE 2
+
+typedef int (*NppBilateralFunc) (const guint8 * src, int src_step,
+    NppiSize src_size, NppiPoint src_offset, guint8 * dst, int dst_step,
+    NppiSize roi, int radius, int step_between_src_pixels,
+    float val_square_sigma, float pos_square_sigma, int border,
+    NppStreamContext ctx);
+
+static NppBilateralFunc npp_c1, npp_c3;
+static char npp_version[64] = "not found";
+
+static void
+load_npp (void)
+{
+  const char *names[] = { "libnppif.so", "libnppif.so.13", "libnppif.so.12",
+    "/usr/local/cuda/lib64/libnppif.so"
+  };
+  void *lib = NULL;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (names) && !lib; i++)
+    lib = dlopen (names[i], RTLD_NOW | RTLD_GLOBAL);
+  if (!lib)
+    return;
+  npp_c1 = (NppBilateralFunc) dlsym (lib,
+      "nppiFilterBilateralGaussBorder_8u_C1R_Ctx");
+  npp_c3 = (NppBilateralFunc) dlsym (lib,
+      "nppiFilterBilateralGaussBorder_8u_C3R_Ctx");
+  {
+    typedef const struct
+    {
+      int major, minor, build;
+    } *(*VersionFunc) (void);
+    VersionFunc version = (VersionFunc) dlsym (RTLD_DEFAULT, "nppGetLibVersion");
+    if (version) {
+      g_snprintf (npp_version, sizeof (npp_version), "%d.%d.%d",
+          version ()->major, version ()->minor, version ()->build);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernel timing */
+
+typedef struct
+{
+  const char *format;           /* RGBA or GRAY8 */
+  int width, height, diameter;
+  double ours_ms, generic_ms, npp_ms;
+} KernelRow;
+
+typedef void (*RunFunc) (void *ctx, int input, cudaStream_t stream);
+
+/* Median of @n_runs CUDA-event timings of @run, after a warm-up. */
+static double
+time_kernel (RunFunc run, void *ctx, cudaStream_t stream)
+{
+  cudaEvent_t start, stop;
+  double *ms = g_new (double, n_runs);
+  double median;
+  int i;
+
+  CHECK (cudaEventCreate (&start));
+  CHECK (cudaEventCreate (&stop));
+  for (i = 0; i < 5; i++)
+    run (ctx, i % N_INPUTS, stream);
+  CHECK (cudaStreamSynchronize (stream));
+  for (i = 0; i < n_runs; i++) {
+    float t;
+    CHECK (cudaEventRecord (start, stream));
+    run (ctx, i % N_INPUTS, stream);
+    CHECK (cudaEventRecord (stop, stream));
+    CHECK (cudaEventSynchronize (stop));
+    CHECK (cudaEventElapsedTime (&t, start, stop));
+    ms[i] = t;
+  }
+  CHECK (cudaGetLastError ());
+  median = percentile (ms, n_runs, 0.5);
+  g_free (ms);
+  cudaEventDestroy (start);
+  cudaEventDestroy (stop);
+  return median;
+}
+
+typedef struct
+{
+  CbfPlane in[N_INPUTS], out;
+  CbfBilateralWeights weights;
+  CbfBilateralFunc func;
+  /* NPP: packed 3-channel copies for C3R */
+  guint8 *npp_in[N_INPUTS], *npp_out;
+  size_t npp_in_pitch, npp_out_pitch;
+  int npp_channels, radius;
+  NppStreamContext npp_ctx;
+} KernelCtx;
+
+static void
+run_ours (void *p, int input, cudaStream_t stream)
+{
+  KernelCtx *c = p;
+  CHECK (c->func (&c->in[input], &c->out, 0, c->out.height, &c->weights,
+          stream));
+}
+
+static void
+run_npp (void *p, int input, cudaStream_t stream)
+{
+  KernelCtx *c = p;
+  NppiSize size = { c->out.width, c->out.height };
+  NppiPoint origin = { 0, 0 };
+  NppBilateralFunc f = c->npp_channels == 1 ? npp_c1 : npp_c3;
+  int status;
+
+  c->npp_ctx.hStream = stream;
+  status = f (c->npp_in[input], (int) c->npp_in_pitch, size, origin,
+      c->npp_out, (int) c->npp_out_pitch, size, c->radius, 1,
+      SIGMA_COLOR * SIGMA_COLOR, SIGMA_SPACE * SIGMA_SPACE,
+      NPP_BORDER_REPLICATE, c->npp_ctx);
+  if (status != 0) {
+    fprintf (stderr, "NPP bilateral returned %d\n", status);
+    exit (1);
+  }
+}
+
+static void
+bench_kernels (const char *image, GArray * rows, gboolean quick)
+{
+  cudaStream_t stream;
+  float *host_tables = g_malloc (cbf_bilateral_tables_len (CBF_MAX_RADIUS) *
+      sizeof (float));
+  float *dev_tables;
+  struct cudaDeviceProp prop;
+  guint s, d, f;
+
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK (cudaMalloc ((void **) &dev_tables,
+          cbf_bilateral_tables_len (CBF_MAX_RADIUS) * sizeof (float)));
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    for (f = 0; f < 2; f++) {
+      const char *format = f == 0 ? "RGBA" : "GRAY8";
+      int w = sizes[s][0], h = sizes[s][1], stride, bpp = f == 0 ? 4 : 1;
+      guint8 *pixels = load_image (image, format, w, h, &stride);
+      KernelCtx c = { 0 };
+      int i;
+
+      c.npp_channels = f == 0 ? 3 : 1;
+      c.npp_ctx.nCudaDeviceId = 0;
+      c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
+      c.npp_ctx.nMaxThreadsPerMultiProcessor =
+          prop.maxThreadsPerMultiProcessor;
+      c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+      c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+      c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+      c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+      c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
+
+      for (i = 0; i < N_INPUTS; i++) {
+        guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
+        guint8 *packed = g_malloc ((gsize) w * h * c.npp_channels);
+        gsize px;
+
+        add_noise (noisy, (gsize) stride * h, bpp, 100 + i);
+        c.in[i].width = w;
+        c.in[i].height = h;
+        CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
+                stride, h));
+        CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy,
+                stride, stride, h, cudaMemcpyHostToDevice));
+        /* NPP's 3-channel input: the same colour bytes, packed. */
+        for (px = 0; px < (gsize) w * h; px++)
+          memcpy (packed + px * c.npp_channels, noisy + px * bpp,
+              c.npp_channels);
+        CHECK (cudaMallocPitch ((void **) &c.npp_in[i], &c.npp_in_pitch,
+                (size_t) w * c.npp_channels, h));
+        CHECK (cudaMemcpy2D (c.npp_in[i], c.npp_in_pitch, packed,
+                (size_t) w * c.npp_channels, (size_t) w * c.npp_channels, h,
+                cudaMemcpyHostToDevice));
+        g_free (packed);
+        g_free (noisy);
+      }
+      c.out = c.in[0];
+      CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes,
+              stride, h));
+      CHECK (cudaMallocPitch ((void **) &c.npp_out, &c.npp_out_pitch,
+              (size_t) w * c.npp_channels, h));
+
+      for (d = 0; d < G_N_ELEMENTS (diameters); d++) {
+        KernelRow row = { format, w, h, diameters[d], 0, 0, -1 };
+        c.radius = cbf_bilateral_radius (diameters[d], SIGMA_SPACE);
+        if (quick && diameters[d] != 15 && diameters[d] != 5)
+          continue;
+        cbf_bilateral_tables_fill (host_tables, c.radius, SIGMA_COLOR,
+            SIGMA_SPACE);
+        CHECK (cudaMemcpy (dev_tables, host_tables,
+                cbf_bilateral_tables_len (c.radius) * sizeof (float),
+                cudaMemcpyHostToDevice));
+        cbf_bilateral_weights_init (&c.weights, c.radius, host_tables,
+            dev_tables);
+
+        c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_gray8;
+        row.ours_ms = time_kernel (run_ours, &c, stream);
+        c.func = f == 0 ? cbf_bilateral_colour_first_generic :
+            cbf_bilateral_gray8_generic;
+        row.generic_ms = time_kernel (run_ours, &c, stream);
+        if ((f == 0 && npp_c3) || (f == 1 && npp_c1))
+          row.npp_ms = time_kernel (run_npp, &c, stream);
+        g_array_append_val (rows, row);
+        printf ("kernel %-5s %4dx%-4d d=%-2d  ours %8.3f ms  generic %8.3f ms"
+            "  NPP %8.3f ms  (%.1fx NPP)\n", format, w, h, diameters[d],
+            row.ours_ms, row.generic_ms, row.npp_ms,
+            row.npp_ms > 0 ? row.npp_ms / row.ours_ms : 0);
+        fflush (stdout);
+      }
+      for (i = 0; i < N_INPUTS; i++) {
+        cudaFree (c.in[i].data);
+        cudaFree (c.npp_in[i]);
+      }
+      cudaFree (c.out.data);
+      cudaFree (c.npp_out);
+      g_free (pixels);
+    }
+  }
+  cudaFree (dev_tables);
+  g_free (host_tables);
+  cudaStreamDestroy (stream);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Pipelines */
+
+typedef struct
+{
+  const char *name;
+  int width, height;
+  int frames;
+  double fps, latency_median_ms, latency_p99_ms;
+} PipelineRow;
+
+typedef struct
+{
+  GMutex lock;
+  GCond cond;
+  int n_out;
+  gint64 *t_in, *t_out;         /* per frame, indexed by offset */
+  int capacity;
+} Probe;
+
+static GstPadProbeReturn
+probe_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Probe *p = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 i = GST_BUFFER_OFFSET (buf);
+  if (i < (guint64) p->capacity)
+    p->t_in[i] = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn
+probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Probe *p = data;
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 i = GST_BUFFER_OFFSET (buf);
+  if (i < (guint64) p->capacity)
+    p->t_out[i] = g_get_monotonic_time ();
+  g_mutex_lock (&p->lock);
+  p->n_out++;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+wait_frames (Probe * p, int n)
+{
+  gint64 deadline = g_get_monotonic_time () + 60 * G_TIME_SPAN_SECOND;
+  g_mutex_lock (&p->lock);
+  while (p->n_out < n)
+    if (!g_cond_wait_until (&p->cond, &p->lock, deadline)) {
+      fprintf (stderr, "pipeline stalled at %d of %d frames\n", p->n_out, n);
+      exit (1);
+    }
+  g_mutex_unlock (&p->lock);
+}
+
+/* Runs @desc (appsrc name=src ! … ! fakesink), timing buffers from the sink
+ * pad of element @first to the source pad of element @last. With
+ * @use_pool, frames come from the pool @first proposes (pinned memory for
+ * cudabilateral); otherwise one system-memory frame is re-pushed. */
+static PipelineRow
+bench_pipeline (const char *name, const char *desc, const char *first,
+    const char *last, int width, int height, int frames, gboolean use_pool)
+{
+  PipelineRow row = { name, width, height, frames, 0, 0, 0 };
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *src, *e_first, *e_last;
+  GstPad *pad_in, *pad_out;
+  GstCaps *caps;
+  GstVideoInfo info;
+  GstBuffer *frame;
+  GstBufferPool *pool = NULL;
+  Probe probe = { 0 };
+  double *lat = g_new (double, frames);
+  gint64 t0 = 0, t1;
+  int i, warmup = 20;
+
+  if (!pipeline) {
+    fprintf (stderr, "%s: %s\n", desc, error->message);
+    row.fps = -1;
+    return row;
+  }
+  g_mutex_init (&probe.lock);
+  g_cond_init (&probe.cond);
+  probe.capacity = frames + warmup + 1;
+  probe.t_in = g_new0 (gint64, probe.capacity);
+  probe.t_out = g_new0 (gint64, probe.capacity);
+
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  e_first = gst_bin_get_by_name (GST_BIN (pipeline), first);
+  e_last = gst_bin_get_by_name (GST_BIN (pipeline), last);
+  pad_in = gst_element_get_static_pad (e_first, "sink");
+  pad_out = gst_element_get_static_pad (e_last, "src");
+  gst_pad_add_probe (pad_in, GST_PAD_PROBE_TYPE_BUFFER, probe_in, &probe,
+      NULL);
+  gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER, probe_out, &probe,
+      NULL);
+
+  caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, "RGBA",
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "framerate",
+      GST_TYPE_FRACTION, 0, 1, NULL);
+  gst_video_info_from_caps (&info, caps);
+  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
+      "max-buffers", (guint64) 2, NULL);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+
+  frame = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (frame, 0, 0x80, info.size);
+
+  /* The first frame negotiates; then the allocation query can be asked. */
+  GST_BUFFER_OFFSET (frame) = 0;
+  gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
+  wait_frames (&probe, 1);
+  if (use_pool) {
+    GstQuery *query = gst_query_new_allocation (caps, TRUE);
+    GstPad *srcpad = gst_element_get_static_pad (src, "src");
+    if (gst_pad_peer_query (srcpad, query)
+        && gst_query_get_n_allocation_pools (query) > 0)
+      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
+    gst_object_unref (srcpad);
+    gst_query_unref (query);
+    if (pool) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+      gst_buffer_pool_config_set_params (config, caps, info.size, 6, 6);
+      gst_buffer_pool_set_config (pool, config);
+      gst_buffer_pool_set_active (pool, TRUE);
+    } else {
+      fprintf (stderr, "%s: no pool proposed\n", name);
+    }
+  }
+
+  for (i = 1; i <= frames + warmup; i++) {
+    GstBuffer *buf;
+    if (i == warmup + 1) {
+      wait_frames (&probe, warmup + 1);
+      t0 = g_get_monotonic_time ();
+    }
+    if (pool) {
+      gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
+      buf = gst_buffer_make_writable (buf);
+    } else {
+      buf = gst_buffer_copy (frame);    /* shares memory: no copy */
+    }
+    GST_BUFFER_OFFSET (buf) = i;
+    GST_BUFFER_PTS (buf) = i * GST_MSECOND;
+    gst_app_src_push_buffer (GST_APP_SRC (src), buf);
+  }
+  wait_frames (&probe, frames + warmup + 1);
+  t1 = g_get_monotonic_time ();
+  row.fps = frames / ((t1 - t0) / 1e6);
+  for (i = 0; i < frames; i++) {
+    int k = warmup + 1 + i;
+    lat[i] = (probe.t_out[k] - probe.t_in[k]) / 1000.0;
+  }
+  row.latency_median_ms = percentile (lat, frames, 0.5);
+  row.latency_p99_ms = percentile (lat, frames, 0.99);
+  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
+      "  p99 %6.3f ms\n", name, width, height, row.fps,
+      row.latency_median_ms, row.latency_p99_ms);
+  fflush (stdout);
+
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (pool) {
+    gst_buffer_pool_set_active (pool, FALSE);
+    gst_object_unref (pool);
+  }
+  gst_buffer_unref (frame);
+  gst_caps_unref (caps);
+  gst_object_unref (pad_in);
+  gst_object_unref (pad_out);
+  gst_object_unref (e_first);
+  gst_object_unref (e_last);
+  gst_object_unref (src);
+  gst_object_unref (pipeline);
+  g_free (probe.t_in);
+  g_free (probe.t_out);
+  g_free (lat);
+  return row;
+}
+
+static void
+bench_pipelines (GArray * rows, gboolean quick)
+{
+  guint s;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    int w = sizes[s][0], h = sizes[s][1];
+    int frames = quick ? 100 : (w > 2000 ? 1000 : 3000);
+    PipelineRow row;
+
+    row = bench_pipeline ("cudabilateral d=15, pinned input (pool)",
+        "appsrc name=src ! cudabilateral name=f diameter=15 sigma-color=30 "
+        "sigma-space=5 ! fakesink sync=false", "f", "f", w, h, frames, TRUE);
+    g_array_append_val (rows, row);
+    row = bench_pipeline ("cudabilateral d=15, unpinned input",
+        "appsrc name=src ! cudabilateral name=f diameter=15 sigma-color=30 "
+        "sigma-space=5 ! fakesink sync=false", "f", "f", w, h, frames / 2,
+        FALSE);
+    g_array_append_val (rows, row);
+    if (gst_element_factory_find ("cudaupload")) {
+      row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
+          "appsrc name=src ! cudaupload name=up ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload name=down ! "
+          "fakesink sync=false", "up", "down", w, h, frames / 2, FALSE);
+      g_array_append_val (rows, row);
+    }
+  }
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void
+write_json (const char *path, const char *commit, GArray * kernels,
+    GArray * pipelines)
+{
+  FILE *f = fopen (path, "w");
+  struct cudaDeviceProp prop;
+  int driver = 0, runtime = 0, clock_khz = 0, mem_clock_khz = 0;
+  GDateTime *now = g_date_time_new_now_utc ();
+  gchar *date = g_date_time_format_iso8601 (now);
+  guint i;
+
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  cudaDriverGetVersion (&driver);
+  cudaRuntimeGetVersion (&runtime);
+  cudaDeviceGetAttribute (&clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute (&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  fprintf (f, "{\n  \"gpu\": \"%s\", \"sm_count\": %d, \"cc\": \"%d.%d\",\n"
+      "  \"driver\": %d, \"runtime\": %d, \"max_sm_clock_mhz\": %d, "
+      "\"max_mem_clock_mhz\": %d,\n  \"npp\": \"%s\", \"commit\": \"%s\", "
+      "\"date\": \"%s\",\n  \"sigma_color\": %g, \"sigma_space\": %g, "
+      "\"runs\": %d,\n  \"kernels\": [\n", prop.name,
+      prop.multiProcessorCount, prop.major, prop.minor, driver, runtime,
+      clock_khz / 1000, mem_clock_khz / 1000, npp_version, commit, date,
+      SIGMA_COLOR, SIGMA_SPACE, n_runs);
+  for (i = 0; i < kernels->len; i++) {
+    KernelRow *r = &g_array_index (kernels, KernelRow, i);
+    fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"diameter\": %d, \"ours_ms\": %.5f, \"generic_ms\": %.5f, "
+        "\"npp_ms\": %.5f}%s\n", r->format, r->width, r->height, r->diameter,
+        r->ours_ms, r->generic_ms, r->npp_ms,
+        i + 1 < kernels->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"pipelines\": [\n");
+  for (i = 0; i < pipelines->len; i++) {
+    PipelineRow *r = &g_array_index (pipelines, PipelineRow, i);
+    fprintf (f, "    {\"name\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"frames\": %d, \"fps\": %.2f, \"latency_median_ms\": %.4f, "
+        "\"latency_p99_ms\": %.4f}%s\n", r->name, r->width, r->height,
+        r->frames, r->fps, r->latency_median_ms, r->latency_p99_ms,
+        i + 1 < pipelines->len ? "," : "");
+  }
+  fprintf (f, "  ]\n}\n");
+  fclose (f);
+  g_free (date);
+  g_date_time_unref (now);
+}
+
+int
+main (int argc, char **argv)
+{
+  gchar *image = NULL, *out = NULL, *commit = NULL;
+  gboolean quick = FALSE, no_pipelines = FALSE, no_kernels = FALSE;
+  GOptionEntry entries[] = {
+    {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "PNG to scale and noise",
+        "PATH"},
+    {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "PATH"},
+    {"commit", 0, 0, G_OPTION_ARG_STRING, &commit, "commit measured", "HASH"},
+    {"runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "timed runs per kernel", "N"},
+    {"quick", 0, 0, G_OPTION_ARG_NONE, &quick, "fewer cases", NULL},
+    {"no-pipelines", 0, 0, G_OPTION_ARG_NONE, &no_pipelines, NULL, NULL},
+    {"no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels, NULL, NULL},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- cudabilateral benchmark");
+  GError *error = NULL;
+  GArray *kernels = g_array_new (FALSE, TRUE, sizeof (KernelRow));
+  GArray *pipelines = g_array_new (FALSE, TRUE, sizeof (PipelineRow));
+  int n_devices = 0;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    fprintf (stderr, "%s\n", error->message);
+    return 2;
+  }
+  if (cudaGetDeviceCount (&n_devices) != cudaSuccess || n_devices == 0) {
+    fprintf (stderr, "no CUDA device\n");
+    return 1;
+  }
+  if (!image)
+    image = g_strdup ("../shared/images/astronaut.png");
+  load_npp ();
+  if (!no_kernels)
+    bench_kernels (image, kernels, quick);
+  if (!no_pipelines)
+    bench_pipelines (pipelines, quick);
+  write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
+      pipelines);
+  return 0;
+}
