@@ -19,8 +19,9 @@
  * costs about its slowest stage instead of the sum of the three, without
  * holding frames back (no added latency). Events order the streams: a
  * band's kernel waits for the upload of every row its window reaches (the
- * halo), its download for the kernel. One synchronisation per frame, on the
- * download stream, which by then depends on all the work of the frame. */
+ * halo, brought by the band's own upload), its download for the kernel.
+ * One synchronisation per frame, on the download stream, which by then
+ * depends on all the work of the frame. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -37,10 +38,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 #define DEFAULT_DEVICE_ID -1
 
 /* Bands per frame: enough for the copies and the kernel to overlap well,
- * few enough that per-band launch costs stay small; a band has at least
- * MIN_BAND_ROWS rows. */
+ * few enough that the per-band launch costs (a few microseconds each) stay
+ * small: a band has at least MIN_BAND_ROWS rows and DEFAULT_BAND_BYTES
+ * bytes (the environment variable GST_CBF_BAND_BYTES overrides the latter,
+ * for tests and tuning). */
 #define MAX_BANDS 8
 #define MIN_BAND_ROWS 64
+#define DEFAULT_BAND_BYTES (2 << 20)
 
 enum
 {
@@ -295,9 +299,14 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 
   /* Bands only for one-plane formats, whose rows map one to one. */
   priv->n_bands = 1;
-  if (priv->n_planes == 1)
-    priv->n_bands = CLAMP (priv->planes[0].in.height / MIN_BAND_ROWS, 1,
-        MAX_BANDS);
+  if (priv->n_planes == 1) {
+    const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
+    gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
+        DEFAULT_BAND_BYTES;
+    gsize n = MIN (priv->planes[0].in.height / MIN_BAND_ROWS,
+        staging_size / band_bytes);
+    priv->n_bands = CLAMP (n, 1, MAX_BANDS);
+  }
   priv->band_rows = (priv->planes[0].in.height + priv->n_bands - 1) /
       priv->n_bands;
 
@@ -354,9 +363,26 @@ band_rows (GstCbfFilterPrivate * priv, guint band, guint p, gint * begin,
   *end = MIN (*begin + priv->band_rows, height);
 }
 
+/* Band @band's upload: its rows shifted down by @halo_rows, so that it
+ * also brings the rows the band's kernel reads below the band, and that
+ * kernel waits for this one upload only. The uploads still cover each row
+ * once. */
+static void
+upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
+    gint halo_rows, gint * begin, gint * end)
+{
+  gint height = priv->planes[p].in.height;
+
+  band_rows (priv, band, p, begin, end);
+  if (priv->n_bands == 1)
+    return;
+  *begin = band == 0 ? 0 : MIN (*begin + halo_rows, height);
+  *end = band == priv->n_bands - 1 ? height : MIN (*end + halo_rows, height);
+}
+
 static cudaError_t
 upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
-    gboolean pinned, guint band)
+    gboolean pinned, guint band, gint halo_rows)
 {
   cudaError_t err = cudaSuccess;
   guint p;
@@ -367,7 +393,7 @@ upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
     gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
     gint begin, end;
 
-    band_rows (priv, band, p, &begin, &end);
+    upload_rows (priv, band, p, halo_rows, &begin, &end);
     if (begin >= end)
       continue;
     data += begin * stride;
@@ -428,21 +454,6 @@ frame_is_pinned (GstCbfFilterPrivate * priv, GstVideoFrame * frame)
   return TRUE;
 }
 
-/* The last band whose rows the window of band @band's outputs reaches. */
-static guint
-last_band_needed (GstCbfFilterPrivate * priv, guint band, gint halo_rows)
-{
-  gint begin, end;
-  guint last;
-
-  if (priv->n_bands == 1)
-    return 0;
-  band_rows (priv, band, 0, &begin, &end);
-  last = (MIN (end + halo_rows, priv->planes[0].in.height) - 1) /
-      priv->band_rows;
-  return MIN (last, priv->n_bands - 1);
-}
-
 static GstFlowReturn
 gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
     GstVideoFrame * in_frame, GstVideoFrame * out_frame)
@@ -453,7 +464,7 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   gboolean in_pinned, out_pinned;
   cudaError_t err;
   gint halo_rows = 0;
-  guint b, p, uploaded = 0;
+  guint b, p;
 
   if (!gst_cbf_filter_make_current (self))
     return GST_FLOW_ERROR;
@@ -465,19 +476,13 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
     return GST_FLOW_ERROR;
 
   for (b = 0; b < priv->n_bands && err == cudaSuccess; b++) {
-    const guint needed = last_band_needed (priv, b, halo_rows);
     gint begin, end;
 
-    /* Upload just ahead of the kernel that needs the rows, so the CPU's
-     * staging copies (unpinned input) overlap the GPU's work too. */
-    for (; uploaded <= needed && err == cudaSuccess; uploaded++) {
-      err = upload_band (priv, in_frame, in_pinned, uploaded);
-      if (err == cudaSuccess)
-        err = cudaEventRecord (priv->uploaded[uploaded], priv->upload_stream);
-    }
+    err = upload_band (priv, in_frame, in_pinned, b, halo_rows);
     if (err == cudaSuccess)
-      err = cudaStreamWaitEvent (priv->compute_stream, priv->uploaded[needed],
-          0);
+      err = cudaEventRecord (priv->uploaded[b], priv->upload_stream);
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (priv->compute_stream, priv->uploaded[b], 0);
     band_rows (priv, b, 0, &begin, &end);
     if (err == cudaSuccess && begin < end)
       err = klass->filter (self, priv->dev_in, priv->dev_out, begin, end,

@@ -26,6 +26,8 @@
 
 #include "bilateral.h"
 
+#include <utility>
+
 namespace {
 
 /* ------------------------------------------------------------------ */
@@ -152,11 +154,11 @@ struct FastColour
   }
 };
 
-/* Output rows per thread: more rows reuse each loaded neighbour more often;
- * small windows have few taps per load, so they get more rows. */
-__host__ __device__ constexpr int fast_rows (int radius)
+/* Output rows per thread: each neighbour loaded from the tile (and
+ * converted to float) serves up to that many outputs from registers. */
+__host__ __device__ constexpr int fast_rows (int)
 {
-  return radius <= 3 ? 8 : 4;
+  return 8;
 }
 
 constexpr int kFastBlockX = 32;
@@ -167,18 +169,71 @@ struct SpaceTaps
   float w[CBF_FAST_MAX_TAPS];
 };
 
+/* Whether tap (dx, dy) is inside the disc of radius R. */
+template < int R >
+__host__ __device__ constexpr bool in_disc (int dx, int dy)
+{
+  return dy >= -R && dy <= R && dx * dx + dy * dy <= R * R;
+}
+
 /* Whether source row @s (0 = R rows above the thread's first output) at
  * column offset @dx is inside the window of any of the thread's outputs. */
 template < int R, int K >
 __host__ __device__ constexpr bool tap_used (int s, int dx)
 {
-  for (int k = 0; k < K; k++) {
-    int dy = s - R - k;
-    if (dy >= -R && dy <= R && dx * dx + dy * dy <= R * R)
+  for (int k = 0; k < K; k++)
+    if (in_disc < R > (dx, s - R - k))
       return true;
-  }
   return false;
 }
+
+/* The window's taps are expanded from template parameters (not left to the
+ * loop unroller, which gives up on the larger windows): every condition
+ * below is a compile-time constant, every tile offset and spatial weight an
+ * immediate. */
+template < class T, int R, int K > struct FastWindow
+{
+  const uint32_t *col;          /* tile, column dx = 0 of source row 0 */
+  const float *range_lut;
+  const SpaceTaps *space;
+  uint32_t centre[K];
+  typename T::Sum sum[K];
+
+  template < int S, int DX > __device__ __forceinline__ void tap ()
+  {
+    if constexpr (tap_used < R, K > (S, DX)) {
+      constexpr int kTileW = kFastBlockX + 2 * R;
+      const uint32_t p = col[S * kTileW + DX];
+      const typename T::Value value = T::unpack (p);
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int dy = S - R - k;
+        if (in_disc < R > (DX, dy)) {
+          const float w = range_at (range_lut, T::lut_offset (p, centre[k])) *
+              space->w[(dy + R) * (2 * R + 1) + DX + R];
+          T::add (sum[k], value, w);
+        }
+      }
+    }
+  }
+
+  template < int S, int... I >
+  __device__ __forceinline__ void row (std::integer_sequence < int, I... >)
+  {
+    (tap < S, I - R > (), ...);
+  }
+
+  template < int... S >
+  __device__ __forceinline__ void rows (std::integer_sequence < int, S... >)
+  {
+    (row < S > (std::make_integer_sequence < int, 2 * R + 1 > ()), ...);
+  }
+
+  __device__ __forceinline__ void run ()
+  {
+    rows (std::make_integer_sequence < int, K + 2 * R > ());
+  }
+};
 
 template < class T, int R >
 __global__ void __launch_bounds__ (kFastBlockX * kFastBlockY)
@@ -186,7 +241,6 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
     unsigned shift, const float *__restrict__ tables, SpaceTaps space)
 {
   constexpr int K = fast_rows (R);
-  constexpr int kSide = 2 * R + 1;
   constexpr int kTileW = kFastBlockX + 2 * R;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
   __shared__ float range_lut[CBF_RANGE_LUT_LEN];
@@ -206,33 +260,14 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   }
   __syncthreads ();
 
-  /* Column dx = 0 of source row s = 0 of this thread's window. */
-  const uint32_t *col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
-  uint32_t centre[K];
-  typename T::Sum sum[K];
+  FastWindow < T, R, K > window;
+  window.col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
+  window.range_lut = range_lut;
+  window.space = &space;
 #pragma unroll
   for (int k = 0; k < K; k++)
-    centre[k] = col[(k + R) * kTileW];
-
-#pragma unroll
-  for (int s = 0; s < K + 2 * R; s++) {
-#pragma unroll
-    for (int dx = -R; dx <= R; dx++) {
-      if (!tap_used < R, K > (s, dx))
-        continue;
-      const uint32_t p = col[s * kTileW + dx];
-      const typename T::Value value = T::unpack (p);
-#pragma unroll
-      for (int k = 0; k < K; k++) {
-        const int dy = s - R - k;
-        if (dy < -R || dy > R || dx * dx + dy * dy > R * R)
-          continue;
-        const float w = range_at (range_lut, T::lut_offset (p, centre[k])) *
-            space.w[(dy + R) * kSide + dx + R];
-        T::add (sum[k], value, w);
-      }
-    }
-  }
+    window.centre[k] = window.col[(k + R) * kTileW];
+  window.run ();
 
   const int x = x0 + threadIdx.x;
   if (x >= src.width)
@@ -242,7 +277,7 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
     const int y = y0 + threadIdx.y * K + k;
     if (y < row_end)
       T::store (dst.data + (size_t) y * dst.pitch_bytes, plane_row (src, y),
-          x, sum[k], shift);
+          x, window.sum[k], shift);
   }
 }
 

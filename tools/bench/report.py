@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Turns a benchmark run (tools/bench/run.sh DIR) into Markdown and a plot.
+
+    python3 tools/bench/report.py DIR [--plot docs/perf-diameter.png] > table.md
+
+The Markdown goes into docs/performance.md (each run keeps its own section:
+device, date, commit). The plot shows 4K kernel time against diameter for
+us, the generic one-pixel-per-thread kernel and NPP.
+"""
+import argparse
+import json
+import os
+
+TARGETS = {  # (format, width, diameter): (target ms, what)
+    ("RGBA", 3840, 15): 0.45,
+    ("RGBA", 3840, 5): 0.08,
+    ("GRAY8", 3840, 15): 0.2,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("dir")
+    ap.add_argument("--plot")
+    args = ap.parse_args()
+    bench = json.load(open(os.path.join(args.dir, "bench.json")))
+    cv_path = os.path.join(args.dir, "opencv.json")
+    cv = json.load(open(cv_path)) if os.path.exists(cv_path) else None
+    cv_ms = {}
+    if cv:
+        for r in cv["rows"]:
+            fmt = "RGBA" if r["format"] == "RGB" else r["format"]
+            cv_ms[(fmt, r["width"], r["diameter"])] = r["ms"]
+    gpu_txt = open(os.path.join(args.dir, "gpu.txt")).read().strip().splitlines()
+
+    out = []
+    out.append(f"### {bench['gpu']}, {bench['date'][:10]}, commit {bench['commit']}\n")
+    out.append(f"Driver {bench['driver']}, CUDA runtime {bench['runtime']}, {bench['sm_count']} SMs, "
+               f"max SM clock {bench['max_sm_clock_mhz']} MHz; NPP {bench['npp']}"
+               + (f"; OpenCV {cv['opencv']} on {cv['threads']} CPU threads" if cv else "") + ".")
+    if len(gpu_txt) > 1:
+        out.append(f"nvidia-smi at the start: `{gpu_txt[1].strip()}` ({gpu_txt[0].strip()}).")
+    out.append(f"sigma-color {bench['sigma_color']:g}, sigma-space {bench['sigma_space']:g}; "
+               f"kernel times: CUDA events, median of {bench['runs']} runs after warm-up, three noised "
+               "inputs in rotation. NPP: `nppiFilterBilateralGaussBorder_8u_C3R` for RGBA rows (RGB, "
+               "3 bytes a pixel), `_C1R` for GRAY8. OpenCV: `cv::bilateralFilter`, RGB for RGBA rows.\n")
+    out.append("| format | size | d | ours ms | MP/s | generic kernel ms | NPP ms | OpenCV CPU ms | × generic | × NPP | × OpenCV |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in bench["kernels"]:
+        key = (r["format"], r["width"], r["diameter"])
+        mp = r["width"] * r["height"] / 1e6 / (r["ours_ms"] / 1e3)
+        npp = r["npp_ms"] if r["npp_ms"] > 0 else None
+        c = cv_ms.get(key)
+        out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
+                   f"{mp:,.0f} | {r['generic_ms']:.3f} | {npp:.3f} | " if npp else
+                   f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
+                   f"{mp:,.0f} | {r['generic_ms']:.3f} | – | ")
+        out[-1] += (f"{c:.1f} | " if c else "– | ") + f"{r['generic_ms'] / r['ours_ms']:.1f} | " + \
+            (f"{npp / r['ours_ms']:.1f} | " if npp else "– | ") + (f"{c / r['ours_ms']:.0f} |" if c else "– |")
+    out.append("")
+    out.append("Through GStreamer (`appsrc ! … ! fakesink sync=false`, RGBA, d=15): frames/s over the run; "
+               "latency from the buffer entering the first element's sink pad to leaving the last one's "
+               "source pad (pad probes), median and 99th percentile.\n")
+    out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: |")
+    for p in bench["pipelines"]:
+        out.append(f"| {p['name']} | {p['width']}×{p['height']} | {p['frames']} | {p['fps']:.0f} | "
+                   f"{p['latency_median_ms']:.3f} | {p['latency_p99_ms']:.3f} |")
+    print("\n".join(out))
+
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        for ax, fmt in zip(axes, ("RGBA", "GRAY8")):
+            rows = [r for r in bench["kernels"] if r["format"] == fmt and r["width"] == 3840]
+            d = [r["diameter"] for r in rows]
+            ax.plot(d, [r["ours_ms"] for r in rows], "o-", label="cudabilateral")
+            ax.plot(d, [r["generic_ms"] for r in rows], "s--", label="one pixel per thread, LUTs in shared memory")
+            if all(r["npp_ms"] > 0 for r in rows):
+                ax.plot(d, [r["npp_ms"] for r in rows], "^:", label="NPP " + ("C3R (RGB)" if fmt == "RGBA" else "C1R"))
+            ax.set_yscale("log")
+            ax.set_xlabel("diameter")
+            ax.set_ylabel("ms per 3840×2160 frame (kernel)")
+            ax.set_title(f"{fmt}, {bench['gpu']}")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(args.plot, dpi=110)
+
+
+if __name__ == "__main__":
+    main()
