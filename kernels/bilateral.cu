@@ -66,34 +66,18 @@ __device__ __forceinline__ float range_at (const float *range_lut,
 /* Pixel layouts for the specialised kernel. A pixel in the shared tile is
  * one 32-bit word made so that the range-table offset is cheap. */
 
-/* The range table is replicated so that lanes of a warp read it without
- * shared-memory bank conflicts: copy j of entry d at word d * kLutCopies + j,
- * lane l reading copy l % kLutCopies. With 32 copies (GRAY8, 256 entries,
- * 32 KiB) a lookup never conflicts; with 16 (colour, 766 entries, 48 KiB) at
- * most two lanes meet in a bank. Unreplicated, the random distances of a
- * noisy picture made this lookup the kernel's bottleneck. */
-
 struct FastGray
 {
-  static constexpr int kLutEntries = 256;
-  static constexpr int kLutCopies = 32;
-
-  /* 128 x value: |a - b| is then directly the byte offset of entry |a - b|
-   * of copy 0 (128 = 32 copies x 4 bytes). */
+  /* 4 x value: |a - b| is then directly the table's byte offset. */
   static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
       int x, unsigned)
   {
-    return (uint32_t) row[x] << 7;
+    return (uint32_t) row[x] << 2;
   }
-  /* |a - b| + the lane's copy offset: one instruction. */
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
-      uint32_t b, uint32_t lane_offset)
+      uint32_t b)
   {
-    return __usad (a, b, lane_offset);
-  }
-  static __device__ __forceinline__ uint32_t lane_offset (int lane)
-  {
-    return (uint32_t) (lane % kLutCopies) * 4;
+    return __usad (a, b, 0);
   }
   struct Value
   {
@@ -113,35 +97,27 @@ struct FastGray
     s.v += w * p.v;
     s.w += w;
   }
-  /* The sum of w * 128p is exactly 128 x the sum of w * p (a power of two),
-   * so the quotient is exactly OpenCV's before the final scaling. */
+  /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
+   * the quotient is exactly OpenCV's before the final scaling. */
   static __device__ __forceinline__ void store (uint8_t * out,
       const uint8_t *, int x, const Sum & s, unsigned)
   {
-    out[x] = (uint8_t) __float2int_rn ((s.v / s.w) * (1.f / 128.f));
+    out[x] = (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
   }
 };
 
 struct FastColour
 {
-  static constexpr int kLutEntries = 3 * 255 + 1;
-  static constexpr int kLutCopies = 16;
-
   /* The three colour bytes moved to bytes 0..2, the passthrough byte 0. */
   static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
       int x, unsigned shift)
   {
     return (reinterpret_cast < const uint32_t *>(row)[x] >> shift) & 0xffffffu;
   }
-  /* 64 = 16 copies x 4 bytes; the shift and the add make one LEA. */
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
-      uint32_t b, uint32_t lane_offset)
+      uint32_t b)
   {
-    return (__vsadu4 (a, b) << 6) + lane_offset;
-  }
-  static __device__ __forceinline__ uint32_t lane_offset (int lane)
-  {
-    return (uint32_t) (lane % kLutCopies) * 4;
+    return __vsadu4 (a, b) << 2;
   }
   struct Value
   {
@@ -218,8 +194,7 @@ __host__ __device__ constexpr bool tap_used (int s, int dx)
 template < class T, int R, int K > struct FastWindow
 {
   const uint32_t *col;          /* tile, column dx = 0 of source row 0 */
-  const float *range_lut;       /* replicated, see FastGray */
-  uint32_t lane_offset;
+  const float *range_lut;
   const SpaceTaps *space;
   uint32_t centre[K];
   typename T::Sum sum[K];
@@ -234,8 +209,7 @@ template < class T, int R, int K > struct FastWindow
       for (int k = 0; k < K; k++) {
         const int dy = S - R - k;
         if (in_disc < R > (DX, dy)) {
-          const float w = range_at (range_lut, T::lut_offset (p, centre[k],
-                  lane_offset)) *
+          const float w = range_at (range_lut, T::lut_offset (p, centre[k])) *
               space->w[(dy + R) * (2 * R + 1) + DX + R];
           T::add (sum[k], value, w);
         }
@@ -261,45 +235,24 @@ template < class T, int R, int K > struct FastWindow
   }
 };
 
-template < class T, int R > struct FastLayout
-{
-  static constexpr int kRows = fast_rows (R);
-  static constexpr int kTileW = kFastBlockX + 2 * R;
-  static constexpr int kTileH = kFastBlockY * kRows + 2 * R;
-  static constexpr size_t kLutBytes =
-      (size_t) T::kLutEntries * T::kLutCopies * sizeof (float);
-  static constexpr size_t kSharedBytes =
-      kLutBytes + (size_t) kTileW * kTileH * sizeof (uint32_t);
-};
-
 template < class T, int R >
 __global__ void __launch_bounds__ (kFastBlockX * kFastBlockY)
 bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
     unsigned shift, const float *__restrict__ tables, SpaceTaps space)
 {
-  typedef FastLayout < T, R > L;
-  constexpr int K = L::kRows;
-  constexpr int kTileW = L::kTileW;
-  constexpr int kTileH = L::kTileH;
-  constexpr int kThreads = kFastBlockX * kFastBlockY;
-  extern __shared__ float smem[];
-  float *range_lut = smem;
-  uint32_t *tile = reinterpret_cast < uint32_t * >(smem + L::kLutBytes / 4);
+  constexpr int K = fast_rows (R);
+  constexpr int kTileW = kFastBlockX + 2 * R;
+  constexpr int kTileH = kFastBlockY * K + 2 * R;
+  __shared__ float range_lut[CBF_RANGE_LUT_LEN];
+  __shared__ uint32_t tile[kTileH * kTileW];
 
   const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
   const int x0 = blockIdx.x * kFastBlockX;
   const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
 
-  static_assert (T::kLutCopies % 4 == 0, "copies are written as float4");
-  for (int e = tid; e < T::kLutEntries; e += kThreads) {
-    const float v = tables[e];
-    float4 *copies = reinterpret_cast < float4 * >(range_lut +
-        e * T::kLutCopies);
-#pragma unroll
-    for (int c = 0; c < T::kLutCopies / 4; c++)
-      copies[c] = make_float4 (v, v, v, v);
-  }
-  for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+  for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kFastBlockX * kFastBlockY)
+    range_lut[i] = tables[i];
+  for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
     int ty = i / kTileW, tx = i - ty * kTileW;
     int gy = reflect101 (y0 + ty - R, src.height);
     int gx = reflect101 (x0 + tx - R, src.width);
@@ -310,7 +263,6 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   FastWindow < T, R, K > window;
   window.col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
   window.range_lut = range_lut;
-  window.lane_offset = T::lane_offset (threadIdx.x);
   window.space = &space;
 #pragma unroll
   for (int k = 0; k < K; k++)
@@ -520,15 +472,10 @@ void launch_fast_radius (const CbfPlane * src, const CbfPlane * dst,
   dim3 block (kFastBlockX, kFastBlockY);
   dim3 grid ((src->width + kFastBlockX - 1) / kFastBlockX,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block);
-  constexpr size_t smem = FastLayout < T, R >::kSharedBytes;
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
     space.w[i] = w->space_taps[i];
-  /* Beyond 48 KiB of shared memory a kernel must opt in (per device). */
-  if (smem > 48 * 1024)
-    cudaFuncSetAttribute (bilateral_fast < T, R >,
-        cudaFuncAttributeMaxDynamicSharedMemorySize, (int) smem);
-  bilateral_fast < T, R > <<<grid, block, smem, stream >>> (*src, *dst,
+  bilateral_fast < T, R > <<<grid, block, 0, stream >>> (*src, *dst,
       row_begin, row_end, shift, w->tables_dev, space);
 }
 
