@@ -71,7 +71,7 @@ struct _GstCudaBilateral
   CbfBilateralFunc process;     /* the kernel for the negotiated format */
   CbfBilateralWeights weights;  /* radius and spatial taps of the tables */
   float *host_tables;           /* pinned staging of the tables */
-  float *dev_tables;            /* sized for CBF_MAX_RADIUS */
+  float *dev_tables;            /* sized for any radius */
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GRAY8 }"
@@ -134,7 +134,7 @@ static gboolean
 gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  gsize tables_bytes = cbf_bilateral_tables_len (CBF_MAX_RADIUS) *
+  gsize tables_bytes = cbf_bilateral_tables_max_len () *
       sizeof (float);
   cudaError_t err = cudaSuccess;
 

@@ -44,7 +44,7 @@ __device__ __forceinline__ int reflect101 (int p, int len)
   return p;
 }
 
-__host__ __device__ constexpr int tables_len (int radius)
+__host__ __device__ constexpr int generic_tables_len (int radius)
 {
   return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
 }
@@ -75,6 +75,17 @@ __device__ __forceinline__ float range_at (const float *range_lut,
 struct FastGray
 {
   static constexpr int kMinBlocks = 2;
+  /* The weight of a tap is read whole from the per-class table
+   * (space x range, see bilateral.h): no multiply. */
+  static constexpr bool kClassWeights = true;
+  template < int R > static constexpr int lut_len ()
+  {
+    return cbf_distance_class (R, R * R + 1) * 256;
+  }
+  template < int R > static constexpr int lut_offset_in_tables ()
+  {
+    return CBF_RANGE_LUT_LEN + R * R + 1 + R + 1;
+  }
 
   /* 4 x value: |a - b| is then directly the table's byte offset. */
   static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
@@ -117,6 +128,15 @@ struct FastGray
 struct FastColour
 {
   static constexpr int kMinBlocks = 3;
+  static constexpr bool kClassWeights = false;
+  template < int R > static constexpr int lut_len ()
+  {
+    return CBF_RANGE_LUT_LEN;
+  }
+  template < int R > static constexpr int lut_offset_in_tables ()
+  {
+    return 0;
+  }
 
   /* The three colour bytes moved to bytes 0..2, the passthrough byte 0. */
   static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
@@ -209,21 +229,42 @@ template < class T, int R, int K > struct FastWindow
   uint32_t centre[K];
   typename T::Sum sum[K];
 
+  /* Tap (DX, S - R - k) of output k, if it is in that output's disc. */
+  template < int S, int DX, int k >
+  __device__ __forceinline__ void tap_output (uint32_t p,
+      const typename T::Value & value)
+  {
+    constexpr int dy = S - R - k;
+    if constexpr (in_disc < R > (DX, dy)) {
+      const uint32_t offset = T::lut_offset (p, centre[k]);
+      float w;
+      if constexpr (T::kClassWeights) {
+        constexpr int kClass = cbf_distance_class (R, DX * DX + dy * dy);
+        w = range_at (range_lut + 256 * kClass, offset);
+      } else {
+        w = range_at (range_lut, offset) *
+            space->w[(dy + R) * (2 * R + 1) + DX + R];
+      }
+      T::add (sum[k], value, w);
+    }
+  }
+
+  template < int S, int DX, int... k >
+  __device__ __forceinline__ void tap_outputs (uint32_t p,
+      const typename T::Value & value, std::integer_sequence < int, k... >)
+  {
+    (tap_output < S, DX, k > (p, value), ...);
+  }
+
+  /* Source pixel (DX, S): loaded and converted once, used by every output
+   * whose window holds it. */
   template < int S, int DX > __device__ __forceinline__ void tap ()
   {
     if constexpr (tap_used < R, K > (S, DX)) {
       constexpr int kTileW = kFastBlockX + 2 * R;
       const uint32_t p = col[S * kTileW + DX];
-      const typename T::Value value = T::unpack (p);
-#pragma unroll
-      for (int k = 0; k < K; k++) {
-        const int dy = S - R - k;
-        if (in_disc < R > (DX, dy)) {
-          const float w = range_at (range_lut, T::lut_offset (p, centre[k])) *
-              space->w[(dy + R) * (2 * R + 1) + DX + R];
-          T::add (sum[k], value, w);
-        }
-      }
+      tap_outputs < S, DX > (p, T::unpack (p),
+          std::make_integer_sequence < int, K > ());
     }
   }
 
@@ -253,15 +294,17 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   constexpr int K = fast_rows (R);
   constexpr int kTileW = kFastBlockX + 2 * R;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
-  __shared__ float range_lut[CBF_RANGE_LUT_LEN];
+  /* The range table, or GRAY8's per-class weights. */
+  __shared__ float range_lut[T::template lut_len < R > ()];
   __shared__ uint32_t tile[kTileH * kTileW];
 
   const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
   const int x0 = blockIdx.x * kFastBlockX;
   const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
 
-  for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kFastBlockX * kFastBlockY)
-    range_lut[i] = tables[i];
+  for (int i = tid; i < T::template lut_len < R > ();
+      i += kFastBlockX * kFastBlockY)
+    range_lut[i] = tables[T::template lut_offset_in_tables < R > () + i];
   if (x0 >= R && y0 >= R && x0 + kTileW - R <= src.width
       && y0 + kTileH - R <= src.height) {
     /* Inside the picture (most blocks): no border rule to apply. */
@@ -395,7 +438,7 @@ bilateral_generic (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   const int n_threads = kBlockW * kBlockH;
   /* The tiled path keeps all tables in shared memory; the large-radius path
    * only the range table (its space table can be 360 KiB). */
-  const int n_shared_tables = kTiled ? tables_len (radius) : CBF_RANGE_LUT_LEN;
+  const int n_shared_tables = kTiled ? generic_tables_len (radius) : CBF_RANGE_LUT_LEN;
   for (int i = tid; i < n_shared_tables; i += n_threads)
     smem[i] = tables[i];
   const float *range_lut = smem;
@@ -473,7 +516,7 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
   if (radius <= kMaxTiledRadius) {
     size_t tile_bytes = (size_t) (kBlockW + 2 * radius) *
         (kBlockH + 2 * radius) * sizeof (typename T::Pixel);
-    size_t smem = tables_len (radius) * sizeof (float) + tile_bytes;
+    size_t smem = generic_tables_len (radius) * sizeof (float) + tile_bytes;
     bilateral_generic < T, true > <<<grid, block, smem, stream >>> (*src,
         *dst, row_begin, row_end, radius, w->tables_dev);
   } else {

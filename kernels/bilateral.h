@@ -19,6 +19,42 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* Radii up to this have kernels specialised at compile time (the window's
+ * taps unrolled, several output rows per thread); larger ones take the
+ * generic kernel. */
+#define CBF_FAST_MAX_RADIUS 8
+#define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
+
+#ifdef __CUDACC__
+#define CBF_CONSTEXPR __host__ __device__ constexpr
+#else
+#define CBF_CONSTEXPR static inline
+#endif
+
+/* Whether @v is dx^2 + dy^2 of a tap of the disc of @radius. */
+CBF_CONSTEXPR int
+cbf_is_tap_distance (int radius, int v)
+{
+  for (int a = 0; a <= radius; a++)
+    for (int b = a; b <= radius; b++)
+      if (a * a + b * b == v && v <= radius * radius)
+        return 1;
+  return 0;
+}
+
+/* Distance class of a tap with dx^2 + dy^2 = @d2: its index among the
+ * distinct values of dx^2 + dy^2 in the disc, ascending. Taps of one class
+ * share their spatial weight. cbf_distance_class (r, r * r + 1) is the
+ * number of classes. */
+CBF_CONSTEXPR int
+cbf_distance_class (int radius, int d2)
+{
+  int n = 0;
+  for (int v = 0; v < d2; v++)
+    n += cbf_is_tap_distance (radius, v);
+  return n;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +67,10 @@ extern "C" {
  * sigma-space to 200 (radius cvRound (1.5 * 200) = 300). */
 #define CBF_MAX_RADIUS 300
 
+/* Largest cbf_bilateral_tables_len over all radii: what a buffer must hold
+ * to take the tables of any parameters. */
+size_t cbf_bilateral_tables_max_len (void);
+
 /* Window radius exactly as OpenCV's bilateralFilter derives it: d / 2 for
  * d > 0, cvRound (1.5 * sigma_space) otherwise, at least 1. */
 int cbf_bilateral_radius (int diameter, double sigma_space);
@@ -39,7 +79,11 @@ int cbf_bilateral_radius (int diameter, double sigma_space);
  *   [0, CBF_RANGE_LUT_LEN)            range_lut[L1 distance]
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
  *   then radius + 1 floats            half_width[|dy|]: the circular window's
- *                                     row spans dx in [-hw, hw] */
+ *                                     row spans dx in [-hw, hw]
+ *   then, for radius <= CBF_FAST_MAX_RADIUS, 256 floats per distance class
+ *                                     (cbf_distance_class): the GRAY8 weight
+ *                                     space_lut[class] * range_lut[d], one
+ *                                     multiply fewer per tap */
 size_t cbf_bilateral_tables_len (int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights
@@ -60,6 +104,12 @@ cbf_tables_half_width (const float *tables, int radius)
   return tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
 }
 
+static inline size_t
+cbf_tables_class_weights_offset (int radius)
+{
+  return CBF_RANGE_LUT_LEN + (size_t) radius * radius + 1 + radius + 1;
+}
+
 /* One 8-bit image plane on the device. */
 typedef struct
 {
@@ -68,12 +118,6 @@ typedef struct
   int width;                    /* in pixels */
   int height;
 } CbfPlane;
-
-/* Radii up to this have kernels specialised at compile time (the window's
- * taps unrolled, several output rows per thread); larger ones take the
- * generic kernel. */
-#define CBF_FAST_MAX_RADIUS 8
-#define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
 
 /* What a launch needs of the filter's parameters. Built on the host when
  * the parameters change; passed by value to the specialised kernels, whose

@@ -40,8 +40,23 @@ cbf_bilateral_radius (int diameter, double sigma_space)
 size_t
 cbf_bilateral_tables_len (int radius)
 {
-  return CBF_RANGE_LUT_LEN + (size_t) radius * radius + 1 + (size_t) radius +
-      1;
+  size_t len = cbf_tables_class_weights_offset (radius);
+
+  if (radius <= CBF_FAST_MAX_RADIUS)
+    len += (size_t) cbf_distance_class (radius, radius * radius + 1) * 256;
+  return len;
+}
+
+size_t
+cbf_bilateral_tables_max_len (void)
+{
+  size_t max = 0;
+  int r;
+
+  for (r = 1; r <= CBF_MAX_RADIUS; r++)
+    if (cbf_bilateral_tables_len (r) > max)
+      max = cbf_bilateral_tables_len (r);
+  return max;
 }
 
 void
@@ -78,6 +93,20 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
     while ((hw + 1) * (hw + 1) + i * i <= radius * radius)
       hw++;
     half_width[i] = (float) hw;
+  }
+
+  /* GRAY8's per-class weights: the same float product the kernels would
+   * form per tap (space * range), made once. */
+  if (radius <= CBF_FAST_MAX_RADIUS) {
+    float *class_weights = tables + cbf_tables_class_weights_offset (radius);
+    int v, d;
+    for (v = 0; v <= radius * radius; v++) {
+      if (!cbf_is_tap_distance (radius, v))
+        continue;
+      for (d = 0; d < 256; d++)
+        class_weights[cbf_distance_class (radius, v) * 256 + d] =
+            space_lut[v] * range_lut[d];
+    }
   }
 }
 

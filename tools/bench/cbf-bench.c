@@ -269,7 +269,7 @@ static void
 bench_kernels (const char *image, GArray * rows, gboolean quick)
 {
   cudaStream_t stream;
-  float *host_tables = g_malloc (cbf_bilateral_tables_len (CBF_MAX_RADIUS) *
+  float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
       sizeof (float));
   float *dev_tables;
   struct cudaDeviceProp prop;
@@ -277,7 +277,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
 
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK (cudaMalloc ((void **) &dev_tables,
-          cbf_bilateral_tables_len (CBF_MAX_RADIUS) * sizeof (float)));
+          cbf_bilateral_tables_max_len () * sizeof (float)));
   CHECK (cudaGetDeviceProperties (&prop, 0));
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
