@@ -66,15 +66,26 @@ __device__ __forceinline__ float range_at (const float *range_lut,
 /* Pixel layouts for the specialised kernel. A pixel in the shared tile is
  * one 32-bit word made so that the range-table offset is cheap. */
 
-/* kMinBlocks: blocks per SM the compiler must fit (it caps registers to
- * that): more resident warps hide the latency of the shared-memory loads
- * each tap waits on. Measured on an H100 (docs/performance.md): 3 for
- * colour (0.63 -> 0.56 ms at 4K, d = 15, despite a few spilled registers
- * at radius 7 and 8), 2 for GRAY8 (no gain beyond). */
+#ifndef CBF_COLOUR_ROWS
+#define CBF_COLOUR_ROWS 4
+#endif
+#ifndef CBF_COLOUR_MIN_BLOCKS
+#define CBF_COLOUR_MIN_BLOCKS 4
+#endif
+
+/* kRows: output rows per thread; kMinBlocks: blocks per SM the compiler
+ * must fit (it caps registers to that). More rows reuse each loaded
+ * neighbour more often; more resident warps hide the latency of the shared
+ * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
+ * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
+ * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8: 8 rows / 2 blocks,
+ * no gain from more blocks. CBF_COLOUR_ROWS and CBF_COLOUR_MIN_BLOCKS
+ * override the colour choice at build time, for such experiments. */
 
 struct FastGray
 {
   static constexpr int kMinBlocks = 2;
+  static constexpr int kRows = 8;
   /* The weight of a tap is read whole from the per-class table
    * (space x range, see bilateral.h): no multiply. */
   static constexpr bool kClassWeights = true;
@@ -127,7 +138,8 @@ struct FastGray
 
 struct FastColour
 {
-  static constexpr int kMinBlocks = 3;
+  static constexpr int kMinBlocks = CBF_COLOUR_MIN_BLOCKS;
+  static constexpr int kRows = CBF_COLOUR_ROWS;
   static constexpr bool kClassWeights = false;
   template < int R > static constexpr int lut_len ()
   {
@@ -184,12 +196,6 @@ struct FastColour
   }
 };
 
-/* Output rows per thread: each neighbour loaded from the tile (and
- * converted to float) serves up to that many outputs from registers. */
-__host__ __device__ constexpr int fast_rows (int)
-{
-  return 8;
-}
 
 constexpr int kFastBlockX = 32;
 constexpr int kFastBlockY = 8;
@@ -291,7 +297,7 @@ __global__ void __launch_bounds__ (kFastBlockX * kFastBlockY, T::kMinBlocks)
 bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
     unsigned shift, const float *__restrict__ tables, SpaceTaps space)
 {
-  constexpr int K = fast_rows (R);
+  constexpr int K = T::kRows;
   constexpr int kTileW = kFastBlockX + 2 * R;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
   /* The range table, or GRAY8's per-class weights. */
@@ -532,7 +538,7 @@ void launch_fast_radius (const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, unsigned shift,
     const CbfBilateralWeights * w, cudaStream_t stream)
 {
-  constexpr int rows_per_block = kFastBlockY * fast_rows (R);
+  constexpr int rows_per_block = kFastBlockY * T::kRows;
   dim3 block (kFastBlockX, kFastBlockY);
   dim3 grid ((src->width + kFastBlockX - 1) / kFastBlockX,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block);
