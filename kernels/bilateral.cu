@@ -72,20 +72,27 @@ __device__ __forceinline__ float range_at (const float *range_lut,
 #ifndef CBF_COLOUR_MIN_BLOCKS
 #define CBF_COLOUR_MIN_BLOCKS 4
 #endif
+#ifndef CBF_GRAY_ROWS
+#define CBF_GRAY_ROWS 8
+#endif
+#ifndef CBF_GRAY_MIN_BLOCKS
+#define CBF_GRAY_MIN_BLOCKS 2
+#endif
 
 /* kRows: output rows per thread; kMinBlocks: blocks per SM the compiler
  * must fit (it caps registers to that). More rows reuse each loaded
  * neighbour more often; more resident warps hide the latency of the shared
  * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
  * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
- * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8: 8 rows / 2 blocks,
- * no gain from more blocks. CBF_COLOUR_ROWS and CBF_COLOUR_MIN_BLOCKS
- * override the colour choice at build time, for such experiments. */
+ * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15: 8 / 2
+ * 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34. CBF_{COLOUR,GRAY}_ROWS and
+ * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
+ * experiments. */
 
 struct FastGray
 {
-  static constexpr int kMinBlocks = 2;
-  static constexpr int kRows = 8;
+  static constexpr int kMinBlocks = CBF_GRAY_MIN_BLOCKS;
+  static constexpr int kRows = CBF_GRAY_ROWS;
   /* The weight of a tap is read whole from the per-class table
    * (space x range, see bilateral.h): no multiply. */
   static constexpr bool kClassWeights = true;
