@@ -36,6 +36,7 @@ trap 'rm -f "$log"' EXIT
 start=$(date +%s.%N)
 if ! gst-launch-1.0 -e -v $pipeline >"$log" 2>&1; then
   grep -E "ERROR|error" "$log" >&2 || tail -20 "$log" >&2
+  [ "$output" = "-" ] || rm -f "$output"     # no partial file left behind
   exit 1
 fi
 end=$(date +%s.%N)
