@@ -52,13 +52,12 @@ enum
   PROP_DEVICE_ID,
 };
 
-/* Where one plane of a frame lives on the device and in the staging
- * buffers. */
+/* Where one plane of a frame lives in the staging buffers (its device
+ * buffers are dev_in[p] and dev_out[p]). */
 typedef struct
 {
-  CbfPlane in;
-  CbfPlane out;
   gsize row_bytes;
+  gint height;
   gsize staging_offset;         /* in the staging buffers, rows packed */
 } PlaneBuffers;
 
@@ -126,12 +125,14 @@ free_frame_buffers (GstCbfFilter * self)
   guint i;
 
   for (i = 0; i < priv->n_planes; i++) {
-    cudaFree (priv->planes[i].in.data);
-    cudaFree (priv->planes[i].out.data);
+    cudaFree (priv->dev_in[i].data);
+    cudaFree (priv->dev_out[i].data);
   }
   cudaFreeHost (priv->staging_in);
   cudaFreeHost (priv->staging_out);
   memset (priv->planes, 0, sizeof (priv->planes));
+  memset (priv->dev_in, 0, sizeof (priv->dev_in));
+  memset (priv->dev_out, 0, sizeof (priv->dev_out));
   priv->staging_in = priv->staging_out = NULL;
   priv->n_planes = 0;
 }
@@ -259,6 +260,7 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   priv->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     PlaneBuffers *pb = &priv->planes[p];
+    CbfPlane *in = &priv->dev_in[p], *out = &priv->dev_out[p];
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gint width, height;
 
@@ -267,18 +269,16 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     height = GST_VIDEO_INFO_COMP_HEIGHT (in_info, comp[0]);
     pb->row_bytes = (gsize) width * GST_VIDEO_INFO_COMP_PSTRIDE (in_info,
         comp[0]);
-    pb->in.width = pb->out.width = width;
-    pb->in.height = pb->out.height = height;
+    pb->height = in->height = out->height = height;
+    in->width = out->width = width;
     pb->staging_offset = staging_size;
     staging_size += pb->row_bytes * height;
 
-    err = cudaMallocPitch ((void **) &pb->in.data, &pb->in.pitch_bytes,
+    err = cudaMallocPitch ((void **) &in->data, &in->pitch_bytes,
         pb->row_bytes, height);
     if (err == cudaSuccess)
-      err = cudaMallocPitch ((void **) &pb->out.data, &pb->out.pitch_bytes,
+      err = cudaMallocPitch ((void **) &out->data, &out->pitch_bytes,
           pb->row_bytes, height);
-    priv->dev_in[p] = pb->in;
-    priv->dev_out[p] = pb->out;
   }
   if (err == cudaSuccess)
     err = cudaHostAlloc ((void **) &priv->staging_in, staging_size,
@@ -303,11 +303,11 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
     gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
         DEFAULT_BAND_BYTES;
-    gsize n = MIN (priv->planes[0].in.height / MIN_BAND_ROWS,
+    gsize n = MIN (priv->planes[0].height / MIN_BAND_ROWS,
         staging_size / band_bytes);
     priv->n_bands = CLAMP (n, 1, MAX_BANDS);
   }
-  priv->band_rows = (priv->planes[0].in.height + priv->n_bands - 1) /
+  priv->band_rows = (priv->planes[0].height + priv->n_bands - 1) /
       priv->n_bands;
 
   GST_DEBUG_OBJECT (self, "device buffers for %" GST_PTR_FORMAT ", %u bands "
@@ -332,7 +332,7 @@ frame_plane_is_pinned (GstVideoFrame * frame, guint plane, gsize span)
 static gsize
 plane_span (GstVideoFrame * frame, const PlaneBuffers * pb, guint plane)
 {
-  return (gsize) (pb->in.height - 1) * GST_VIDEO_FRAME_PLANE_STRIDE (frame,
+  return (gsize) (pb->height - 1) * GST_VIDEO_FRAME_PLANE_STRIDE (frame,
       plane) + pb->row_bytes;
 }
 
@@ -352,7 +352,7 @@ static void
 band_rows (GstCbfFilterPrivate * priv, guint band, guint p, gint * begin,
     gint * end)
 {
-  gint height = priv->planes[p].in.height;
+  gint height = priv->planes[p].height;
 
   if (priv->n_bands == 1) {
     *begin = 0;
@@ -371,7 +371,7 @@ static void
 upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
     gint halo_rows, gint * begin, gint * end)
 {
-  gint height = priv->planes[p].in.height;
+  gint height = priv->planes[p].height;
 
   band_rows (priv, band, p, begin, end);
   if (priv->n_bands == 1)
@@ -389,6 +389,7 @@ upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
 
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     const PlaneBuffers *pb = &priv->planes[p];
+    const CbfPlane *dev = &priv->dev_in[p];
     const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
     gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
     gint begin, end;
@@ -405,8 +406,8 @@ upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
       data = staging;
       stride = pb->row_bytes;
     }
-    err = cudaMemcpy2DAsync (pb->in.data + begin * pb->in.pitch_bytes,
-        pb->in.pitch_bytes, data, stride, pb->row_bytes, end - begin,
+    err = cudaMemcpy2DAsync (dev->data + begin * dev->pitch_bytes,
+        dev->pitch_bytes, data, stride, pb->row_bytes, end - begin,
         cudaMemcpyHostToDevice, priv->upload_stream);
   }
   return err;
@@ -435,7 +436,8 @@ download_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
       stride = pb->row_bytes;
     }
     err = cudaMemcpy2DAsync (data + begin * stride, stride,
-        pb->out.data + begin * pb->out.pitch_bytes, pb->out.pitch_bytes,
+        priv->dev_out[p].data + begin * priv->dev_out[p].pitch_bytes,
+        priv->dev_out[p].pitch_bytes,
         pb->row_bytes, end - begin, cudaMemcpyDeviceToHost,
         priv->download_stream);
   }
@@ -512,7 +514,7 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
       copy_rows (GST_VIDEO_FRAME_PLANE_DATA (out_frame, p),
           GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p),
           priv->staging_out + pb->staging_offset, pb->row_bytes,
-          pb->row_bytes, pb->out.height);
+          pb->row_bytes, pb->height);
     }
   }
   return GST_FLOW_OK;
