@@ -44,9 +44,10 @@ __device__ __forceinline__ int reflect101 (int p, int len)
   return p;
 }
 
+/* What the generic kernel reads of the tables. */
 __host__ __device__ constexpr int generic_tables_len (int radius)
 {
-  return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
+  return cbf_tables_class_weights_offset (radius);
 }
 
 __device__ __forceinline__ const uint8_t *plane_row (const CbfPlane & p, int y)
@@ -102,7 +103,7 @@ struct FastGray
   }
   template < int R > static constexpr int lut_offset_in_tables ()
   {
-    return CBF_RANGE_LUT_LEN + R * R + 1 + R + 1;
+    return cbf_tables_class_weights_offset (R);
   }
 
   /* 4 x value: |a - b| is then directly the table's byte offset. */

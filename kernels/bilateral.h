@@ -19,6 +19,10 @@
 #include <stdint.h>
 #include <cuda_runtime_api.h>
 
+/* Largest L1 colour distance over three 8-bit channels is 3 * 255 = 765;
+ * the range table is padded to a multiple of 32 entries. */
+#define CBF_RANGE_LUT_LEN 768
+
 /* Radii up to this have kernels specialised at compile time (the window's
  * taps unrolled, several output rows per thread); larger ones take the
  * generic kernel. */
@@ -55,13 +59,19 @@ cbf_distance_class (int radius, int d2)
   return n;
 }
 
+/* Floats before GRAY8's per-class weights in the tables (see
+ * cbf_bilateral_tables_len): the range table, the space table and the half
+ * widths, all that the generic kernel reads. */
+CBF_CONSTEXPR int
+cbf_tables_class_weights_offset (int radius)
+{
+  return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Largest L1 colour distance over three 8-bit channels is 3 * 255 = 765;
- * the range table is padded to a multiple of 32 entries. */
-#define CBF_RANGE_LUT_LEN 768
 
 /* Largest radius the tables can be built for: diameter is limited to 255 and
  * sigma-space to 200 (radius cvRound (1.5 * 200) = 300). */
@@ -104,11 +114,6 @@ cbf_tables_half_width (const float *tables, int radius)
   return tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
 }
 
-static inline size_t
-cbf_tables_class_weights_offset (int radius)
-{
-  return CBF_RANGE_LUT_LEN + (size_t) radius * radius + 1 + radius + 1;
-}
 
 /* One 8-bit image plane on the device. */
 typedef struct

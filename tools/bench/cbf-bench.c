@@ -390,14 +390,20 @@ typedef struct
   int capacity;
 } Probe;
 
+/* Notes when the frame numbered by the buffer's offset passed. */
+static void
+record_time (Probe * p, GstPadProbeInfo * info, gint64 * times)
+{
+  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
+  if (i < (guint64) p->capacity)
+    times[i] = g_get_monotonic_time ();
+}
+
 static GstPadProbeReturn
 probe_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint64 i = GST_BUFFER_OFFSET (buf);
-  if (i < (guint64) p->capacity)
-    p->t_in[i] = g_get_monotonic_time ();
+  record_time (p, info, p->t_in);
   return GST_PAD_PROBE_OK;
 }
 
@@ -405,10 +411,7 @@ static GstPadProbeReturn
 probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-  guint64 i = GST_BUFFER_OFFSET (buf);
-  if (i < (guint64) p->capacity)
-    p->t_out[i] = g_get_monotonic_time ();
+  record_time (p, info, p->t_out);
   g_mutex_lock (&p->lock);
   p->n_out++;
   g_cond_signal (&p->cond);
