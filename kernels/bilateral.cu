@@ -50,11 +50,6 @@ __host__ __device__ constexpr int generic_tables_len (int radius)
   return cbf_tables_class_weights_offset (radius);
 }
 
-__device__ __forceinline__ const uint8_t *plane_row (const CbfPlane & p, int y)
-{
-  return p.data + (size_t) y * p.pitch_bytes;
-}
-
 /* The range weight at a byte offset into the table (4 x the distance). */
 __device__ __forceinline__ float range_at (const float *range_lut,
     uint32_t byte_offset)
@@ -64,53 +59,61 @@ __device__ __forceinline__ float range_at (const float *range_lut,
 }
 
 /* ------------------------------------------------------------------ */
-/* Pixel layouts for the specialised kernel. A pixel in the shared tile is
- * one 32-bit word made so that the range-table offset is cheap. */
+/* Where a launch reads and writes, for every layout: one plane, or three
+ * for planar colour. Passed by value to the kernels. */
 
-#ifndef CBF_COLOUR_ROWS
-#define CBF_COLOUR_ROWS 4
-#endif
-#ifndef CBF_COLOUR_MIN_BLOCKS
-#define CBF_COLOUR_MIN_BLOCKS 4
-#endif
-#ifndef CBF_GRAY_ROWS
-#define CBF_GRAY_ROWS 8
-#endif
-#ifndef CBF_GRAY_MIN_BLOCKS
-#define CBF_GRAY_MIN_BLOCKS 2
-#endif
-
-/* kRows: output rows per thread; kMinBlocks: blocks per SM the compiler
- * must fit (it caps registers to that). More rows reuse each loaded
- * neighbour more often; more resident warps hide the latency of the shared
- * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
- * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
- * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15: 8 / 2
- * 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34. CBF_{COLOUR,GRAY}_ROWS and
- * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
- * experiments. */
-
-struct FastGray
+struct Io
 {
-  static constexpr int kMinBlocks = CBF_GRAY_MIN_BLOCKS;
-  static constexpr int kRows = CBF_GRAY_ROWS;
-  /* The weight of a tap is read whole from the per-class table
-   * (space x range, see bilateral.h): no multiply. */
-  static constexpr bool kClassWeights = true;
-  template < int R > static constexpr int lut_len ()
-  {
-    return cbf_distance_class (R, R * R + 1) * 256;
-  }
-  template < int R > static constexpr int lut_offset_in_tables ()
-  {
-    return cbf_tables_class_weights_offset (R);
-  }
+  const uint8_t *src[3];
+  uint8_t *dst[3];
+  size_t src_pitch[3];
+  size_t dst_pitch[3];
+  int pixel_bytes;
+  int width;
+  int height;
 
-  /* 4 x value: |a - b| is then directly the table's byte offset. */
-  static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
-      int x, unsigned)
+  /* kStep: the layout's pixel size where it has one (a constant is
+   * cheaper), 0 for the run-time pixel_bytes. */
+  template < int kStep >
+  __device__ __forceinline__ const uint8_t *in (int plane, int y, int x) const
   {
-    return (uint32_t) row[x] << 2;
+    return src[plane] + (size_t) y * src_pitch[plane] + (size_t) x * step <
+        kStep > ();
+  }
+  template < int kStep >
+  __device__ __forceinline__ uint8_t *out (int plane, int y, int x) const
+  {
+    return dst[plane] + (size_t) y * dst_pitch[plane] + (size_t) x * step <
+        kStep > ();
+  }
+  template < int kStep > __device__ __forceinline__ int step () const
+  {
+    return kStep ? kStep : pixel_bytes;
+  }
+};
+
+/* ------------------------------------------------------------------ */
+/* Pixel layouts. Each turns a source pixel into one 32-bit word of the
+ * shared tile, made so that the range-table offset of two words is cheap,
+ * and writes a result back in its own layout:
+ *   load (io, y, x) -> tile word;  lut_offset (a, b) -> byte offset into
+ *   the range table;  unpack (word) -> Value;  add (Sum, Value, weight);
+ *   store (io, y, x, Sum).
+ * kPixelBytes is the pixel size the layout requires (0: any). */
+
+/* One channel: the tile word is 4 x the value, so that |a - b| is directly
+ * the table's byte offset. */
+struct Channel
+{
+  static constexpr int kPixelBytes = 0;
+  static constexpr int kPlanes = 1;
+  /* The specialised kernel reads a tap's weight whole from the per-class
+   * table (space x range, see bilateral.h): no multiply. */
+  static constexpr bool kClassWeights = true;
+
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return (uint32_t) * io.template in < kPixelBytes > (0, y, x) << 2;
   }
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
       uint32_t b)
@@ -137,33 +140,21 @@ struct FastGray
   }
   /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
    * the quotient is exactly OpenCV's before the final scaling. */
-  static __device__ __forceinline__ void store (uint8_t * out,
-      const uint8_t *, int x, const Sum & s, unsigned)
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
   {
-    out[x] = (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
+    *io.template out < kPixelBytes > (0, y, x) = (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
   }
 };
 
-struct FastColour
+/* Three colour channels filtered together: the tile word holds them in
+ * bytes 0..2 and 0 in byte 3, so one SIMD sum of absolute byte differences
+ * is the L1 colour distance. The layouts below differ only in where the
+ * three bytes live. */
+struct Colour
 {
-  static constexpr int kMinBlocks = CBF_COLOUR_MIN_BLOCKS;
-  static constexpr int kRows = CBF_COLOUR_ROWS;
   static constexpr bool kClassWeights = false;
-  template < int R > static constexpr int lut_len ()
-  {
-    return CBF_RANGE_LUT_LEN;
-  }
-  template < int R > static constexpr int lut_offset_in_tables ()
-  {
-    return 0;
-  }
 
-  /* The three colour bytes moved to bytes 0..2, the passthrough byte 0. */
-  static __device__ __forceinline__ uint32_t to_tile (const uint8_t * row,
-      int x, unsigned shift)
-  {
-    return (reinterpret_cast < const uint32_t *>(row)[x] >> shift) & 0xffffffu;
-  }
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
       uint32_t b)
   {
@@ -190,20 +181,129 @@ struct FastColour
     s.c2 += w * p.c2;
     s.w += w;
   }
-  static __device__ __forceinline__ void store (uint8_t * out,
-      const uint8_t * in, int x, const Sum & s, unsigned shift)
+  /* The three rounded results, packed as the tile word is. */
+  static __device__ __forceinline__ uint32_t result (const Sum & s)
   {
-    const uint32_t colour_mask = 0xffffffu << shift;
     float inv = 1.f / s.w;
-    uint32_t c = (uint32_t) __float2int_rn (s.c0 * inv)
+    return (uint32_t) __float2int_rn (s.c0 * inv)
         | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
         | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
-    uint32_t passthrough = reinterpret_cast < const uint32_t *>(in)[x];
-    reinterpret_cast < uint32_t * >(out)[x] =
-        (c << shift) | (passthrough & ~colour_mask);
   }
 };
 
+/* 32-bit pixels, colour in bytes kFirst..kFirst + 2 (little-endian), the
+ * fourth byte (alpha or padding) copied through. */
+template < int kFirst > struct Colour32 : Colour
+{
+  static constexpr int kPixelBytes = 4;
+  static constexpr int kPlanes = 1;
+  static constexpr int kShift = 8 * kFirst;
+  static constexpr uint32_t kColourMask = 0xffffffu << kShift;
+
+  static __device__ __forceinline__ uint32_t word (const uint8_t * p)
+  {
+    return *reinterpret_cast < const uint32_t *>(p);
+  }
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return (word (io.template in < kPixelBytes > (0, y, x)) >> kShift) & 0xffffffu;
+  }
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t passthrough = word (io.template in < kPixelBytes > (0, y, x)) & ~kColourMask;
+    *reinterpret_cast < uint32_t * >(io.template out < kPixelBytes > (0, y, x)) =
+        (result (s) << kShift) | passthrough;
+  }
+};
+
+/* 24-bit pixels (RGB, BGR): three byte accesses, as rows of them are not
+ * 32-bit aligned. */
+struct Colour24 : Colour
+{
+  static constexpr int kPixelBytes = 3;
+  static constexpr int kPlanes = 1;
+
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    const uint8_t *p = io.template in < kPixelBytes > (0, y, x);
+    return p[0] | (p[1] << 8) | (p[2] << 16);
+  }
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t c = result (s);
+    uint8_t *p = io.template out < kPixelBytes > (0, y, x);
+    p[0] = (uint8_t) c;
+    p[1] = (uint8_t) (c >> 8);
+    p[2] = (uint8_t) (c >> 16);
+  }
+};
+
+/* One channel per plane (Y444). */
+struct ColourPlanar : Colour
+{
+  static constexpr int kPixelBytes = 1;
+  static constexpr int kPlanes = 3;
+
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return *io.template in < kPixelBytes > (0, y, x) | (*io.template in < kPixelBytes > (1, y, x) << 8) |
+        (*io.template in < kPixelBytes > (2, y, x) << 16);
+  }
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t c = result (s);
+    *io.template out < kPixelBytes > (0, y, x) = (uint8_t) c;
+    *io.template out < kPixelBytes > (1, y, x) = (uint8_t) (c >> 8);
+    *io.template out < kPixelBytes > (2, y, x) = (uint8_t) (c >> 16);
+  }
+};
+
+/* ------------------------------------------------------------------ */
+/* The specialised kernel */
+
+#ifndef CBF_COLOUR_ROWS
+#define CBF_COLOUR_ROWS 4
+#endif
+#ifndef CBF_COLOUR_MIN_BLOCKS
+#define CBF_COLOUR_MIN_BLOCKS 4
+#endif
+#ifndef CBF_GRAY_ROWS
+#define CBF_GRAY_ROWS 8
+#endif
+#ifndef CBF_GRAY_MIN_BLOCKS
+#define CBF_GRAY_MIN_BLOCKS 2
+#endif
+
+/* Rows: output rows per thread; MinBlocks: blocks per SM the compiler
+ * must fit (it caps registers to that). More rows reuse each loaded
+ * neighbour more often; more resident warps hide the latency of the shared
+ * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
+ * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
+ * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15: 8 / 2
+ * 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34. CBF_{COLOUR,GRAY}_ROWS and
+ * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
+ * experiments. */
+template < class T > struct FastShape
+{
+  static constexpr int kRows = T::kClassWeights ? CBF_GRAY_ROWS :
+      CBF_COLOUR_ROWS;
+  static constexpr int kMinBlocks = T::kClassWeights ? CBF_GRAY_MIN_BLOCKS :
+      CBF_COLOUR_MIN_BLOCKS;
+  /* The range table, or a channel's per-class weights. */
+  template < int R > __host__ __device__ static constexpr int lut_len ()
+  {
+    return T::kClassWeights ? cbf_distance_class (R, R * R + 1) * 256 :
+        CBF_RANGE_LUT_LEN;
+  }
+  template < int R > __host__ __device__ static constexpr int
+      lut_offset_in_tables ()
+  {
+    return T::kClassWeights ? cbf_tables_class_weights_offset (R) : 0;
+  }
+};
 
 constexpr int kFastBlockX = 32;
 constexpr int kFastBlockY = 8;
@@ -301,39 +401,37 @@ template < class T, int R, int K > struct FastWindow
 };
 
 template < class T, int R >
-__global__ void __launch_bounds__ (kFastBlockX * kFastBlockY, T::kMinBlocks)
-bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
-    unsigned shift, const float *__restrict__ tables, SpaceTaps space)
+__global__ void __launch_bounds__ (kFastBlockX * kFastBlockY,
+    FastShape < T >::kMinBlocks)
+bilateral_fast (Io io, int row_begin, int row_end,
+    const float *__restrict__ tables, SpaceTaps space)
 {
-  constexpr int K = T::kRows;
+  typedef FastShape < T > Shape;
+  constexpr int K = Shape::kRows;
   constexpr int kTileW = kFastBlockX + 2 * R;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
-  /* The range table, or GRAY8's per-class weights. */
-  __shared__ float range_lut[T::template lut_len < R > ()];
+  constexpr int kLutLen = Shape::template lut_len < R > ();
+  __shared__ float range_lut[kLutLen];
   __shared__ uint32_t tile[kTileH * kTileW];
 
   const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
   const int x0 = blockIdx.x * kFastBlockX;
   const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
 
-  for (int i = tid; i < T::template lut_len < R > ();
-      i += kFastBlockX * kFastBlockY)
-    range_lut[i] = tables[T::template lut_offset_in_tables < R > () + i];
-  if (x0 >= R && y0 >= R && x0 + kTileW - R <= src.width
-      && y0 + kTileH - R <= src.height) {
+  for (int i = tid; i < kLutLen; i += kFastBlockX * kFastBlockY)
+    range_lut[i] = tables[Shape::template lut_offset_in_tables < R > () + i];
+  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height) {
     /* Inside the picture (most blocks): no border rule to apply. */
-    const uint8_t *origin = plane_row (src, y0 - R);
     for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
       int ty = i / kTileW, tx = i - ty * kTileW;
-      tile[i] = T::to_tile (origin + (size_t) ty * src.pitch_bytes,
-          x0 + tx - R, shift);
+      tile[i] = T::load (io, y0 + ty - R, x0 + tx - R);
     }
   } else {
     for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
       int ty = i / kTileW, tx = i - ty * kTileW;
-      int gy = reflect101 (y0 + ty - R, src.height);
-      int gx = reflect101 (x0 + tx - R, src.width);
-      tile[i] = T::to_tile (plane_row (src, gy), gx, shift);
+      tile[i] = T::load (io, reflect101 (y0 + ty - R, io.height),
+          reflect101 (x0 + tx - R, io.width));
     }
   }
   __syncthreads ();
@@ -348,111 +446,41 @@ bilateral_fast (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   window.run ();
 
   const int x = x0 + threadIdx.x;
-  if (x >= src.width)
+  if (x >= io.width)
     return;
 #pragma unroll
   for (int k = 0; k < K; k++) {
     const int y = y0 + threadIdx.y * K + k;
     if (y < row_end)
-      T::store (dst.data + (size_t) y * dst.pitch_bytes, plane_row (src, y),
-          x, window.sum[k], shift);
+      T::store (io, y, x, window.sum[k]);
   }
 }
 
 /* ------------------------------------------------------------------ */
-/* The generic kernel */
+/* The generic kernel: the same layouts, one output pixel per thread, taps
+ * walked at run time. */
 
 constexpr int kBlockW = 32;
 constexpr int kBlockH = 8;
 /* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
- * 32-bit pixels) plus all tables fit in the 48 KiB of shared memory every
+ * 32-bit words) plus all tables fit in the 48 KiB of shared memory every
  * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read
  * the source through the L1 cache instead. */
 constexpr int kMaxTiledRadius = 32;
 
-struct Gray8
-{
-  typedef uint8_t Pixel;
-  struct Sum
-  {
-    float value = 0.f, weight = 0.f;
-  };
-
-  static __device__ __forceinline__ Pixel load (const uint8_t * row, int x)
-  {
-    return row[x];
-  }
-  static __device__ __forceinline__ unsigned distance (Pixel a, Pixel b)
-  {
-    return a > b ? a - b : b - a;
-  }
-  static __device__ __forceinline__ void add (Sum & s, Pixel p, float w)
-  {
-    s.value += w * p;
-    s.weight += w;
-  }
-  static __device__ __forceinline__ void store (uint8_t * row, int x,
-      const Sum & s, Pixel)
-  {
-    row[x] = (uint8_t) __float2int_rn (s.value / s.weight);
-  }
-};
-
-/* 32-bit pixels with three colour bytes starting at byte kFirst (0 or 1,
- * little-endian) and one byte (alpha or padding) that is copied through. */
-template < int kFirst > struct Colour32
-{
-  typedef uint32_t Pixel;
-  static constexpr int kShift = 8 * kFirst;
-  static constexpr uint32_t kColourMask = 0xffffffu << kShift;
-  struct Sum
-  {
-    float c0 = 0.f, c1 = 0.f, c2 = 0.f, weight = 0.f;
-  };
-
-  static __device__ __forceinline__ Pixel load (const uint8_t * row, int x)
-  {
-    return reinterpret_cast < const uint32_t *>(row)[x];
-  }
-  /* L1 distance over the three colour bytes: the passthrough byte is masked
-   * off so the SIMD sum of absolute byte differences ignores it. */
-  static __device__ __forceinline__ unsigned distance (Pixel a, Pixel b)
-  {
-    return __vsadu4 (a & kColourMask, b & kColourMask);
-  }
-  static __device__ __forceinline__ void add (Sum & s, Pixel p, float w)
-  {
-    uint32_t c = p >> kShift;
-    s.c0 += w * (float) (c & 0xff);
-    s.c1 += w * (float) ((c >> 8) & 0xff);
-    s.c2 += w * (float) ((c >> 16) & 0xff);
-    s.weight += w;
-  }
-  static __device__ __forceinline__ void store (uint8_t * row, int x,
-      const Sum & s, Pixel centre)
-  {
-    float inv = 1.f / s.weight;
-    uint32_t c = (uint32_t) __float2int_rn (s.c0 * inv)
-        | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
-        | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
-    reinterpret_cast < uint32_t * >(row)[x] =
-        (c << kShift) | (centre & ~kColourMask);
-  }
-};
-
 template < class T, bool kTiled >
 __global__ void __launch_bounds__ (kBlockW * kBlockH)
-bilateral_generic (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
-    int radius, const float *__restrict__ tables)
+bilateral_generic (Io io, int row_begin, int row_end, int radius,
+    const float *__restrict__ tables)
 {
-  typedef typename T::Pixel Pixel;
   extern __shared__ float smem[];
 
   const int tid = threadIdx.y * kBlockW + threadIdx.x;
   const int n_threads = kBlockW * kBlockH;
   /* The tiled path keeps all tables in shared memory; the large-radius path
    * only the range table (its space table can be 360 KiB). */
-  const int n_shared_tables = kTiled ? generic_tables_len (radius) : CBF_RANGE_LUT_LEN;
+  const int n_shared_tables = kTiled ? generic_tables_len (radius) :
+      CBF_RANGE_LUT_LEN;
   for (int i = tid; i < n_shared_tables; i += n_threads)
     smem[i] = tables[i];
   const float *range_lut = smem;
@@ -462,52 +490,68 @@ bilateral_generic (CbfPlane src, CbfPlane dst, int row_begin, int row_end,
   const int x0 = blockIdx.x * kBlockW;
   const int y0 = row_begin + blockIdx.y * kBlockH;
   const int tile_w = kBlockW + 2 * radius;
-  Pixel *tile = reinterpret_cast < Pixel * >(smem + n_shared_tables);
+  uint32_t *tile = reinterpret_cast < uint32_t * >(smem + n_shared_tables);
   if (kTiled) {
     const int tile_h = kBlockH + 2 * radius;
     for (int i = tid; i < tile_w * tile_h; i += n_threads) {
       int ty = i / tile_w, tx = i - ty * tile_w;
-      int gy = reflect101 (y0 + ty - radius, src.height);
-      int gx = reflect101 (x0 + tx - radius, src.width);
-      tile[i] = T::load (plane_row (src, gy), gx);
+      tile[i] = T::load (io, reflect101 (y0 + ty - radius, io.height),
+          reflect101 (x0 + tx - radius, io.width));
     }
   }
   __syncthreads ();
 
   const int x = x0 + threadIdx.x;
   const int y = y0 + threadIdx.y;
-  if (x >= src.width || y >= row_end)
+  if (x >= io.width || y >= row_end)
     return;
 
-  const Pixel centre = T::load (plane_row (src, y), x);
+  const uint32_t centre = T::load (io, y, x);
   typename T::Sum sum;
   for (int dy = -radius; dy <= radius; dy++) {
     const int hw = (int) half_width[dy < 0 ? -dy : dy];
-    const Pixel *tile_row =
+    const uint32_t *tile_row =
         tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
-    const uint8_t *src_row = plane_row (src, reflect101 (y + dy, src.height));
+    const int sy = reflect101 (y + dy, io.height);
     for (int dx = -hw; dx <= hw; dx++) {
-      const Pixel p = kTiled ? tile_row[dx] :
-          T::load (src_row, reflect101 (x + dx, src.width));
+      const uint32_t p = kTiled ? tile_row[dx] :
+          T::load (io, sy, reflect101 (x + dx, io.width));
       const float w = space_lut[dy * dy + dx * dx] *
-          range_lut[T::distance (p, centre)];
-      T::add (sum, p, w);
+          range_at (range_lut, T::lut_offset (p, centre));
+      T::add (sum, T::unpack (p), w);
     }
   }
-  T::store (dst.data + (size_t) y * dst.pitch_bytes, x, sum, centre);
+  T::store (io, y, x, sum);
 }
 
 /* ------------------------------------------------------------------ */
 /* Launchers */
 
-cudaError_t check_args (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w)
+/* The Io of a launch, after checking the planes against the layout. */
+template < class T >
+cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w, Io * io)
 {
-  if (src->width <= 0 || src->height <= 0 || w->radius < 1
-      || w->radius > CBF_MAX_RADIUS || src->width != dst->width
-      || src->height != dst->height || row_begin < 0 || row_end > src->height
-      || row_begin >= row_end)
+  *io = Io { };
+  for (int p = 0; p < T::kPlanes; p++) {
+    if (src[p].width != src[0].width || src[p].height != src[0].height
+        || dst[p].width != src[0].width || dst[p].height != src[0].height
+        || src[p].pixel_bytes != src[0].pixel_bytes
+        || dst[p].pixel_bytes != src[0].pixel_bytes)
+      return cudaErrorInvalidValue;
+    io->src[p] = src[p].data;
+    io->dst[p] = dst[p].data;
+    io->src_pitch[p] = src[p].pitch_bytes;
+    io->dst_pitch[p] = dst[p].pitch_bytes;
+  }
+  if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
+      || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes)
+      || w->radius < 1 || w->radius > CBF_MAX_RADIUS
+      || row_begin < 0 || row_end > src->height || row_begin >= row_end)
     return cudaErrorInvalidValue;
+  io->pixel_bytes = src->pixel_bytes;
+  io->width = src->width;
+  io->height = src->height;
   /* Drop an error left by an earlier, unrelated runtime call on this thread
    * (a failed allocation, say), so that only this launch's is returned. */
   cudaGetLastError ();
@@ -520,65 +564,64 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
     cudaStream_t stream)
 {
   const int radius = w->radius;
-  cudaError_t err = check_args (src, dst, row_begin, row_end, w);
+  Io io;
+  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
 
   dim3 block (kBlockW, kBlockH);
-  dim3 grid ((src->width + kBlockW - 1) / kBlockW,
+  dim3 grid ((io.width + kBlockW - 1) / kBlockW,
       (row_end - row_begin + kBlockH - 1) / kBlockH);
   if (radius <= kMaxTiledRadius) {
     size_t tile_bytes = (size_t) (kBlockW + 2 * radius) *
-        (kBlockH + 2 * radius) * sizeof (typename T::Pixel);
+        (kBlockH + 2 * radius) * sizeof (uint32_t);
     size_t smem = generic_tables_len (radius) * sizeof (float) + tile_bytes;
-    bilateral_generic < T, true > <<<grid, block, smem, stream >>> (*src,
-        *dst, row_begin, row_end, radius, w->tables_dev);
+    bilateral_generic < T, true > <<<grid, block, smem, stream >>> (io,
+        row_begin, row_end, radius, w->tables_dev);
   } else {
     bilateral_generic < T, false > <<<grid, block,
-        CBF_RANGE_LUT_LEN * sizeof (float), stream >>> (*src, *dst,
-        row_begin, row_end, radius, w->tables_dev);
+        CBF_RANGE_LUT_LEN * sizeof (float), stream >>> (io, row_begin,
+        row_end, radius, w->tables_dev);
   }
   return cudaGetLastError ();
 }
 
 template < class T, int R >
-void launch_fast_radius (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, unsigned shift,
+void launch_fast_radius (const Io & io, int row_begin, int row_end,
     const CbfBilateralWeights * w, cudaStream_t stream)
 {
-  constexpr int rows_per_block = kFastBlockY * T::kRows;
+  constexpr int rows_per_block = kFastBlockY * FastShape < T >::kRows;
   dim3 block (kFastBlockX, kFastBlockY);
-  dim3 grid ((src->width + kFastBlockX - 1) / kFastBlockX,
+  dim3 grid ((io.width + kFastBlockX - 1) / kFastBlockX,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block);
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
     space.w[i] = w->space_taps[i];
-  bilateral_fast < T, R > <<<grid, block, 0, stream >>> (*src, *dst,
-      row_begin, row_end, shift, w->tables_dev, space);
+  bilateral_fast < T, R > <<<grid, block, 0, stream >>> (io, row_begin,
+      row_end, w->tables_dev, space);
 }
 
-template < class T, class Generic >
+template < class T >
 cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, unsigned shift,
-    const CbfBilateralWeights * w, cudaStream_t stream)
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
 {
-  cudaError_t err = check_args (src, dst, row_begin, row_end, w);
+  Io io;
+  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
 
   switch (w->radius) {
 #define CBF_FAST_CASE(R) \
     case R: \
-      launch_fast_radius < T, R > (src, dst, row_begin, row_end, shift, w, \
-          stream); \
+      launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
       break;
       CBF_FAST_CASE (1) CBF_FAST_CASE (2) CBF_FAST_CASE (3)
       CBF_FAST_CASE (4) CBF_FAST_CASE (5) CBF_FAST_CASE (6)
       CBF_FAST_CASE (7) CBF_FAST_CASE (8)
 #undef CBF_FAST_CASE
     default:
-      return launch_generic < Generic > (src, dst, row_begin, row_end, w,
-          stream);
+      return launch_generic < T > (src, dst, row_begin, row_end, w, stream);
   }
   return cudaGetLastError ();
 }
@@ -587,46 +630,18 @@ static_assert (CBF_FAST_MAX_RADIUS == 8, "one case per specialised radius");
 
 }                               /* namespace */
 
-extern "C" cudaError_t
-cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
-    cudaStream_t stream)
-{
-  return launch < FastGray, Gray8 > (src, dst, row_begin, row_end, 0, w,
-      stream);
-}
+#define CBF_ENTRY(name, launcher, Layout) \
+  extern "C" cudaError_t \
+  name (const CbfPlane * src, const CbfPlane * dst, int row_begin, \
+      int row_end, const CbfBilateralWeights * w, cudaStream_t stream) \
+  { \
+    return launcher < Layout > (src, dst, row_begin, row_end, w, stream); \
+  }
 
-extern "C" cudaError_t
-cbf_bilateral_colour_first (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
-    cudaStream_t stream)
-{
-  return launch < FastColour, Colour32 < 0 > >(src, dst, row_begin, row_end,
-      0, w, stream);
-}
-
-extern "C" cudaError_t
-cbf_bilateral_colour_last (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
-    cudaStream_t stream)
-{
-  return launch < FastColour, Colour32 < 1 > >(src, dst, row_begin, row_end,
-      8, w, stream);
-}
-
-extern "C" cudaError_t
-cbf_bilateral_gray8_generic (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
-    cudaStream_t stream)
-{
-  return launch_generic < Gray8 > (src, dst, row_begin, row_end, w, stream);
-}
-
-extern "C" cudaError_t
-cbf_bilateral_colour_first_generic (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * w, cudaStream_t stream)
-{
-  return launch_generic < Colour32 < 0 > >(src, dst, row_begin, row_end, w,
-      stream);
-}
+CBF_ENTRY (cbf_bilateral_channel, launch, Channel)
+CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
+CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)
+CBF_ENTRY (cbf_bilateral_colour_packed24, launch, Colour24)
+CBF_ENTRY (cbf_bilateral_colour_planar, launch, ColourPlanar)
+CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channel)
+CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32 < 0 >)

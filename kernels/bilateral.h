@@ -85,6 +85,15 @@ size_t cbf_bilateral_tables_max_len (void);
  * d > 0, cvRound (1.5 * sigma_space) otherwise, at least 1. */
 int cbf_bilateral_radius (int diameter, double sigma_space);
 
+/* The parameters of a chroma channel subsampled by @factor (a power of
+ * two) in width, so that its window covers about the same part of the
+ * picture as luma's: diameter / factor, integer division, at least 1, when
+ * diameter > 0; otherwise the diameter is kept and the radius follows from
+ * the scaled sigma-space, sigma_space / factor (exact in binary).
+ * sigma-color is not scaled. */
+void cbf_bilateral_chroma_params (int diameter, double sigma_space,
+    int factor, int *chroma_diameter, double *chroma_sigma_space);
+
 /* Number of floats in the weight tables for @radius:
  *   [0, CBF_RANGE_LUT_LEN)            range_lut[L1 distance]
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
@@ -115,12 +124,16 @@ cbf_tables_half_width (const float *tables, int radius)
 }
 
 
-/* One 8-bit image plane on the device. */
+/* An 8-bit image on the device, or one channel of one. */
 typedef struct
 {
-  uint8_t *data;
-  size_t pitch_bytes;
-  int width;                    /* in pixels */
+  uint8_t *data;                /* first byte of the pixel (sample) at 0, 0 */
+  size_t pitch_bytes;           /* from one row to the next */
+  int pixel_bytes;              /* from one pixel (sample) of a row to the
+                                 * next: 1 for GRAY8 or a plane of I420, 2
+                                 * for NV12's U or V, 3 for RGB, 4 for RGBA
+                                 * or YUY2's U or V */
+  int width;                    /* in pixels (samples) */
   int height;
 } CbfPlane;
 
@@ -144,33 +157,49 @@ void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
 /* Enqueues on @stream the filter of output rows [@row_begin, @row_end) of
  * @src into @dst (same size, distinct memory). Rows outside that range are
  * read (the window reaches them) but not written, so a frame can be
- * filtered in bands as its rows arrive. Returns the launch error, if any;
- * errors during execution surface at the caller's next synchronisation. */
+ * filtered in bands as its rows arrive. Of each pixel only the bytes the
+ * entry filters are written. @src and @dst are one plane, or for
+ * cbf_bilateral_colour_planar an array of three. Returns the launch error,
+ * if any (cudaErrorInvalidValue for sizes or pixel_bytes the entry does not
+ * take); errors during execution surface at the caller's next
+ * synchronisation. */
 typedef cudaError_t (*CbfBilateralFunc) (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfBilateralWeights * weights, cudaStream_t stream);
 
-/* GRAY8: one byte per pixel. */
-cudaError_t cbf_bilateral_gray8 (const CbfPlane * src, const CbfPlane * dst,
+/* One 8-bit channel filtered on its own (OpenCV's 1-channel semantics):
+ * GRAY8, a plane of planar YUV, or one channel of interleaved ones (NV12's
+ * U or V, YUY2's Y, U or V), any pixel_bytes. */
+cudaError_t cbf_bilateral_channel (const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, const CbfBilateralWeights * weights,
     cudaStream_t stream);
 
-/* 32-bit pixels whose colour bytes are bytes 0..2 in memory (RGBA, BGRA,
- * RGBx, BGRx); byte 3 is copied unchanged. */
+/* Three colour channels filtered together (OpenCV's 3-channel semantics,
+ * L1 colour distance), in one of these layouts: */
+/* 32-bit pixels whose colour bytes are bytes 0..2 (RGBA, BGRA, RGBx,
+ * BGRx); byte 3 is copied unchanged. pixel_bytes 4. */
 cudaError_t cbf_bilateral_colour_first (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfBilateralWeights * weights, cudaStream_t stream);
-
-/* 32-bit pixels whose colour bytes are bytes 1..3 in memory (ARGB, ABGR,
- * xRGB, xBGR); byte 0 is copied unchanged. */
+/* 32-bit pixels whose colour bytes are bytes 1..3 (ARGB, ABGR, xRGB,
+ * xBGR); byte 0 is copied unchanged. pixel_bytes 4. */
 cudaError_t cbf_bilateral_colour_last (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+/* 24-bit pixels (RGB, BGR). pixel_bytes 3. */
+cudaError_t cbf_bilateral_colour_packed24 (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+/* One channel per plane, three planes of one size (Y444, GBR): @src and
+ * @dst are arrays of three planes, pixel_bytes 1. */
+cudaError_t cbf_bilateral_colour_planar (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfBilateralWeights * weights, cudaStream_t stream);
 
 /* The generic kernels alone: one thread per output pixel, tile and tables
  * in shared memory, any radius. The entries above use them beyond
  * CBF_FAST_MAX_RADIUS; the benchmark compares against them. */
-cudaError_t cbf_bilateral_gray8_generic (const CbfPlane * src,
+cudaError_t cbf_bilateral_channel_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfBilateralWeights * weights, cudaStream_t stream);
 cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,

@@ -37,6 +37,15 @@ cbf_bilateral_radius (int diameter, double sigma_space)
   return radius < 1 ? 1 : radius;
 }
 
+void
+cbf_bilateral_chroma_params (int diameter, double sigma_space, int factor,
+    int *chroma_diameter, double *chroma_sigma_space)
+{
+  *chroma_diameter = diameter <= 0 ? diameter :
+      diameter / factor < 1 ? 1 : diameter / factor;
+  *chroma_sigma_space = sigma_space / factor;
+}
+
 size_t
 cbf_bilateral_tables_len (int radius)
 {
