@@ -29,6 +29,7 @@
 
 #include "gstcbffilter.h"
 #include "gstcbfpinnedallocator.h"
+#include "cbfframeplan.h"
 
 #include <string.h>
 
@@ -267,10 +268,11 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     gst_video_format_info_component (in_info->finfo, p, comp);
     width = GST_VIDEO_INFO_COMP_WIDTH (in_info, comp[0]);
     height = GST_VIDEO_INFO_COMP_HEIGHT (in_info, comp[0]);
-    pb->row_bytes = (gsize) width * GST_VIDEO_INFO_COMP_PSTRIDE (in_info,
-        comp[0]);
+    pb->row_bytes = cbf_plane_row_bytes (in_info, p);
     pb->height = in->height = out->height = height;
     in->width = out->width = width;
+    in->pixel_bytes = out->pixel_bytes =
+        GST_VIDEO_INFO_COMP_PSTRIDE (in_info, comp[0]);
     pb->staging_offset = staging_size;
     staging_size += pb->row_bytes * height;
 
@@ -303,7 +305,7 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
     gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
         DEFAULT_BAND_BYTES;
-    gsize n = MIN (priv->planes[0].height / MIN_BAND_ROWS,
+    gsize n = MIN ((gsize) (priv->planes[0].height / MIN_BAND_ROWS),
         staging_size / band_bytes);
     priv->n_bands = CLAMP (n, 1, MAX_BANDS);
   }

@@ -33,7 +33,9 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  *   @halo_rows how many rows above and below a band its kernel reads.
  * @filter: enqueue the filter of output rows [@row_begin, @row_end) of the
  *   device planes @in into @out on @stream, without synchronising. Called
- *   once per band of a frame, in order.
+ *   once per band of a frame, in order. Rows are those of plane 0; frames
+ *   of several planes are one band (rows 0 to plane 0's height), so their
+ *   other planes are filtered whole.
  *
  * Base class of the CUDA video filters of this plugin. It owns what every
  * such filter needs: the device and its selection (cuda-device-id), CUDA

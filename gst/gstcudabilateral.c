@@ -16,20 +16,30 @@
  * (#GstCudaBilateral:sigma-space) and by how far their colour is from the
  * centre's (#GstCudaBilateral:sigma-color), so noise is smoothed while edges
  * stay sharp. The output equals OpenCV's cv::bilateralFilter (8-bit,
- * BORDER_DEFAULT) within ±1 on every pixel: the three colour bytes of 32-bit
- * RGB formats are filtered together (alpha or padding passes unchanged),
- * GRAY8 as one channel.
+ * BORDER_DEFAULT) within ±1 on every pixel, in any of the formats below,
+ * without conversion:
+ *
+ * - RGB formats (RGBA, BGRx, RGB, BGR, ...) and Y444: the three colour
+ *   channels are filtered together, as OpenCV's 3-channel filter does (L1
+ *   colour distance); alpha or padding passes unchanged.
+ * - GRAY8, and chroma-subsampled YUV (I420, YV12, NV12, NV21, YUY2, UYVY):
+ *   each channel is filtered on its own, as OpenCV's 1-channel filter. Luma
+ *   takes the element's parameters. Chroma, subsampled by 2 in width in all
+ *   these formats, takes them scaled by 2 so that its window covers about
+ *   the same part of the picture: diameter / 2 (integer division, at least
+ *   1) when diameter > 0, and sigma-space / 2; sigma-color is kept. Chroma
+ *   is copied untouched when #GstCudaBilateral:filter-chroma is false.
  *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
  * ]| Filters a test pattern and shows it.
  * |[
- * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! videoconvert ! video/x-raw,format=BGRx ! cudabilateral sigma-color=40 ! videoconvert ! x264enc ! mp4mux ! filesink location=out.mp4
- * ]| Denoises a video file.
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudabilateral sigma-color=40 ! x264enc ! mp4mux ! filesink location=out.mp4
+ * ]| Denoises a video file in the decoder's own format (I420 or NV12).
  * |[
- * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=RGBx ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
- * ]| Live camera preview.
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
+ * ]| Live camera preview, straight from the camera's YUY2.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -37,6 +47,7 @@
 #endif
 
 #include "gstcudabilateral.h"
+#include "cbfframeplan.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define GST_CAT_DEFAULT gst_cuda_bilateral_debug
@@ -48,6 +59,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define MAX_SIGMA_COLOR 1000.0
 /* Keeps the radius derived from sigma-space within CBF_MAX_RADIUS. */
 #define MAX_SIGMA_SPACE 200.0
+#define DEFAULT_FILTER_CHROMA TRUE
 
 enum
 {
@@ -55,26 +67,38 @@ enum
   PROP_DIAMETER,
   PROP_SIGMA_COLOR,
   PROP_SIGMA_SPACE,
+  PROP_FILTER_CHROMA,
 };
+
+/* The filter's weights for one set of parameters: host and device copies
+ * of the tables, each sized for any radius. */
+typedef struct
+{
+  CbfBilateralWeights weights;
+  float *host_tables;           /* pinned staging of the tables */
+  float *dev_tables;
+} Tables;
 
 struct _GstCudaBilateral
 {
   GstCbfFilter parent;
 
-  /* Properties, under the object lock; any change sets tables_dirty. */
+  /* Properties, under the object lock; any change sets params_dirty. */
   gint diameter;
   gdouble sigma_color;
   gdouble sigma_space;
-  gboolean tables_dirty;
+  gboolean filter_chroma;
+  gboolean params_dirty;
 
   /* Streaming thread. */
-  CbfBilateralFunc process;     /* the kernel for the negotiated format */
-  CbfBilateralWeights weights;  /* radius and spatial taps of the tables */
-  float *host_tables;           /* pinned staging of the tables */
-  float *dev_tables;            /* sized for any radius */
+  CbfFramePlan plan;            /* for the negotiated format */
+  gboolean chroma_filtered;     /* filter-chroma for the current frame */
+  Tables luma;                  /* also the tables of RGB and Y444 */
+  Tables chroma;
 };
 
-#define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, GRAY8 }"
+#define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
+    "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -89,12 +113,27 @@ GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
 
 static void
-free_tables (GstCudaBilateral * self)
+free_tables (Tables * tables)
 {
-  cudaFree (self->dev_tables);
-  cudaFreeHost (self->host_tables);
-  self->dev_tables = NULL;
-  self->host_tables = NULL;
+  cudaFree (tables->dev_tables);
+  cudaFreeHost (tables->host_tables);
+  tables->dev_tables = NULL;
+  tables->host_tables = NULL;
+}
+
+/* Sized once for the largest radius, so a property change never
+ * allocates. */
+static cudaError_t
+alloc_tables (Tables * tables)
+{
+  gsize bytes = cbf_bilateral_tables_max_len () * sizeof (float);
+  cudaError_t err;
+
+  err = cudaMalloc ((void **) &tables->dev_tables, bytes);
+  if (err == cudaSuccess)
+    err = cudaHostAlloc ((void **) &tables->host_tables, bytes,
+        cudaHostAllocPortable);
+  return err;
 }
 
 static gboolean
@@ -102,65 +141,58 @@ gst_cuda_bilateral_stop (GstBaseTransform * trans)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
 
-  if (self->dev_tables && gst_cbf_filter_make_current (GST_CBF_FILTER (self)))
-    free_tables (self);
+  if (self->luma.dev_tables
+      && gst_cbf_filter_make_current (GST_CBF_FILTER (self))) {
+    free_tables (&self->luma);
+    free_tables (&self->chroma);
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
       (trans);
-}
-
-/* The kernel entry for a format is chosen once per caps. */
-static CbfBilateralFunc
-process_for_format (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_GRAY8:
-      return cbf_bilateral_gray8;
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-      return cbf_bilateral_colour_first;
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-      return cbf_bilateral_colour_last;
-    default:
-      return NULL;
-  }
 }
 
 static gboolean
 gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  gsize tables_bytes = cbf_bilateral_tables_max_len () *
-      sizeof (float);
   cudaError_t err = cudaSuccess;
 
-  self->process = process_for_format (GST_VIDEO_INFO_FORMAT (info));
-  if (!self->process) {
+  if (!cbf_frame_plan_init (&self->plan, info)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s.",
             GST_VIDEO_INFO_NAME (info)), (NULL));
     return FALSE;
   }
 
-  /* Sized once for the largest radius, so a property change never
-   * allocates. */
-  if (!self->dev_tables) {
-    err = cudaMalloc ((void **) &self->dev_tables, tables_bytes);
+  if (!self->luma.dev_tables) {
+    err = alloc_tables (&self->luma);
     if (err == cudaSuccess)
-      err = cudaHostAlloc ((void **) &self->host_tables, tables_bytes,
-          cudaHostAllocPortable);
+      err = alloc_tables (&self->chroma);
     if (!gst_cbf_filter_check (filter, err, "allocating the weight tables")) {
-      free_tables (self);
+      free_tables (&self->luma);
+      free_tables (&self->chroma);
       return FALSE;
     }
-    GST_OBJECT_LOCK (self);
-    self->tables_dirty = TRUE;
-    GST_OBJECT_UNLOCK (self);
   }
+  /* The chroma parameters depend on the format's subsampling. */
+  GST_OBJECT_LOCK (self);
+  self->params_dirty = TRUE;
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+/* Fills @tables for the parameters and enqueues their upload on @stream. */
+static cudaError_t
+update_tables (Tables * tables, gint diameter, gdouble sigma_color,
+    gdouble sigma_space, cudaStream_t stream)
+{
+  gint radius = cbf_bilateral_radius (diameter, sigma_space);
+
+  cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
+      sigma_space);
+  cbf_bilateral_weights_init (&tables->weights, radius, tables->host_tables,
+      tables->dev_tables);
+  return cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
+      cbf_bilateral_tables_len (radius) * sizeof (float),
+      cudaMemcpyHostToDevice, stream);
 }
 
 /* Once per frame: after a property change, rebuilds the tables and
@@ -173,34 +205,39 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     gint * halo_rows)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  gint diameter, radius;
-  gdouble sigma_color, sigma_space;
+  gint diameter, chroma_diameter;
+  gdouble sigma_color, sigma_space, chroma_sigma_space;
   gboolean dirty;
+  cudaError_t err;
 
   GST_OBJECT_LOCK (self);
-  dirty = self->tables_dirty;
+  dirty = self->params_dirty;
   diameter = self->diameter;
   sigma_color = self->sigma_color;
   sigma_space = self->sigma_space;
-  self->tables_dirty = FALSE;
+  self->chroma_filtered = self->filter_chroma;
+  self->params_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
-  if (!dirty) {
-    *halo_rows = self->weights.radius;
-    return cudaSuccess;
+  if (dirty) {
+    cbf_bilateral_chroma_params (diameter, sigma_space, self->plan.chroma_factor,
+        &chroma_diameter, &chroma_sigma_space);
+    err = update_tables (&self->luma, diameter, sigma_color, sigma_space,
+        stream);
+    if (err == cudaSuccess)
+      err = update_tables (&self->chroma, chroma_diameter, sigma_color,
+          chroma_sigma_space, stream);
+    if (err != cudaSuccess)
+      return err;
+    GST_DEBUG_OBJECT (self, "diameter %d sigma-color %g sigma-space %g: "
+        "radius %d; chroma (1/%d) diameter %d sigma-space %g: radius %d",
+        diameter, sigma_color, sigma_space, self->luma.weights.radius,
+        self->plan.chroma_factor, chroma_diameter, chroma_sigma_space,
+        self->chroma.weights.radius);
   }
-
-  radius = cbf_bilateral_radius (diameter, sigma_space);
-  cbf_bilateral_tables_fill (self->host_tables, radius, sigma_color,
-      sigma_space);
-  cbf_bilateral_weights_init (&self->weights, radius, self->host_tables,
-      self->dev_tables);
-  *halo_rows = radius;
-  GST_DEBUG_OBJECT (self, "diameter %d sigma-color %g sigma-space %g: "
-      "radius %d", diameter, sigma_color, sigma_space, radius);
-  return cudaMemcpyAsync (self->dev_tables, self->host_tables,
-      cbf_bilateral_tables_len (radius) * sizeof (float),
-      cudaMemcpyHostToDevice, stream);
+  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
+  *halo_rows = MAX (self->luma.weights.radius, self->chroma.weights.radius);
+  return cudaSuccess;
 }
 
 static cudaError_t
@@ -209,7 +246,8 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
 
-  return self->process (&in[0], &out[0], row_begin, row_end, &self->weights,
+  return cbf_frame_plan_run (&self->plan, in, out, row_begin, row_end,
+      &self->luma.weights, &self->chroma.weights, self->chroma_filtered,
       stream);
 }
 
@@ -230,11 +268,14 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     case PROP_SIGMA_SPACE:
       self->sigma_space = g_value_get_double (value);
       break;
+    case PROP_FILTER_CHROMA:
+      self->filter_chroma = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
-  self->tables_dirty = TRUE;
+  self->params_dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -254,6 +295,9 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_SPACE:
       g_value_set_double (value, self->sigma_space);
+      break;
+    case PROP_FILTER_CHROMA:
+      g_value_set_boolean (value, self->filter_chroma);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -309,6 +353,18 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       g_param_spec_double ("sigma-space", "Sigma space",
           "Spatial sigma in pixels (<= 0 acts as 1)", 0.0, MAX_SIGMA_SPACE,
           DEFAULT_SIGMA_SPACE, live));
+  /**
+   * GstCudaBilateral:filter-chroma:
+   *
+   * Whether the chroma channels of chroma-subsampled YUV formats are
+   * filtered (with diameter and sigma-space scaled to their resolution, see
+   * above) or copied untouched. Other formats ignore it.
+   */
+  g_object_class_install_property (gobject_class, PROP_FILTER_CHROMA,
+      g_param_spec_boolean ("filter-chroma", "Filter chroma",
+          "Filter the chroma of subsampled YUV formats too (with diameter and "
+          "sigma-space halved), else copy it unchanged", DEFAULT_FILTER_CHROMA,
+          live));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
@@ -336,5 +392,6 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->diameter = DEFAULT_DIAMETER;
   self->sigma_color = DEFAULT_SIGMA_COLOR;
   self->sigma_space = DEFAULT_SIGMA_SPACE;
-  self->tables_dirty = TRUE;
+  self->filter_chroma = DEFAULT_FILTER_CHROMA;
+  self->params_dirty = TRUE;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "bilateral.h"
+#include "cbfframeplan.h"
 
 #define SIGMA_COLOR 30.0
 #define SIGMA_SPACE 5.0
@@ -52,9 +53,9 @@ percentile (double *v, int n, double q)
 /* ---------------------------------------------------------------------- */
 /* Input: the picture scaled with GStreamer, plus deterministic noise. */
 
-static guint8 *
-load_image (const char *path, const char *format, int width, int height,
-    int *stride)
+/* One frame of @format, tightly laid out as GstVideoInfo makes it. */
+static GstBuffer *
+load_buffer (const char *path, const char *format, int width, int height)
 {
   gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! pngdec ! "
       "videoconvert ! videoscale ! video/x-raw,format=%s,width=%d,height=%d "
@@ -64,10 +65,6 @@ load_image (const char *path, const char *format, int width, int height,
   GstElement *sink;
   GstSample *sample = NULL;
   GstBuffer *buf;
-  GstVideoInfo info;
-  GstVideoFrame frame;
-  guint8 *pixels;
-  int bpp, y;
 
   if (!pipeline) {
     fprintf (stderr, "%s\n", error->message);
@@ -80,22 +77,37 @@ load_image (const char *path, const char *format, int width, int height,
     fprintf (stderr, "could not decode %s\n", path);
     exit (1);
   }
-  gst_video_info_from_caps (&info, gst_sample_get_caps (sample));
-  buf = gst_sample_get_buffer (sample);
+  buf = gst_buffer_ref (gst_sample_get_buffer (sample));
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  return buf;
+}
+
+/* A one-plane frame of @format, rows packed: @stride bytes each. */
+static guint8 *
+load_image (const char *path, const char *format, int width, int height,
+    int *stride)
+{
+  GstBuffer *buf = load_buffer (path, format, width, height);
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *pixels;
+  int y;
+
+  gst_video_info_set_format (&info, gst_video_format_from_string (format),
+      width, height);
   gst_video_frame_map (&frame, &info, buf, GST_MAP_READ);
-  bpp = GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
-  *stride = width * bpp;
+  *stride = width * GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
   pixels = g_malloc ((gsize) * stride * height);
   for (y = 0; y < height; y++)
     memcpy (pixels + (gsize) y * *stride,
         (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
         y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), *stride);
   gst_video_frame_unmap (&frame);
-  gst_sample_unref (sample);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
-  g_free (desc);
+  gst_buffer_unref (buf);
   return pixels;
 }
 
@@ -307,6 +319,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         add_noise (noisy, (gsize) stride * h, bpp, 100 + i);
         c.in[i].width = w;
         c.in[i].height = h;
+        c.in[i].pixel_bytes = bpp;
         CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
                 stride, h));
         CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy,
@@ -342,10 +355,10 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         cbf_bilateral_weights_init (&c.weights, c.radius, host_tables,
             dev_tables);
 
-        c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_gray8;
+        c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_channel;
         row.ours_ms = time_kernel (run_ours, &c, stream);
         c.func = f == 0 ? cbf_bilateral_colour_first_generic :
-            cbf_bilateral_gray8_generic;
+            cbf_bilateral_channel_generic;
         row.generic_ms = time_kernel (run_ours, &c, stream);
         if ((f == 0 && npp_c3) || (f == 1 && npp_c1))
           row.npp_ms = time_kernel (run_npp, &c, stream);
@@ -367,6 +380,153 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
   }
   cudaFree (dev_tables);
   g_free (host_tables);
+  cudaStreamDestroy (stream);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Kernel time of a whole frame per format: every launch the element makes
+ * for it (cbf_frame_plan_run: luma and both chroma channels for YUV), on
+ * device planes laid out as the element's. */
+
+static const char *frame_formats[] = { "GRAY8", "RGBA", "NV12", "I420",
+  "YUY2"
+};
+
+typedef struct
+{
+  const char *format;
+  int width, height, diameter;
+  double ms;
+} FormatRow;
+
+typedef struct
+{
+  CbfFramePlan plan;
+  CbfPlane in[N_INPUTS][GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
+  CbfBilateralWeights luma, chroma;
+} FrameCtx;
+
+static void
+run_frame (void *p, int input, cudaStream_t stream)
+{
+  FrameCtx *c = p;
+  CHECK (cbf_frame_plan_run (&c->plan, c->in[input], c->out, 0,
+          c->out[0].height, &c->luma, &c->chroma, TRUE, stream));
+}
+
+/* Device planes of @info's frame (as the base class makes them), holding
+ * @frame's pixels plus noise of +-20 levels on every byte. */
+static void
+upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
+    CbfPlane * planes, guint32 seed)
+{
+  guint p;
+
+  for (p = 0; p < GST_VIDEO_INFO_N_PLANES (info); p++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize row_bytes = cbf_plane_row_bytes (info, p);
+    gint height, y;
+    guint8 *noisy;
+
+    gst_video_format_info_component (info->finfo, p, comp);
+    height = GST_VIDEO_INFO_COMP_HEIGHT (info, comp[0]);
+    noisy = g_malloc (row_bytes * height);
+    for (y = 0; y < height; y++)
+      memcpy (noisy + y * row_bytes,
+          (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) +
+          y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, p), row_bytes);
+    add_noise (noisy, row_bytes * height, 1, seed + p);
+    planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
+    planes[p].height = height;
+    planes[p].pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
+    CHECK (cudaMallocPitch ((void **) &planes[p].data, &planes[p].pitch_bytes,
+            row_bytes, height));
+    CHECK (cudaMemcpy2D (planes[p].data, planes[p].pitch_bytes, noisy,
+            row_bytes, row_bytes, height, cudaMemcpyHostToDevice));
+    g_free (noisy);
+  }
+}
+
+static void
+weights_for (CbfBilateralWeights * w, float *host_tables, float *dev_tables,
+    int diameter, double sigma_space)
+{
+  int radius = cbf_bilateral_radius (diameter, sigma_space);
+
+  cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR, sigma_space);
+  CHECK (cudaMemcpy (dev_tables, host_tables,
+          cbf_bilateral_tables_len (radius) * sizeof (float),
+          cudaMemcpyHostToDevice));
+  cbf_bilateral_weights_init (w, radius, host_tables, dev_tables);
+}
+
+static void
+bench_formats (const char *image, GArray * rows)
+{
+  static const int frame_diameters[] = { 5, 15 };
+  size_t tables_bytes = cbf_bilateral_tables_max_len () * sizeof (float);
+  float *host_luma = g_malloc (tables_bytes);
+  float *host_chroma = g_malloc (tables_bytes);
+  float *dev_luma, *dev_chroma;
+  cudaStream_t stream;
+  guint s, f, d, i, p;
+
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK (cudaMalloc ((void **) &dev_luma, tables_bytes));
+  CHECK (cudaMalloc ((void **) &dev_chroma, tables_bytes));
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    for (f = 0; f < G_N_ELEMENTS (frame_formats); f++) {
+      int w = sizes[s][0], h = sizes[s][1];
+      GstBuffer *buf = load_buffer (image, frame_formats[f], w, h);
+      GstVideoInfo info;
+      GstVideoFrame frame;
+      FrameCtx c;
+
+      memset (&c, 0, sizeof (c));
+      gst_video_info_set_format (&info,
+          gst_video_format_from_string (frame_formats[f]), w, h);
+      if (!cbf_frame_plan_init (&c.plan, &info)) {
+        fprintf (stderr, "no frame plan for %s\n", frame_formats[f]);
+        exit (1);
+      }
+      if (!gst_video_frame_map (&frame, &info, buf, GST_MAP_READ)) {
+        fprintf (stderr, "cannot map the %s frame\n", frame_formats[f]);
+        exit (1);
+      }
+      for (i = 0; i < N_INPUTS; i++)
+        upload_noisy_frame (&info, &frame, c.in[i], 200 + i);
+      upload_noisy_frame (&info, &frame, c.out, 300);
+      gst_video_frame_unmap (&frame);
+      gst_buffer_unref (buf);
+
+      for (d = 0; d < G_N_ELEMENTS (frame_diameters); d++) {
+        FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0 };
+        int chroma_diameter;
+        double chroma_sigma_space;
+
+        cbf_bilateral_chroma_params (frame_diameters[d], SIGMA_SPACE,
+            c.plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
+        weights_for (&c.luma, host_luma, dev_luma, frame_diameters[d],
+            SIGMA_SPACE);
+        weights_for (&c.chroma, host_chroma, dev_chroma, chroma_diameter,
+            chroma_sigma_space);
+        row.ms = time_kernel (run_frame, &c, stream);
+        g_array_append_val (rows, row);
+        printf ("frame  %-5s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
+            row.format, w, h, row.diameter, row.ms, c.plan.n_passes);
+        fflush (stdout);
+      }
+      for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+        for (i = 0; i < N_INPUTS; i++)
+          cudaFree (c.in[i][p].data);
+        cudaFree (c.out[p].data);
+      }
+    }
+  }
+  cudaFree (dev_luma);
+  cudaFree (dev_chroma);
+  g_free (host_luma);
+  g_free (host_chroma);
   cudaStreamDestroy (stream);
 }
 
@@ -591,7 +751,7 @@ bench_pipelines (GArray * rows, gboolean quick)
 
 static void
 write_json (const char *path, const char *commit, GArray * kernels,
-    GArray * pipelines)
+    GArray * frames, GArray * pipelines)
 {
   FILE *f = fopen (path, "w");
   struct cudaDeviceProp prop;
@@ -620,6 +780,13 @@ write_json (const char *path, const char *commit, GArray * kernels,
         "\"npp_ms\": %.5f}%s\n", r->format, r->width, r->height, r->diameter,
         r->ours_ms, r->generic_ms, r->npp_ms,
         i + 1 < kernels->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"frames\": [\n");
+  for (i = 0; i < frames->len; i++) {
+    FormatRow *r = &g_array_index (frames, FormatRow, i);
+    fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"diameter\": %d, \"ms\": %.5f}%s\n", r->format, r->width,
+        r->height, r->diameter, r->ms, i + 1 < frames->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"pipelines\": [\n");
   for (i = 0; i < pipelines->len; i++) {
@@ -655,6 +822,7 @@ main (int argc, char **argv)
   GOptionContext *ctx = g_option_context_new ("- cudabilateral benchmark");
   GError *error = NULL;
   GArray *kernels = g_array_new (FALSE, TRUE, sizeof (KernelRow));
+  GArray *frames = g_array_new (FALSE, TRUE, sizeof (FormatRow));
   GArray *pipelines = g_array_new (FALSE, TRUE, sizeof (PipelineRow));
   int n_devices = 0;
 
@@ -671,11 +839,13 @@ main (int argc, char **argv)
   if (!image)
     image = g_strdup ("../shared/images/astronaut.png");
   load_npp ();
-  if (!no_kernels)
+  if (!no_kernels) {
     bench_kernels (image, kernels, quick);
+    bench_formats (image, frames);
+  }
   if (!no_pipelines)
     bench_pipelines (pipelines, quick);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
-      pipelines);
+      frames, pipelines);
   return 0;
 }

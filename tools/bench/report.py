@@ -57,6 +57,20 @@ def main():
                    f"{mp:,.0f} | {r['generic_ms']:.3f} | – | ")
         out[-1] += (f"{c:.1f} | " if c else "– | ") + f"{r['generic_ms'] / r['ours_ms']:.1f} | " + \
             (f"{npp / r['ours_ms']:.1f} | " if npp else "– | ") + (f"{c / r['ours_ms']:.0f} |" if c else "– |")
+    if bench.get("frames"):
+        out.append("")
+        out.append("A whole frame per format: every kernel the element launches for it (YUV: luma, then each "
+                   "chroma channel at its resolution with diameter and sigma-space halved), on the element's "
+                   "device planes; CUDA events, median. Target for 4:2:0 (NV12, I420): at most 1.6 × GRAY8 "
+                   "of the same size.\n")
+        out.append("| format | size | d | ms | × GRAY8 | MP/s |")
+        out.append("| --- | --- | ---: | ---: | ---: | ---: |")
+        gray = {(r["width"], r["diameter"]): r["ms"] for r in bench["frames"] if r["format"] == "GRAY8"}
+        for r in bench["frames"]:
+            g = gray.get((r["width"], r["diameter"]))
+            mp = r["width"] * r["height"] / 1e6 / (r["ms"] / 1e3)
+            out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | {r['ms']:.3f} | "
+                       + (f"{r['ms'] / g:.2f} | " if g else "– | ") + f"{mp:,.0f} |")
     out.append("")
     out.append("Through GStreamer (`appsrc ! … ! fakesink sync=false`, RGBA, d=15): frames/s over the run; "
                "latency from the buffer entering the first element's sink pad to leaving the last one's "

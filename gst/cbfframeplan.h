@@ -1,0 +1,71 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The kernel launches that filter one frame of a given format: chosen once
+ * per caps from GstVideoInfo (plane, offset, pixel stride and subsampled
+ * size of every channel, nothing assumed), run per band. Used by the
+ * element and by the benchmark, which so times exactly what the element
+ * launches. */
+
+#ifndef __CBF_FRAME_PLAN_H__
+#define __CBF_FRAME_PLAN_H__
+
+#include <gst/video/video.h>
+
+#include "bilateral.h"
+
+G_BEGIN_DECLS
+
+/* One launch: one channel of one plane (GRAY8, YUV), or the three colour
+ * channels of an RGB or Y444 frame together. */
+typedef struct
+{
+  CbfBilateralFunc process;
+  guint plane;
+  gsize offset;                 /* of the channel's first byte in a pixel */
+  gint pixel_bytes;
+  gint width;
+  gint height;
+  gboolean chroma;              /* filtered with the chroma weights */
+} CbfPass;
+
+#define CBF_MAX_PASSES 3
+
+typedef struct
+{
+  CbfPass passes[CBF_MAX_PASSES];
+  guint n_passes;
+  guint n_planes;
+  gsize row_bytes[GST_VIDEO_MAX_PLANES];        /* see cbf_plane_row_bytes */
+  guint planes_with_chroma;     /* a bit per plane */
+  gint chroma_factor;           /* subsampling of chroma's width, or 1 */
+} CbfFramePlan;
+
+/* Bytes of a row of @plane that hold pixels: the widest of its components
+ * (in YUY2 of odd width, the last macro-pixel's U and V reach past the last
+ * Y sample; RGBx's padding byte counts through the pixel stride). */
+gsize cbf_plane_row_bytes (const GstVideoInfo * info, guint plane);
+
+/* FALSE for a format the kernels cannot filter. */
+gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
+
+/* Enqueues on @stream the filter of the band [@row_begin, @row_end) of
+ * plane 0 of the device planes @in into @out: the same rows of every
+ * channel for one-plane formats; frames of several planes must be one band
+ * (rows 0 to plane 0's height), their other planes are then done whole.
+ * Chroma takes @chroma's weights, or is copied unchanged when
+ * !@filter_chroma. */
+cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan,
+    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
+    const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
+    gboolean filter_chroma, cudaStream_t stream);
+
+G_END_DECLS
+
+#endif /* __CBF_FRAME_PLAN_H__ */
