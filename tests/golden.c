@@ -13,23 +13,39 @@ golden_dir (void)
   return env ? env : CBF_GOLDEN_DIR;
 }
 
+/* The lines of a cases file, comments and blank lines left out. */
+static gchar **
+read_case_lines (const gchar * file, gchar ** path)
+{
+  gchar *text = NULL, **lines, **kept;
+  guint i, n = 0;
+
+  *path = g_build_filename (golden_dir (), file, NULL);
+  fail_unless (g_file_get_contents (*path, &text, NULL, NULL),
+      "cannot read %s", *path);
+  lines = g_strsplit (text, "\n", -1);
+  kept = g_new0 (gchar *, g_strv_length (lines) + 1);
+  for (i = 0; lines[i]; i++)
+    if (lines[i][0] != '#' && lines[i][0] != '\0')
+      kept[n++] = g_strdup (lines[i]);
+  fail_unless (n > 0, "no cases in %s", *path);
+  g_strfreev (lines);
+  g_free (text);
+  return kept;
+}
+
 GoldenCase *
 golden_load_cases (guint * n_cases)
 {
-  gchar *path = g_build_filename (golden_dir (), "cases.txt", NULL);
-  gchar *text = NULL, **lines;
+  gchar *path;
+  gchar **lines = read_case_lines ("cases.txt", &path);
   GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenCase));
   guint i;
 
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL),
-      "cannot read %s", path);
-  lines = g_strsplit (text, "\n", -1);
   for (i = 0; lines[i]; i++) {
     GoldenCase c = { 0, };
     gchar name[256], input[256], output[256];
 
-    if (lines[i][0] == '#' || lines[i][0] == '\0')
-      continue;
     fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %lf %255s %255s",
             name, &c.channels, &c.width, &c.height, &c.diameter,
             &c.sigma_color, &c.sigma_space, input, output) == 9,
@@ -39,10 +55,8 @@ golden_load_cases (guint * n_cases)
     c.output = g_strdup (output);
     g_array_append_val (cases, c);
   }
-  fail_unless (cases->len > 0, "no cases in %s", path);
   *n_cases = cases->len;
   g_strfreev (lines);
-  g_free (text);
   g_free (path);
   return (GoldenCase *) g_array_free (cases, FALSE);
 }
@@ -56,6 +70,53 @@ golden_free_cases (GoldenCase * cases)
     g_free (c->name);
     g_free (c->input);
     g_free (c->output);
+  }
+  g_free (cases);
+}
+
+GoldenYuvCase *
+golden_load_yuv_cases (guint * n_cases)
+{
+  gchar *path;
+  gchar **lines = read_case_lines ("yuv_cases.txt", &path);
+  GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenYuvCase));
+  guint i, p;
+
+  for (i = 0; lines[i]; i++) {
+    GoldenYuvCase c = { 0, };
+    gchar name[256], files[6][256];
+
+    fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %lf %d %lf "
+            "%255s %255s %255s %255s %255s %255s", name, &c.subsampling,
+            &c.width, &c.height, &c.diameter, &c.sigma_color, &c.sigma_space,
+            &c.chroma_diameter, &c.chroma_sigma_space, files[0], files[1],
+            files[2], files[3], files[4], files[5]) == 15,
+        "malformed line %u of %s: %s", i + 1, path, lines[i]);
+    c.name = g_strdup (name);
+    for (p = 0; p < 3; p++) {
+      c.input[p] = g_strdup (files[p]);
+      c.output[p] = g_strdup (files[3 + p]);
+    }
+    g_array_append_val (cases, c);
+  }
+  *n_cases = cases->len;
+  g_strfreev (lines);
+  g_free (path);
+  return (GoldenYuvCase *) g_array_free (cases, FALSE);
+}
+
+void
+golden_free_yuv_cases (GoldenYuvCase * cases)
+{
+  GoldenYuvCase *c;
+  guint p;
+
+  for (c = cases; c->name; c++) {
+    g_free (c->name);
+    for (p = 0; p < 3; p++) {
+      g_free (c->input[p]);
+      g_free (c->output[p]);
+    }
   }
   g_free (cases);
 }

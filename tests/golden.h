@@ -19,6 +19,24 @@ typedef struct
   gchar *output;
 } GoldenCase;
 
+/* A chroma-subsampled YUV case (yuv_cases.txt): three planes, filtered
+ * one by one, luma with the case's parameters, chroma with the scaled
+ * ones. */
+typedef struct
+{
+  gchar *name;
+  gint subsampling;             /* 420 or 422 */
+  gint width;                   /* of luma */
+  gint height;
+  gint diameter;
+  gdouble sigma_color;
+  gdouble sigma_space;
+  gint chroma_diameter;
+  gdouble chroma_sigma_space;
+  gchar *input[3];              /* Y, U, V */
+  gchar *output[3];
+} GoldenYuvCase;
+
 /* Directory of the golden files (compiled in, overridable with the
  * environment variable CBF_GOLDEN_DIR). */
 const gchar *golden_dir (void);
@@ -26,6 +44,10 @@ const gchar *golden_dir (void);
 /* Reads cases.txt; the array ends with a case whose name is NULL. */
 GoldenCase *golden_load_cases (guint * n_cases);
 void golden_free_cases (GoldenCase * cases);
+
+/* Reads yuv_cases.txt; the array ends with a case whose name is NULL. */
+GoldenYuvCase *golden_load_yuv_cases (guint * n_cases);
+void golden_free_yuv_cases (GoldenYuvCase * cases);
 
 /* Reads a binary PGM or PPM from the golden directory: tightly packed rows,
  * width * channels bytes each. Aborts the test on a malformed file. */

@@ -9,11 +9,12 @@
 #include "bilateral.h"
 
 static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "GRAY8"
+  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
+  "NV21", "YUY2", "UYVY", "GRAY8"
 };
 
-static const gchar *refused[] = { "I420", "NV12", "RGB", "BGR", "YUY2",
-  "GRAY16_LE", "RGBA64_LE"
+static const gchar *refused[] = { "Y42B", "NV16", "YVYU", "v308", "AYUV",
+  "I420_10LE", "P010_10LE", "GRAY16_LE", "RGBA64_LE"
 };
 
 static GstCaps *
@@ -174,6 +175,20 @@ GST_START_TEST (test_properties)
   check_double_property (obj, "sigma-color", 75, 0, 1000, live);
   check_double_property (obj, "sigma-space", 75, 0, 200, live);
   fail_unless (cbf_bilateral_radius (0, 200) <= CBF_MAX_RADIUS);
+  {
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (obj), "filter-chroma");
+    gboolean on;
+
+    fail_unless (pspec != NULL && G_IS_PARAM_SPEC_BOOLEAN (pspec));
+    fail_unless ((pspec->flags & live) == live);
+    fail_unless (G_PARAM_SPEC_BOOLEAN (pspec)->default_value);
+    g_object_get (obj, "filter-chroma", &on, NULL);
+    fail_unless (on);
+    g_object_set (obj, "filter-chroma", FALSE, NULL);
+    g_object_get (obj, "filter-chroma", &on, NULL);
+    fail_if (on);
+  }
   check_int_property (obj, "cuda-device-id", -1, -1, G_MAXINT,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY);
   gst_object_unref (e);

@@ -12,6 +12,7 @@
 
 #include "bilateral.h"
 #include "golden.h"
+#include "gpu_support.h"
 #include "reference.h"
 
 typedef struct
@@ -135,30 +136,6 @@ buffer_from_image (const Image * im)
   return buf;
 }
 
-/* Fills the element's output pool with poison, so that a pixel the element
- * does not write shows up as a mismatch. */
-static void
-poison_output_pool (GstElement * element)
-{
-  GstBufferPool *pool =
-      gst_base_transform_get_buffer_pool (GST_BASE_TRANSFORM (element));
-  GstBuffer *bufs[4];
-  guint i;
-
-  fail_unless (pool != NULL, "no output pool after negotiation");
-  /* The element activates it at its first frame; activating it earlier is
-   * the same. */
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  for (i = 0; i < G_N_ELEMENTS (bufs); i++) {
-    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &bufs[i],
-            NULL), GST_FLOW_OK);
-    gst_buffer_memset (bufs[i], 0, 0xcd, gst_buffer_get_size (bufs[i]));
-  }
-  for (i = 0; i < G_N_ELEMENTS (bufs); i++)
-    gst_buffer_unref (bufs[i]);
-  gst_object_unref (pool);
-}
-
 /* Pushes @in (taking it) and returns the output read back into an Image. */
 static Image
 filter_buffer (GstHarness * h, const Image * im, GstBuffer * in)
@@ -170,7 +147,7 @@ filter_buffer (GstHarness * h, const Image * im, GstBuffer * in)
   Image result = image_new (im->format, im->width, im->height, 0);
   gint y;
 
-  poison_output_pool (h->element);
+  gpu_test_poison_output_pool (h->element);
 
   out = gst_harness_push_and_pull (h, in);
   fail_unless (out != NULL, "no output buffer");
@@ -524,14 +501,8 @@ gpu_suite (void)
 int
 main (int argc, char **argv)
 {
-  cudaError_t err;
-
-  if (cbf_cuda_device_count (&err) <= 0) {
-    g_print ("SKIP: no CUDA device (%s)\n", cudaGetErrorString (err));
+  if (!gpu_test_have_device ())
     return 77;
-  }
-  /* CUDA does not survive fork(): run the tests in this process. */
-  g_setenv ("CK_FORK", "no", TRUE);
   gst_check_init (&argc, &argv);
   return gst_check_run_suite (gpu_suite (), "cudabilateral-gpu", __FILE__);
 }

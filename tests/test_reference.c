@@ -41,6 +41,59 @@ GST_START_TEST (test_reference_matches_opencv)
 
 GST_END_TEST;
 
+/* Each plane of the YUV cases, filtered on its own: luma with the case's
+ * parameters, chroma with those the element derives for it
+ * (cbf_bilateral_chroma_params), which must be the ones OpenCV was run
+ * with. */
+GST_START_TEST (test_reference_matches_opencv_yuv)
+{
+  guint n_cases, i, p;
+  GoldenYuvCase *cases = golden_load_yuv_cases (&n_cases);
+
+  fail_unless (n_cases >= 2 * 4 * 8, "expected the full YUV set, got %u",
+      n_cases);
+  for (i = 0; i < n_cases; i++) {
+    const GoldenYuvCase *c = &cases[i];
+    gint chroma_diameter;
+    gdouble chroma_sigma_space;
+
+    cbf_bilateral_chroma_params (c->diameter, c->sigma_space, 2,
+        &chroma_diameter, &chroma_sigma_space);
+    fail_unless (chroma_diameter == c->chroma_diameter
+        && chroma_sigma_space == c->chroma_sigma_space,
+        "%s: chroma parameters %d %g, OpenCV was run with %d %g", c->name,
+        chroma_diameter, chroma_sigma_space, c->chroma_diameter,
+        c->chroma_sigma_space);
+    for (p = 0; p < 3; p++) {
+      gint w, h, ch, ow, oh, och, max_diff, fx, fy;
+      guint8 *src = golden_load_pnm (c->input[p], &w, &h, &ch);
+      guint8 *expected = golden_load_pnm (c->output[p], &ow, &oh, &och);
+      guint8 *out = g_malloc ((gsize) w * h);
+      gint expected_w = p ? (c->width + 1) / 2 : c->width;
+      gint expected_h = p && c->subsampling == 420 ? (c->height + 1) / 2 :
+          c->height;
+      guint bad;
+
+      fail_unless (w == expected_w && h == expected_h && ch == 1 && ow == w
+          && oh == h && och == 1, "%s plane %u: sizes disagree", c->name, p);
+      memset (out, 0xcd, (gsize) w * h);
+      cbf_reference_bilateral (src, w, out, w, w, h, 1, 0, 1,
+          p ? chroma_diameter : c->diameter, c->sigma_color,
+          p ? chroma_sigma_space : c->sigma_space);
+      bad = images_diff_beyond_one (out, w, expected, w, w, h, 1, 0, 1, 0, 1,
+          &max_diff, &fx, &fy);
+      fail_unless (bad == 0, "%s plane %u: %u values off by more than 1 (max "
+          "%d, first at %d,%d)", c->name, p, bad, max_diff, fx, fy);
+      g_free (src);
+      g_free (expected);
+      g_free (out);
+    }
+  }
+  golden_free_yuv_cases (cases);
+}
+
+GST_END_TEST;
+
 /* The radius rule, on values OpenCV documents or rounds at a tie. */
 GST_START_TEST (test_radius_rule)
 {
@@ -55,6 +108,26 @@ GST_START_TEST (test_radius_rule)
 
 GST_END_TEST;
 
+/* The chroma rule at its edges: integer division, at least 1, derived
+ * radii kept derived. */
+GST_START_TEST (test_chroma_rule)
+{
+  gint d;
+  gdouble ss;
+
+  cbf_bilateral_chroma_params (15, 10, 2, &d, &ss);
+  fail_unless (d == 7 && ss == 5);
+  cbf_bilateral_chroma_params (1, 1, 2, &d, &ss);
+  fail_unless (d == 1 && ss == 0.5);
+  cbf_bilateral_chroma_params (0, 2.5, 2, &d, &ss);
+  fail_unless (d == 0 && ss == 1.25);
+  fail_unless_equals_int (cbf_bilateral_radius (d, ss), 2);   /* 1.875 */
+  cbf_bilateral_chroma_params (-1, 0, 2, &d, &ss);
+  fail_unless (d == -1 && ss == 0);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -64,7 +137,9 @@ reference_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reference_matches_opencv);
+  tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_radius_rule);
+  tcase_add_test (tc, test_chroma_rule);
   return s;
 }
 

@@ -1,0 +1,467 @@
+/* cudabilateral on a GPU, the formats beyond 32-bit RGB and GRAY8: packed
+ * 24-bit RGB/BGR and planar Y444 (three channels together), and the
+ * chroma-subsampled I420, YV12, NV12, NV21, YUY2 and UYVY (each channel on
+ * its own, chroma with the scaled parameters). Every channel of the output
+ * is compared with OpenCV's golden files (or the C reference for sizes
+ * without one) within +-1. Input frames have padded strides and plane
+ * offsets (GstVideoAlignment, carried by a video meta); output buffers are
+ * poisoned first. Exits 77 without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/base/gstbasetransform.h>
+#include <gst/video/video.h>
+
+#include "bilateral.h"
+#include "golden.h"
+#include "gpu_support.h"
+#include "reference.h"
+
+static const gchar *formats_420[] = { "I420", "YV12", "NV12", "NV21" };
+static const gchar *formats_422[] = { "YUY2", "UYVY" };
+static const gchar *formats_rgb3[] = { "RGB", "BGR", "Y444" };
+
+typedef struct
+{
+  gint diameter;
+  gdouble sigma_color, sigma_space;
+} Params;
+
+/* One channel of a frame, packed: width x height bytes. */
+typedef struct
+{
+  gint width, height;
+  guint8 *data;
+} Channel;
+
+static GstCaps *
+caps_for (const gchar * format, gint width, gint height)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+static GstVideoInfo
+info_for (const gchar * format, gint width, gint height)
+{
+  GstVideoInfo info;
+  GstCaps *caps = caps_for (format, width, height);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  return info;
+}
+
+static GstHarness *
+harness_new (const gchar * format, gint width, gint height, const Params * p)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+
+  g_object_set (h->element, "diameter", p->diameter, "sigma-color",
+      p->sigma_color, "sigma-space", p->sigma_space, NULL);
+  gst_harness_set_caps (h, caps_for (format, width, height),
+      caps_for (format, width, height));
+  return h;
+}
+
+/* A system-memory frame whose rows are padded left and right and whose
+ * planes start after padding rows, all described by a video meta, as a
+ * decoder with alignment constraints would hand it out. Filled with noise
+ * first, so bytes no component owns are random. */
+static GstBuffer *
+padded_buffer_new (const GstVideoInfo * base, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = *base;
+  GstVideoAlignment align;
+  GstBuffer *buf;
+  GstMapInfo map;
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  gst_video_alignment_reset (&align);
+  if (padded) {
+    align.padding_top = 2;
+    align.padding_bottom = 2;
+    align.padding_left = 4;
+    align.padding_right = 12;
+  }
+  fail_unless (gst_video_info_align (&info, &align));
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (base),
+      GST_VIDEO_INFO_HEIGHT (base), GST_VIDEO_INFO_N_PLANES (&info),
+      info.offset, info.stride);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (rand);
+  return buf;
+}
+
+static void
+write_component (GstVideoFrame * frame, guint c, const Channel * ch)
+{
+  guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  gint x, y;
+
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
+  for (y = 0; y < ch->height; y++)
+    for (x = 0; x < ch->width; x++)
+      data[y * stride + x * pstride] = ch->data[y * ch->width + x];
+}
+
+static Channel
+read_component (GstVideoFrame * frame, guint c)
+{
+  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  Channel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
+    GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
+  };
+  gint x, y;
+
+  ch.data = g_malloc ((gsize) ch.width * ch.height);
+  for (y = 0; y < ch.height; y++)
+    for (x = 0; x < ch.width; x++)
+      ch.data[y * ch.width + x] = data[y * stride + x * pstride];
+  return ch;
+}
+
+/* A frame of @format holding @in[c] in component c. */
+static GstBuffer *
+frame_from_channels (const gchar * format, gint width, gint height,
+    const Channel * in, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstBuffer *buf = padded_buffer_new (&info, padded, seed);
+  GstVideoFrame frame;
+  guint c;
+
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    write_component (&frame, c, &in[c]);
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Pushes @buf (taking it); the output's components into @out. */
+static void
+filter_frame (GstHarness * h, const gchar * format, gint width, gint height,
+    GstBuffer * buf, Channel * out)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *result;
+  guint c;
+
+  gpu_test_poison_output_pool (h->element);
+  result = gst_harness_push_and_pull (h, buf);
+  fail_unless (result != NULL, "no output buffer");
+  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    out[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (result);
+}
+
+static void
+assert_channel_matches (const Channel * out, const Channel * expected,
+    gint tolerance, const gchar * what, const gchar * format, guint c)
+{
+  gint max_diff, fx, fy;
+  guint bad;
+
+  fail_unless (out->width == expected->width
+      && out->height == expected->height, "%s %s component %u: %dx%d, "
+      "expected %dx%d", what, format, c, out->width, out->height,
+      expected->width, expected->height);
+  bad = images_diff_beyond_one (out->data, out->width, expected->data,
+      expected->width, out->width, out->height, 1, 0, 1, 0, 1, &max_diff, &fx,
+      &fy);
+  fail_unless (bad == 0 && max_diff <= tolerance, "%s %s component %u: %u "
+      "values off by more than 1, max %d (allowed %d), first at %d,%d", what,
+      format, c, bad, max_diff, tolerance, fx, fy);
+}
+
+static void
+channels_free (Channel * ch, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    g_free (ch[i].data);
+    ch[i].data = NULL;
+  }
+}
+
+static Channel
+channel_from_pgm (const gchar * file)
+{
+  Channel ch;
+  gint channels;
+
+  ch.data = golden_load_pnm (file, &ch.width, &ch.height, &channels);
+  fail_unless_equals_int (channels, 1);
+  return ch;
+}
+
+/* Every YUV golden case through every format of its subsampling, every
+ * other one with padded rows and plane offsets. */
+GST_START_TEST (test_golden_yuv)
+{
+  guint n_cases, i, f, c, n_checked = 0;
+  GoldenYuvCase *cases = golden_load_yuv_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenYuvCase *gc = &cases[i];
+    const gchar **fmts = gc->subsampling == 420 ? formats_420 : formats_422;
+    guint n_fmts = gc->subsampling == 420 ? G_N_ELEMENTS (formats_420) :
+        G_N_ELEMENTS (formats_422);
+    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space };
+    Channel in[3], expected[3];
+
+    for (c = 0; c < 3; c++) {
+      in[c] = channel_from_pgm (gc->input[c]);
+      expected[c] = channel_from_pgm (gc->output[c]);
+    }
+    for (f = 0; f < n_fmts; f++) {
+      GstHarness *h = harness_new (fmts[f], gc->width, gc->height, &p);
+      Channel out[3];
+
+      filter_frame (h, fmts[f], gc->width, gc->height,
+          frame_from_channels (fmts[f], gc->width, gc->height, in,
+              (i + f) % 2, i), out);
+      for (c = 0; c < 3; c++)
+        assert_channel_matches (&out[c], &expected[c], 1, gc->name, fmts[f],
+            c);
+      channels_free (out, 3);
+      gst_harness_teardown (h);
+      n_checked++;
+    }
+    channels_free (in, 3);
+    channels_free (expected, 3);
+  }
+  fail_unless (n_checked >= 8 * 9 * 3, "only %u YUV frames checked",
+      n_checked);
+  golden_free_yuv_cases (cases);
+}
+
+GST_END_TEST;
+
+/* OpenCV's 3-channel cases through RGB, BGR and Y444: channel c of the
+ * golden file is component c (R, G, B or Y, U, V) of the frame; the filter
+ * is symmetric in the channels' order. */
+GST_START_TEST (test_golden_rgb3)
+{
+  guint n_cases, i, f, c, n_checked = 0;
+  GoldenCase *cases = golden_load_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenCase *gc = &cases[i];
+    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space };
+    Channel in[3], expected[3];
+    guint8 *src, *dst;
+    gint w, h, ch, x;
+
+    if (gc->channels != 3)
+      continue;
+    src = golden_load_pnm (gc->input, &w, &h, &ch);
+    dst = golden_load_pnm (gc->output, &w, &h, &ch);
+    for (c = 0; c < 3; c++) {
+      in[c] = (Channel) {
+      w, h, g_malloc ((gsize) w * h)};
+      expected[c] = (Channel) {
+      w, h, g_malloc ((gsize) w * h)};
+      for (x = 0; x < w * h; x++) {
+        in[c].data[x] = src[x * 3 + c];
+        expected[c].data[x] = dst[x * 3 + c];
+      }
+    }
+    for (f = 0; f < G_N_ELEMENTS (formats_rgb3); f++) {
+      GstHarness *harness = harness_new (formats_rgb3[f], w, h, &p);
+      Channel out[3];
+
+      filter_frame (harness, formats_rgb3[f], w, h,
+          frame_from_channels (formats_rgb3[f], w, h, in, (i + f) % 2, i),
+          out);
+      for (c = 0; c < 3; c++)
+        assert_channel_matches (&out[c], &expected[c], 1, gc->name,
+            formats_rgb3[f], c);
+      channels_free (out, 3);
+      gst_harness_teardown (harness);
+      n_checked++;
+    }
+    channels_free (in, 3);
+    channels_free (expected, 3);
+    g_free (src);
+    g_free (dst);
+  }
+  fail_unless (n_checked >= 5 * 9 * 3, "only %u frames checked", n_checked);
+  golden_free_cases (cases);
+}
+
+GST_END_TEST;
+
+static Channel
+channel_random (gint width, gint height, guint32 seed)
+{
+  Channel ch = { width, height, g_malloc ((gsize) width * height) };
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint x, y;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      gint v = (x * 5 + y * 3) % 200 + (x > width / 3 ? 50 : 0) +
+          g_rand_int_range (rand, -20, 21);
+      ch.data[y * width + x] = CLAMP (v, 0, 255);
+    }
+  g_rand_free (rand);
+  return ch;
+}
+
+/* The expected channel by the C reference, luma or chroma parameters. */
+static Channel
+channel_reference (const Channel * in, const Params * p, gboolean chroma)
+{
+  Channel out = { in->width, in->height,
+    g_malloc ((gsize) in->width * in->height)
+  };
+  gint diameter = p->diameter;
+  gdouble sigma_space = p->sigma_space;
+
+  if (chroma)
+    cbf_bilateral_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
+        &sigma_space);
+  cbf_reference_bilateral (in->data, in->width, out.data, out.width,
+      in->width, in->height, 1, 0, 1, diameter, p->sigma_color, sigma_space);
+  return out;
+}
+
+/* Random channels of @format's sizes. */
+static void
+channels_for_format (const gchar * format, gint width, gint height,
+    guint32 seed, Channel * ch)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  guint c;
+
+  for (c = 0; c < 3; c++)
+    ch[c] = channel_random (GST_VIDEO_INFO_COMP_WIDTH (&info, c),
+        GST_VIDEO_INFO_COMP_HEIGHT (&info, c), seed + c);
+}
+
+/* Sizes the golden set lacks: degenerate and larger ones (YUY2 and UYVY,
+ * one plane, are cut into bands), specialised and generic radii for luma
+ * and chroma, against the C reference. */
+GST_START_TEST (test_yuv_sizes_and_radii)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint width, height;
+  } frames[] = { {"YUY2", 131, 67}, {"UYVY", 200, 300}, {"NV21", 33, 9},
+  {"I420", 1, 500}, {"NV12", 500, 1}, {"YV12", 130, 67}, {"NV12", 2, 2}
+  };
+  /* Luma radius 7 and chroma 3 (specialised), luma 35 and chroma 17
+   * (generic), luma 1 and chroma 1. */
+  static const Params params[] = { {15, 40, 10}, {71, 25, 12}, {2, 30, 3} };
+  guint i, p, c;
+
+  for (i = 0; i < G_N_ELEMENTS (frames); i++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++) {
+      const gchar *fmt = frames[i].format;
+      gint w = frames[i].width, h = frames[i].height;
+      GstHarness *harness = harness_new (fmt, w, h, &params[p]);
+      Channel in[3], out[3];
+
+      channels_for_format (fmt, w, h, 10 * i + p, in);
+      filter_frame (harness, fmt, w, h,
+          frame_from_channels (fmt, w, h, in, p % 2, i), out);
+      for (c = 0; c < 3; c++) {
+        Channel expected = channel_reference (&in[c], &params[p], c > 0);
+        gchar *what = g_strdup_printf ("d=%d sc=%g ss=%g",
+            params[p].diameter, params[p].sigma_color, params[p].sigma_space);
+
+        assert_channel_matches (&out[c], &expected, 1, what, fmt, c);
+        g_free (what);
+        channels_free (&expected, 1);
+      }
+      channels_free (in, 3);
+      channels_free (out, 3);
+      gst_harness_teardown (harness);
+    }
+}
+
+GST_END_TEST;
+
+/* filter-chroma=false copies chroma exactly and still filters luma; set
+ * back to true while PLAYING, chroma is filtered again from the next
+ * frame. */
+GST_START_TEST (test_filter_chroma_off)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "YUY2", "UYVY" };
+  Params p = { 9, 30, 4 };
+  guint f, c, step;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    gint w = 97, h = 300;
+    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    Channel in[3];
+
+    channels_for_format (fmts[f], w, h, 50 + f, in);
+    for (step = 0; step < 3; step++) {
+      gboolean filter_chroma = step == 1;
+      Channel out[3];
+
+      g_object_set (harness->element, "filter-chroma", filter_chroma, NULL);
+      filter_frame (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, step % 2, step), out);
+      for (c = 0; c < 3; c++) {
+        Channel expected = c > 0 && !filter_chroma ? in[c] :
+            channel_reference (&in[c], &p, c > 0);
+
+        assert_channel_matches (&out[c], &expected, c > 0 && !filter_chroma ?
+            0 : 1, filter_chroma ? "filter-chroma=true" :
+            "filter-chroma=false", fmts[f], c);
+        if (expected.data != in[c].data)
+          channels_free (&expected, 1);
+      }
+      channels_free (out, 3);
+    }
+    channels_free (in, 3);
+    gst_harness_teardown (harness);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+formats_suite (void)
+{
+  Suite *s = suite_create ("cudabilateral-formats");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_golden_yuv);
+  tcase_add_test (tc, test_golden_rgb3);
+  tcase_add_test (tc, test_yuv_sizes_and_radii);
+  tcase_add_test (tc, test_filter_chroma_off);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (!gpu_test_have_device ())
+    return 77;
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (formats_suite (), "cudabilateral-formats",
+      __FILE__);
+}
