@@ -60,12 +60,45 @@ is_8bit_gray_or_yuv (const GstVideoInfo * info)
       && GST_VIDEO_INFO_N_COMPONENTS (info) <= CBF_MAX_PASSES;
 }
 
+/* Adds the launch of component @c (1 channel) or of @n_views components
+ * from @c on that share a size. */
+static void
+add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
+    guint n_views, CbfBilateralFunc process, gboolean chroma)
+{
+  CbfPass *pass = &plan->passes[plan->n_passes++];
+  guint v;
+
+  pass->process = process;
+  pass->n_views = n_views;
+  for (v = 0; v < n_views; v++) {
+    pass->plane[v] = GST_VIDEO_INFO_COMP_PLANE (info, c + v);
+    pass->offset[v] = GST_VIDEO_INFO_COMP_POFFSET (info, c + v);
+  }
+  pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+  pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
+  pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  pass->chroma = chroma;
+}
+
+/* Whether components @a and @b have one size and pixel stride. */
+static gboolean
+same_geometry (const GstVideoInfo * info, guint a, guint b)
+{
+  return GST_VIDEO_INFO_COMP_WIDTH (info, a) ==
+      GST_VIDEO_INFO_COMP_WIDTH (info, b)
+      && GST_VIDEO_INFO_COMP_HEIGHT (info, a) ==
+      GST_VIDEO_INFO_COMP_HEIGHT (info, b)
+      && GST_VIDEO_INFO_COMP_PSTRIDE (info, a) ==
+      GST_VIDEO_INFO_COMP_PSTRIDE (info, b);
+}
+
 gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 {
   CbfBilateralFunc colour =
       colour_process_for_format (GST_VIDEO_INFO_FORMAT (info));
-  guint c, p;
+  guint p;
 
   memset (plan, 0, sizeof (*plan));
   plan->chroma_factor = 1;
@@ -74,28 +107,36 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
     plan->row_bytes[p] = cbf_plane_row_bytes (info, p);
 
   if (colour) {
-    plan->passes[0] = (CbfPass) {
-    colour, 0, 0, GST_VIDEO_INFO_COMP_PSTRIDE (info, 0),
-          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info), FALSE};
-    plan->n_passes = 1;
+    /* The colour kernels take whole pixels (one view, from its first byte:
+     * they know where the colour bytes are), or Y444's three planes. */
+    CbfPass *pass;
+    guint v;
+
+    add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), colour, FALSE);
+    pass = &plan->passes[0];
+    for (v = 0; v < pass->n_views; v++) {
+      pass->plane[v] = v;
+      pass->offset[v] = 0;
+    }
     return TRUE;
   }
   if (!is_8bit_gray_or_yuv (info))
     return FALSE;
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    CbfPass *pass = &plan->passes[plan->n_passes++];
 
-    pass->process = cbf_bilateral_channel;
-    pass->plane = GST_VIDEO_INFO_COMP_PLANE (info, c);
-    pass->offset = GST_VIDEO_INFO_COMP_POFFSET (info, c);
-    pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-    pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
-    pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
-    pass->chroma = c != GST_VIDEO_COMP_Y;
-    if (pass->chroma) {
-      plan->planes_with_chroma |= 1u << pass->plane;
-      plan->chroma_factor = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c);
-    }
+  add_pass (plan, info, GST_VIDEO_COMP_Y, 1, cbf_bilateral_channel, FALSE);
+  if (GST_VIDEO_INFO_N_COMPONENTS (info) < 3)
+    return TRUE;
+  plan->chroma_factor = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo,
+      GST_VIDEO_COMP_U);
+  plan->planes_with_chroma = 1u << GST_VIDEO_INFO_COMP_PLANE (info,
+      GST_VIDEO_COMP_U) | 1u << GST_VIDEO_INFO_COMP_PLANE (info,
+      GST_VIDEO_COMP_V);
+  if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
+    add_pass (plan, info, GST_VIDEO_COMP_U, 2, cbf_bilateral_channel_pair,
+        TRUE);
+  } else {
+    add_pass (plan, info, GST_VIDEO_COMP_U, 1, cbf_bilateral_channel, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_V, 1, cbf_bilateral_channel, TRUE);
   }
   return TRUE;
 }
@@ -116,13 +157,13 @@ band_rows (gint height, const CbfPlane * in, gint row_begin, gint row_end,
   }
 }
 
-/* A view of one channel of a device plane. */
+/* View @v of @pass on the device planes @planes. */
 static CbfPlane
-channel_view (const CbfPlane * plane, const CbfPass * pass)
+pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
 {
-  CbfPlane view = *plane;
+  CbfPlane view = planes[pass->plane[v]];
 
-  view.data += pass->offset;
+  view.data += pass->offset[v];
   view.pixel_bytes = pass->pixel_bytes;
   view.width = pass->width;
   view.height = pass->height;
@@ -167,21 +208,19 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfPlane * in,
 
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
+    CbfPlane src[3], dst[3];
     gint begin, end;
+    guint v;
 
     if (pass->chroma && !filter_chroma)
       continue;
-    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    if (pass->process == cbf_bilateral_colour_planar) {
-      /* Three whole planes. */
-      err = pass->process (in, out, begin, end, luma, stream);
-    } else {
-      CbfPlane src = channel_view (&in[pass->plane], pass);
-      CbfPlane dst = channel_view (&out[pass->plane], pass);
-
-      err = pass->process (&src, &dst, begin, end,
-          pass->chroma ? chroma : luma, stream);
+    for (v = 0; v < pass->n_views; v++) {
+      src[v] = pass_view (in, pass, v);
+      dst[v] = pass_view (out, pass, v);
     }
+    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
+    err = pass->process (src, dst, begin, end, pass->chroma ? chroma : luma,
+        stream);
   }
   return err;
 }

@@ -22,13 +22,15 @@
 
 G_BEGIN_DECLS
 
-/* One launch: one channel of one plane (GRAY8, YUV), or the three colour
- * channels of an RGB or Y444 frame together. */
+/* One launch. Its views are channels of the frame's planes that share one
+ * size: one channel (GRAY8, luma), two filtered each on its own (U and V),
+ * or the three colour channels of RGB-like formats or Y444, together. */
 typedef struct
 {
   CbfBilateralFunc process;
-  guint plane;
-  gsize offset;                 /* of the channel's first byte in a pixel */
+  guint n_views;
+  guint plane[3];               /* of each view */
+  gsize offset[3];              /* of each view's first byte in a pixel */
   gint pixel_bytes;
   gint width;
   gint height;

@@ -220,8 +220,8 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   GST_OBJECT_UNLOCK (self);
 
   if (dirty) {
-    cbf_bilateral_chroma_params (diameter, sigma_space, self->plan.chroma_factor,
-        &chroma_diameter, &chroma_sigma_space);
+    cbf_bilateral_chroma_params (diameter, sigma_space,
+        self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
     err = update_tables (&self->luma, diameter, sigma_color, sigma_space,
         stream);
     if (err == cudaSuccess)

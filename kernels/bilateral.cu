@@ -73,18 +73,25 @@ struct Io
   int height;
 
   /* kStep: the layout's pixel size where it has one (a constant is
-   * cheaper), 0 for the run-time pixel_bytes. */
+   * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
+   * selection, not by indexing: a run-time index into a kernel parameter's
+   * array would copy the whole Io to local memory. */
   template < int kStep >
   __device__ __forceinline__ const uint8_t *in (int plane, int y, int x) const
   {
-    return src[plane] + (size_t) y * src_pitch[plane] + (size_t) x * step <
-        kStep > ();
+    return pick (src, plane) + (size_t) y * pick (src_pitch, plane) +
+        (size_t) x * step < kStep > ();
   }
   template < int kStep >
   __device__ __forceinline__ uint8_t *out (int plane, int y, int x) const
   {
-    return dst[plane] + (size_t) y * dst_pitch[plane] + (size_t) x * step <
-        kStep > ();
+    return pick (dst, plane) + (size_t) y * pick (dst_pitch, plane) +
+        (size_t) x * step < kStep > ();
+  }
+  template < class V >
+  static __device__ __forceinline__ V pick (const V (&v)[3], int plane)
+  {
+    return plane == 0 ? v[0] : plane == 1 ? v[1] : v[2];
   }
   template < int kStep > __device__ __forceinline__ int step () const
   {
@@ -101,19 +108,27 @@ struct Io
  *   store (io, y, x, Sum).
  * kPixelBytes is the pixel size the layout requires (0: any). */
 
-/* One channel: the tile word is 4 x the value, so that |a - b| is directly
- * the table's byte offset. */
-struct Channel
+/* Channels filtered each on its own: the tile word is 4 x the value, so
+ * that |a - b| is directly the table's byte offset. kChannels channels of
+ * one size (I420's or NV12's U and V) go in one launch, a grid layer
+ * (blockIdx.z) each: one launch instead of two, and twice the blocks to
+ * fill the GPU with, for planes that are small. */
+template < int kChannels > struct Channels
 {
   static constexpr int kPixelBytes = 0;
-  static constexpr int kPlanes = 1;
+  static constexpr int kPlanes = kChannels;
+  static constexpr int kGridLayers = kChannels;
   /* The specialised kernel reads a tap's weight whole from the per-class
    * table (space x range, see bilateral.h): no multiply. */
   static constexpr bool kClassWeights = true;
 
+  static __device__ __forceinline__ int channel ()
+  {
+    return kChannels > 1 ? (int) blockIdx.z : 0;
+  }
   static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
   {
-    return (uint32_t) * io.template in < kPixelBytes > (0, y, x) << 2;
+    return (uint32_t) * io.template in < kPixelBytes > (channel (), y, x) << 2;
   }
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
       uint32_t b)
@@ -143,7 +158,8 @@ struct Channel
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
-    *io.template out < kPixelBytes > (0, y, x) = (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
+    *io.template out < kPixelBytes > (channel (), y, x) =
+        (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
   }
 };
 
@@ -154,6 +170,7 @@ struct Channel
 struct Colour
 {
   static constexpr bool kClassWeights = false;
+  static constexpr int kGridLayers = 1;
 
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
       uint32_t b)
@@ -206,13 +223,14 @@ template < int kFirst > struct Colour32 : Colour
   }
   static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
   {
-    return (word (io.template in < kPixelBytes > (0, y, x)) >> kShift) & 0xffffffu;
+    return (word (io.template in < 4 > (0, y, x)) >> kShift) & 0xffffffu;
   }
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
-    const uint32_t passthrough = word (io.template in < kPixelBytes > (0, y, x)) & ~kColourMask;
-    *reinterpret_cast < uint32_t * >(io.template out < kPixelBytes > (0, y, x)) =
+    const uint32_t passthrough = word (io.template in < 4 > (0, y, x)) &
+        ~kColourMask;
+    *reinterpret_cast < uint32_t * >(io.template out < 4 > (0, y, x)) =
         (result (s) << kShift) | passthrough;
   }
 };
@@ -226,14 +244,14 @@ struct Colour24 : Colour
 
   static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
   {
-    const uint8_t *p = io.template in < kPixelBytes > (0, y, x);
+    const uint8_t *p = io.template in < 3 > (0, y, x);
     return p[0] | (p[1] << 8) | (p[2] << 16);
   }
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
     const uint32_t c = result (s);
-    uint8_t *p = io.template out < kPixelBytes > (0, y, x);
+    uint8_t *p = io.template out < 3 > (0, y, x);
     p[0] = (uint8_t) c;
     p[1] = (uint8_t) (c >> 8);
     p[2] = (uint8_t) (c >> 16);
@@ -248,16 +266,17 @@ struct ColourPlanar : Colour
 
   static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
   {
-    return *io.template in < kPixelBytes > (0, y, x) | (*io.template in < kPixelBytes > (1, y, x) << 8) |
-        (*io.template in < kPixelBytes > (2, y, x) << 16);
+    return *io.template in < 1 > (0, y, x) |
+        (*io.template in < 1 > (1, y, x) << 8) |
+        (*io.template in < 1 > (2, y, x) << 16);
   }
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
     const uint32_t c = result (s);
-    *io.template out < kPixelBytes > (0, y, x) = (uint8_t) c;
-    *io.template out < kPixelBytes > (1, y, x) = (uint8_t) (c >> 8);
-    *io.template out < kPixelBytes > (2, y, x) = (uint8_t) (c >> 16);
+    *io.template out < 1 > (0, y, x) = (uint8_t) c;
+    *io.template out < 1 > (1, y, x) = (uint8_t) (c >> 8);
+    *io.template out < 1 > (2, y, x) = (uint8_t) (c >> 16);
   }
 };
 
@@ -571,7 +590,7 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
 
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((io.width + kBlockW - 1) / kBlockW,
-      (row_end - row_begin + kBlockH - 1) / kBlockH);
+      (row_end - row_begin + kBlockH - 1) / kBlockH, T::kGridLayers);
   if (radius <= kMaxTiledRadius) {
     size_t tile_bytes = (size_t) (kBlockW + 2 * radius) *
         (kBlockH + 2 * radius) * sizeof (uint32_t);
@@ -593,7 +612,8 @@ void launch_fast_radius (const Io & io, int row_begin, int row_end,
   constexpr int rows_per_block = kFastBlockY * FastShape < T >::kRows;
   dim3 block (kFastBlockX, kFastBlockY);
   dim3 grid ((io.width + kFastBlockX - 1) / kFastBlockX,
-      (row_end - row_begin + rows_per_block - 1) / rows_per_block);
+      (row_end - row_begin + rows_per_block - 1) / rows_per_block,
+      T::kGridLayers);
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
     space.w[i] = w->space_taps[i];
@@ -638,10 +658,11 @@ static_assert (CBF_FAST_MAX_RADIUS == 8, "one case per specialised radius");
     return launcher < Layout > (src, dst, row_begin, row_end, w, stream); \
   }
 
-CBF_ENTRY (cbf_bilateral_channel, launch, Channel)
+CBF_ENTRY (cbf_bilateral_channel, launch, Channels < 1 >)
+CBF_ENTRY (cbf_bilateral_channel_pair, launch, Channels < 2 >)
 CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
 CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)
 CBF_ENTRY (cbf_bilateral_colour_packed24, launch, Colour24)
 CBF_ENTRY (cbf_bilateral_colour_planar, launch, ColourPlanar)
-CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channel)
+CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channels < 1 >)
 CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32 < 0 >)

@@ -159,7 +159,8 @@ void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
  * read (the window reaches them) but not written, so a frame can be
  * filtered in bands as its rows arrive. Of each pixel only the bytes the
  * entry filters are written. @src and @dst are one plane, or for
- * cbf_bilateral_colour_planar an array of three. Returns the launch error,
+ * cbf_bilateral_channel_pair and cbf_bilateral_colour_planar an array of
+ * two or three. Returns the launch error,
  * if any (cudaErrorInvalidValue for sizes or pixel_bytes the entry does not
  * take); errors during execution surface at the caller's next
  * synchronisation. */
@@ -173,6 +174,14 @@ typedef cudaError_t (*CbfBilateralFunc) (const CbfPlane * src,
 cudaError_t cbf_bilateral_channel (const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, const CbfBilateralWeights * weights,
     cudaStream_t stream);
+
+/* Two channels of one size (pixel_bytes may differ from 1, data and pitch
+ * from each other), each filtered on its own as by cbf_bilateral_channel,
+ * in one launch: @src and @dst are arrays of two (I420's or NV12's U and
+ * V). */
+cudaError_t cbf_bilateral_channel_pair (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
 
 /* Three colour channels filtered together (OpenCV's 3-channel semantics,
  * L1 colour distance), in one of these layouts: */
