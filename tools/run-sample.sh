@@ -12,10 +12,12 @@ export GST_PLUGIN_PATH="$here/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
 have() { gst-inspect-1.0 --exists "$1"; }
 
+# The decoder's own format (I420 from avdec_h264, NV12 from nvh264dec) goes
+# to the filter as it is: no conversion on the CPU.
 if have avdec_h264; then
-  decode="avdec_h264 ! videoconvert"
+  decode="avdec_h264"
 elif have nvh264dec; then
-  decode="nvh264dec ! cudadownload ! videoconvert"
+  decode="nvh264dec ! cudadownload"
 else
   echo "error: no H.264 decoder (install gstreamer1.0-libav)" >&2; exit 1
 fi
@@ -28,7 +30,7 @@ else
 fi
 
 pipeline="filesrc location=$input ! qtdemux ! h264parse ! $decode \
-  ! video/x-raw,format=BGRx ! cudabilateral diameter=9 sigma-color=40 sigma-space=5 \
+  ! cudabilateral diameter=9 sigma-color=40 sigma-space=5 \
   ! identity name=counter silent=false ! $sink"
 
 log=$(mktemp)
