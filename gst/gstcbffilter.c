@@ -21,7 +21,16 @@
  * band's kernel waits for the upload of every row its window reaches (the
  * halo, brought by the band's own upload), its download for the kernel.
  * One synchronisation per frame, on the download stream, which by then
- * depends on all the work of the frame. */
+ * depends on all the work of the frame.
+ *
+ * Frames in CUDA memory (caps feature memory:CUDAMemory, GStreamer's
+ * GstCudaMemory) take none of that: the kernel reads and writes the
+ * buffers' own device memory, on the compute stream, synchronised once
+ * before the buffer goes downstream (what GStreamer 1.22's CUDA elements
+ * expect of each other). Either way all CUDA work runs in the element's
+ * GstCudaContext, shared with the pipeline's other CUDA elements through
+ * the context query and message, and pushed on the calling thread around
+ * each piece of work (the CUDA runtime then uses it). */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,6 +38,11 @@
 
 #include "gstcbffilter.h"
 #include "gstcbfpinnedallocator.h"
+
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 #include "cbfframeplan.h"
 
 #include <string.h>
@@ -65,9 +79,11 @@ typedef struct
 typedef struct
 {
   gint device_id;               /* property: -1 = first device */
+  /* From start (or a context of the pipeline's) to stop. */
+  GstCudaContext *context;
 
   /* From start to stop. */
-  gint device;
+  gint device;                  /* the context's */
   cudaStream_t upload_stream;
   cudaStream_t compute_stream;
   cudaStream_t download_stream;
@@ -75,6 +91,7 @@ typedef struct
   cudaEvent_t filtered[MAX_BANDS];      /* band's output rows are ready */
 
   /* From set_info to the next set_info or stop. */
+  gboolean cuda_memory;         /* caps with memory:CUDAMemory */
   guint n_planes;
   PlaneBuffers planes[GST_VIDEO_MAX_PLANES];
   CbfPlane dev_in[GST_VIDEO_MAX_PLANES];
@@ -113,10 +130,23 @@ gst_cbf_filter_check (GstCbfFilter * self, cudaError_t err, const gchar * what)
 }
 
 gboolean
-gst_cbf_filter_make_current (GstCbfFilter * self)
+gst_cbf_filter_push_context (GstCbfFilter * self)
 {
-  return gst_cbf_filter_check (self, cudaSetDevice (PRIV (self)->device),
-      "selecting the device");
+  GstCbfFilterPrivate *priv = PRIV (self);
+
+  if (!priv->context || !gst_cuda_context_push (priv->context)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot make the CUDA context of device %d current.", priv->device),
+        (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_cbf_filter_pop_context (GstCbfFilter * self)
+{
+  gst_cuda_context_pop (NULL);
 }
 
 static void
@@ -168,6 +198,72 @@ synchronize_all (GstCbfFilterPrivate * priv)
   cudaStreamSynchronize (priv->download_stream);
 }
 
+/* Asks the element's neighbours for their CUDA context (a context query
+ * both ways), then the application (need-context message); either may
+ * answer through set_context. */
+static void
+find_pipeline_context (GstCbfFilter * self, gint device_id)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (trans),
+    GST_BASE_TRANSFORM_SINK_PAD (trans)
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pads) && !priv->context; i++) {
+    GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+    GstContext *context = NULL;
+
+    if (gst_pad_peer_query (pads[i], query)) {
+      gst_query_parse_context (query, &context);
+      if (context)
+        gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
+            &priv->context);
+    }
+    gst_query_unref (query);
+  }
+  if (!priv->context)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_need_context (GST_OBJECT (self),
+            GST_CUDA_CONTEXT_TYPE));
+}
+
+/* The pipeline's CUDA context (given by set_context, a neighbour or the
+ * application), else one made here and announced to the others
+ * (have-context). A context made here wraps the device's primary context,
+ * which the process creates once: a new CUDA context per element would cost
+ * a driver initialisation and a load of the kernels each time the element
+ * starts. */
+static gboolean
+ensure_context (GstCbfFilter * self, gint device_id)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  gint device = MAX (device_id, 0);
+  CUcontext primary = NULL;
+  CUdevice handle;
+  cudaError_t err;
+
+  if (!priv->context)
+    find_pipeline_context (self, device_id);
+  if (priv->context)
+    return TRUE;
+
+  err = cbf_cuda_primary_context (device, &primary);
+  if (err == cudaSuccess && CuDeviceGet (&handle, device) == CUDA_SUCCESS)
+    priv->context = gst_cuda_context_new_wrapped (primary, handle);
+  if (!priv->context) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot set up a CUDA context on device %d.", device),
+        ("%s", cudaGetErrorString (err)));
+    return FALSE;
+  }
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_have_context (GST_OBJECT (self),
+          gst_context_new_cuda_context (priv->context)));
+  return TRUE;
+}
+
 static gboolean
 gst_cbf_filter_start (GstBaseTransform * trans)
 {
@@ -196,8 +292,18 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
 
-  priv->device = device_id < 0 ? 0 : device_id;
-  if (!gst_cbf_filter_make_current (self))
+  /* GStreamer's CUDA library drives the driver API, loaded at run time. */
+  if (!gst_cuda_load_library ()) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("Cannot load the NVIDIA driver's CUDA library (libcuda.so.1)."),
+        (NULL));
+    return FALSE;
+  }
+  gst_cuda_memory_init_once ();
+  if (!ensure_context (self, device_id))
+    return FALSE;
+  g_object_get (priv->context, "cuda-device-id", &priv->device, NULL);
+  if (!gst_cbf_filter_push_context (self))
     return FALSE;
   /* Non-blocking: the element's work must not wait on, nor stall, the legacy
    * default stream other code in the process may use. */
@@ -216,10 +322,11 @@ gst_cbf_filter_start (GstBaseTransform * trans)
       err = cudaEventCreateWithFlags (&priv->filtered[i],
           cudaEventDisableTiming);
   }
-  if (!gst_cbf_filter_check (self, err, "creating streams")) {
+  if (!gst_cbf_filter_check (self, err, "creating streams"))
     destroy_streams (priv);
+  gst_cbf_filter_pop_context (self);
+  if (err != cudaSuccess)
     return FALSE;
-  }
 
   GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device,
       n_devices);
@@ -232,32 +339,41 @@ gst_cbf_filter_stop (GstBaseTransform * trans)
   GstCbfFilter *self = GST_CBF_FILTER (trans);
   GstCbfFilterPrivate *priv = PRIV (self);
 
-  if (priv->download_stream) {
-    cudaSetDevice (priv->device);
+  if (priv->download_stream && gst_cbf_filter_push_context (self)) {
     synchronize_all (priv);
     free_frame_buffers (self);
     destroy_streams (priv);
+    gst_cbf_filter_pop_context (self);
   }
+  gst_clear_object (&priv->context);
   return TRUE;
 }
 
 static gboolean
-gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
-    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+caps_are_cuda_memory (GstCaps * caps)
 {
-  GstCbfFilter *self = GST_CBF_FILTER (vfilter);
+  GstCapsFeatures *features = gst_caps_get_features (caps, 0);
+
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+/* Device and staging buffers for frames in system memory, and the band
+ * layout. Frames in CUDA memory need none. */
+static gboolean
+set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
+    GstVideoInfo * in_info)
+{
   GstCbfFilterPrivate *priv = PRIV (self);
-  GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
   gsize staging_size = 0;
   cudaError_t err = cudaSuccess;
   guint p;
 
-  if (!gst_cbf_filter_make_current (self))
-    return FALSE;
   /* Buffers of the previous caps may still be in use by queued work. */
   synchronize_all (priv);
   free_frame_buffers (self);
 
+  priv->cuda_memory = caps_are_cuda_memory (incaps);
   priv->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     PlaneBuffers *pb = &priv->planes[p];
@@ -275,6 +391,8 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
         GST_VIDEO_INFO_COMP_PSTRIDE (in_info, comp[0]);
     pb->staging_offset = staging_size;
     staging_size += pb->row_bytes * height;
+    if (priv->cuda_memory)
+      continue;
 
     err = cudaMallocPitch ((void **) &in->data, &in->pitch_bytes,
         pb->row_bytes, height);
@@ -282,10 +400,10 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
       err = cudaMallocPitch ((void **) &out->data, &out->pitch_bytes,
           pb->row_bytes, height);
   }
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && !priv->cuda_memory)
     err = cudaHostAlloc ((void **) &priv->staging_in, staging_size,
         cudaHostAllocPortable);
-  if (err == cudaSuccess)
+  if (err == cudaSuccess && !priv->cuda_memory)
     err = cudaHostAlloc ((void **) &priv->staging_out, staging_size,
         cudaHostAllocPortable);
   if (err != cudaSuccess) {
@@ -299,9 +417,10 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
     return FALSE;
   }
 
-  /* Bands only for one-plane formats, whose rows map one to one. */
+  /* Bands only for one-plane formats, whose rows map one to one, in system
+   * memory. */
   priv->n_bands = 1;
-  if (priv->n_planes == 1) {
+  if (priv->n_planes == 1 && !priv->cuda_memory) {
     const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
     gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
         DEFAULT_BAND_BYTES;
@@ -312,9 +431,26 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   priv->band_rows = (priv->planes[0].height + priv->n_bands - 1) /
       priv->n_bands;
 
-  GST_DEBUG_OBJECT (self, "device buffers for %" GST_PTR_FORMAT ", %u bands "
-      "of %d rows", incaps, priv->n_bands, priv->band_rows);
-  return klass->configure (self, in_info);
+  GST_DEBUG_OBJECT (self, "%s for %" GST_PTR_FORMAT ", %u bands of %d rows",
+      priv->cuda_memory ? "no device buffers" : "device buffers", incaps,
+      priv->n_bands, priv->band_rows);
+  return TRUE;
+}
+
+static gboolean
+gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
+    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (vfilter);
+  GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
+  gboolean ret;
+
+  if (!gst_cbf_filter_push_context (self))
+    return FALSE;
+  ret = set_frame_buffers (self, incaps, in_info) &&
+      klass->configure (self, in_info);
+  gst_cbf_filter_pop_context (self);
+  return ret;
 }
 
 /* Pinned memory can be copied by DMA straight away. The common case, a
@@ -470,8 +606,6 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   gint halo_rows = 0;
   guint b, p;
 
-  if (!gst_cbf_filter_make_current (self))
-    return GST_FLOW_ERROR;
   in_pinned = frame_is_pinned (priv, in_frame);
   out_pinned = frame_is_pinned (priv, out_frame);
 
@@ -522,6 +656,131 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   return GST_FLOW_OK;
 }
 
+/* Whether @buf is one GstCudaMemory of the element's context, which its
+ * kernels can use directly. */
+static gboolean
+is_own_cuda_memory (GstCbfFilterPrivate * priv, GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_peek_memory (buf, 0);
+
+  return gst_buffer_n_memory (buf) == 1 && gst_is_cuda_memory (mem) &&
+      GST_CUDA_MEMORY_CAST (mem)->context == priv->context;
+}
+
+/* The device planes of a frame mapped with GST_MAP_CUDA: its own device
+ * memory and pitches, sizes as set_info found them. */
+static void
+planes_of_cuda_frame (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
+    CbfPlane * planes)
+{
+  guint p;
+
+  for (p = 0; p < priv->n_planes; p++) {
+    planes[p] = priv->dev_in[p];
+    planes[p].data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    planes[p].pitch_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+  }
+}
+
+/* A frame in CUDA memory: no copies, one kernel sequence over the whole
+ * frame, one synchronisation so that downstream may read the output. */
+static GstFlowReturn
+transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  CbfPlane in[GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
+  GstVideoFrame in_frame, out_frame;
+  cudaError_t err;
+  gint halo_rows;
+
+  if (!is_own_cuda_memory (priv, inbuf) || !is_own_cuda_memory (priv, outbuf)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Buffer is not CUDA memory of this element's CUDA context, as its "
+            "memory:CUDAMemory caps promise."),
+        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, inbuf,
+            outbuf));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE | GST_MAP_CUDA)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  planes_of_cuda_frame (priv, &in_frame, in);
+  planes_of_cuda_frame (priv, &out_frame, out);
+
+  err = klass->prepare (self, priv->compute_stream, &halo_rows);
+  if (err == cudaSuccess)
+    err = klass->filter (self, in, out, 0, in[0].height, priv->compute_stream);
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (priv->compute_stream);
+  else
+    cudaStreamSynchronize (priv->compute_stream);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return gst_cbf_filter_check (self, err, "filtering a frame in CUDA memory")
+      ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+/* Every frame runs with the element's CUDA context current; frames in
+ * system memory go on to GstVideoFilter, which maps them and calls
+ * transform_frame. */
+static GstFlowReturn
+gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (trans);
+  GstFlowReturn ret;
+
+  if (!gst_cbf_filter_push_context (self))
+    return GST_FLOW_ERROR;
+  if (PRIV (self)->cuda_memory)
+    ret = transform_cuda_memory (self, inbuf, outbuf);
+  else
+    ret = GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->transform
+        (trans, inbuf, outbuf);
+  gst_cbf_filter_pop_context (self);
+  return ret;
+}
+
+/* The pipeline's CUDA context, before start: streams and buffers made in
+ * one context cannot move to another. */
+static void
+gst_cbf_filter_set_context (GstElement * element, GstContext * context)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (element);
+  GstCbfFilterPrivate *priv = PRIV (self);
+
+  if (!priv->download_stream)
+    gst_cuda_handle_set_context (element, context, priv->device_id,
+        &priv->context);
+  GST_ELEMENT_CLASS (gst_cbf_filter_parent_class)->set_context (element,
+      context);
+}
+
+static gboolean
+gst_cbf_filter_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
+          PRIV (GST_CBF_FILTER (trans))->context))
+    return TRUE;
+  return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->query (trans,
+      direction, query);
+}
+
 /* Controlled properties (GstController) take their value for this frame's
  * stream time before it is filtered. */
 static void
@@ -552,6 +811,86 @@ new_pinned_pool (GstCaps * caps, guint size, guint min, guint max)
   return pool;
 }
 
+/* A pool of GstCudaMemory of the element's context (pitched device
+ * memory, with video meta), or NULL. */
+static GstBufferPool *
+new_cuda_pool (GstCbfFilterPrivate * priv, GstCaps * caps, guint size,
+    guint min, guint max)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (!priv->context)
+    return NULL;
+  pool = gst_cuda_buffer_pool_new (priv->context);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+/* The buffer size a configured pool settled on (pitched planes make CUDA
+ * buffers larger than the caps' size). */
+static guint
+pool_buffer_size (GstBufferPool * pool)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  guint size = 0;
+
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  return size;
+}
+
+/* Output into a CUDA pool of our context: downstream's if it offers one,
+ * else our own. */
+static gboolean
+decide_cuda_allocation (GstBaseTransform * trans, GstQuery * query)
+{
+  GstCbfFilterPrivate *priv = PRIV (GST_CBF_FILTER (trans));
+  GstBufferPool *pool = NULL;
+  GstCaps *caps = NULL;
+  GstVideoInfo info;
+  guint size = 0, min = 0, max = 0;
+
+  gst_query_parse_allocation (query, &caps, NULL);
+  if (!caps || !gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  size = info.size;
+  if (gst_query_get_n_allocation_pools (query) > 0) {
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (pool && (!GST_IS_CUDA_BUFFER_POOL (pool) ||
+            GST_CUDA_BUFFER_POOL (pool)->context != priv->context))
+      gst_clear_object (&pool);
+  }
+  if (pool) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+    gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    if (!gst_buffer_pool_set_config (pool, config))
+      gst_clear_object (&pool);
+  }
+  if (!pool)
+    pool = new_cuda_pool (priv, caps, size, min, max);
+  if (!pool)
+    return FALSE;
+  size = pool_buffer_size (pool);
+  if (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_set_nth_allocation_pool (query, 0, pool, size, min, max);
+  else
+    gst_query_add_allocation_pool (query, pool, size, min, max);
+  gst_object_unref (pool);
+  GST_DEBUG_OBJECT (trans, "output into CUDA memory");
+  return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)
+      ->decide_allocation (trans, query);
+}
+
 /* Offer upstream a pool of pinned buffers, so that its frames reach the GPU
  * by DMA without a staging copy. */
 static gboolean
@@ -566,7 +905,19 @@ gst_cbf_filter_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
-  if (gst_query_get_n_allocation_pools (query) == 0) {
+  if (caps_are_cuda_memory (caps)) {
+    if (gst_query_get_n_allocation_pools (query) == 0) {
+      GstBufferPool *pool = new_cuda_pool (PRIV (GST_CBF_FILTER (trans)),
+          caps, info.size, 0, 0);
+      guint size;
+
+      if (!pool)
+        return FALSE;
+      size = pool_buffer_size (pool);
+      gst_query_add_allocation_pool (query, pool, size, 0, 0);
+      gst_object_unref (pool);
+    }
+  } else if (gst_query_get_n_allocation_pools (query) == 0) {
     GstAllocator *allocator = gst_cbf_pinned_allocator_get ();
     GstBufferPool *pool = need_pool ? new_pinned_pool (caps, info.size, 0,
         0) : NULL;
@@ -597,6 +948,9 @@ gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   GstAllocator *allocator = NULL;
   guint size = 0, min = 0, max = 0;
   gboolean keep_downstream = FALSE;
+
+  if (PRIV (GST_CBF_FILTER (trans))->cuda_memory)
+    return decide_cuda_allocation (trans, query);
 
   if (gst_query_get_n_allocation_pools (query) > 0) {
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
@@ -678,21 +1032,31 @@ gst_cbf_filter_get_property (GObject * object, guint prop_id, GValue * value,
 }
 
 static void
+gst_cbf_filter_dispose (GObject * object)
+{
+  gst_clear_object (&PRIV (GST_CBF_FILTER (object))->context);
+  G_OBJECT_CLASS (gst_cbf_filter_parent_class)->dispose (object);
+}
+
+static void
 gst_cbf_filter_class_init (GstCbfFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
 
   gobject_class->set_property = gst_cbf_filter_set_property;
   gobject_class->get_property = gst_cbf_filter_get_property;
+  gobject_class->dispose = gst_cbf_filter_dispose;
 
   /**
    * GstCbfFilter:cuda-device-id:
    *
    * The CUDA device to run on, as numbered by the CUDA runtime (and by
-   * GStreamer's own CUDA elements); -1 picks the first one. Read when the
-   * element starts.
+   * GStreamer's own CUDA elements); -1 takes the device of the pipeline's
+   * CUDA context (shared with nvh264dec, cudaupload, ...) or else the first
+   * one. Read when the element starts.
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
@@ -709,6 +1073,9 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cbf_filter_decide_allocation);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_cbf_filter_query);
+  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cbf_filter_set_context);
   /* Never pass a frame through unfiltered. */
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;

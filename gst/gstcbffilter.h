@@ -15,6 +15,10 @@
 #include <gst/video/gstvideofilter.h>
 #include <cuda_runtime_api.h>
 
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
+#endif
+
 #include "bilateral.h"
 
 G_BEGIN_DECLS
@@ -38,11 +42,13 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  *   other planes are filtered whole.
  *
  * Base class of the CUDA video filters of this plugin. It owns what every
- * such filter needs: the device and its selection (cuda-device-id), CUDA
- * streams per instance, device frame buffers, a pool of pinned host memory
- * offered upstream and used downstream where allowed, and the asynchronous
- * upload, filter, download sequence, overlapped in bands, with one
- * synchronisation per frame.
+ * such filter needs: the device and its selection (cuda-device-id), a
+ * GstCudaContext shared with the pipeline, CUDA streams per instance; for
+ * frames in system memory, device frame buffers, a pool of pinned host
+ * memory offered upstream and used downstream where allowed, and the
+ * asynchronous upload, filter, download sequence, overlapped in bands; for
+ * frames in CUDA memory (memory:CUDAMemory), GstCudaBufferPools and the
+ * buffers' own device memory. One synchronisation per frame.
  */
 struct _GstCbfFilterClass
 {
@@ -61,10 +67,12 @@ struct _GstCbfFilterClass
 gboolean gst_cbf_filter_check (GstCbfFilter * filter, cudaError_t err,
     const gchar * what);
 
-/* Makes the element's device current in the calling thread: CUDA's current
- * device is per thread, and the streaming thread is not the one that ran
- * start. */
-gboolean gst_cbf_filter_make_current (GstCbfFilter * filter);
+/* Makes the element's CUDA context current on the calling thread (posting
+ * an element error if it cannot), so that CUDA runtime calls act in it;
+ * each successful push is paired with a pop. set_info, transform and stop
+ * run the subclass's vfuncs with it pushed already. */
+gboolean gst_cbf_filter_push_context (GstCbfFilter * filter);
+void gst_cbf_filter_pop_context (GstCbfFilter * filter);
 
 G_END_DECLS
 

@@ -49,6 +49,8 @@
 #include "gstcudabilateral.h"
 #include "cbfframeplan.h"
 
+#include <gst/cuda/gstcudamemory.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define GST_CAT_DEFAULT gst_cuda_bilateral_debug
 
@@ -100,13 +102,18 @@ struct _GstCudaBilateral
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
     "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 
+/* CUDA memory first: preferred where both sides can have it, so frames
+ * that are on the GPU stay there. The element never changes the kind of
+ * memory: cudaupload and cudadownload do. */
+#define CAPS \
+    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
+        FORMATS) "; " GST_VIDEO_CAPS_MAKE (FORMATS)
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS,
-    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (FORMATS)));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
 G_DEFINE_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST_TYPE_CBF_FILTER);
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
@@ -142,9 +149,10 @@ gst_cuda_bilateral_stop (GstBaseTransform * trans)
   GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
 
   if (self->luma.dev_tables
-      && gst_cbf_filter_make_current (GST_CBF_FILTER (self))) {
+      && gst_cbf_filter_push_context (GST_CBF_FILTER (self))) {
     free_tables (&self->luma);
     free_tables (&self->chroma);
+    gst_cbf_filter_pop_context (GST_CBF_FILTER (self));
   }
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
       (trans);

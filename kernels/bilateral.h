@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 /* Largest L1 colour distance over three 8-bit channels is 3 * 255 = 765;
@@ -218,6 +219,14 @@ cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,
 /* Number of CUDA devices, or -1 with @error set when the runtime cannot see
  * any (no driver, driver too old, ...). */
 int cbf_cuda_device_count (cudaError_t * error);
+
+/* The primary context of @device (the CUDA runtime's own context for it),
+ * retained (a reference per call, never released: the runtime keeps it for
+ * the life of the process anyway). Elements that create a
+ * context for a pipeline wrap this one: it is made once per process, where
+ * a new context per element costs a fresh initialisation and module load
+ * each time. */
+cudaError_t cbf_cuda_primary_context (int device, CUcontext * context);
 
 #ifdef __cplusplus
 }

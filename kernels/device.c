@@ -21,3 +21,31 @@ cbf_cuda_device_count (cudaError_t * error)
     return -1;
   return count;
 }
+
+typedef CUresult (CUDAAPI * PrimaryCtxRetainFunc) (CUcontext * ctx,
+    CUdevice dev);
+
+cudaError_t
+cbf_cuda_primary_context (int device, CUcontext * context)
+{
+  static PrimaryCtxRetainFunc retain;
+
+  /* The driver's entry point through the runtime, which loaded it: no
+   * link against libcuda, so the plugin still loads without a driver. */
+  if (!retain) {
+    enum cudaDriverEntryPointQueryResult found =
+        cudaDriverEntryPointSymbolNotFound;
+    PrimaryCtxRetainFunc func = NULL;
+    cudaError_t err = cudaGetDriverEntryPointByVersion
+        ("cuDevicePrimaryCtxRetain", (void **) &func, 12000, cudaEnableDefault,
+        &found);
+
+    if (err != cudaSuccess)
+      return err;
+    if (!func || found != cudaDriverEntryPointSuccess)
+      return cudaErrorSymbolNotFound;
+    retain = func;
+  }
+  return retain (context, (CUdevice) device) == CUDA_SUCCESS ?
+      cudaSuccess : cudaErrorInitializationError;
+}
