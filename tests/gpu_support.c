@@ -2,6 +2,8 @@
 
 #include "gpu_support.h"
 #include "bilateral.h"
+#include "golden.h"
+#include "reference.h"
 
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
@@ -39,4 +41,217 @@ gpu_test_poison_output_pool (GstElement * element)
   for (i = 0; i < G_N_ELEMENTS (bufs); i++)
     gst_buffer_unref (bufs[i]);
   gst_object_unref (pool);
+}
+
+GstCaps *
+caps_for (const gchar * format, gint width, gint height)
+{
+  return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
+      "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
+      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+GstVideoInfo
+info_for (const gchar * format, gint width, gint height)
+{
+  GstVideoInfo info;
+  GstCaps *caps = caps_for (format, width, height);
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
+  return info;
+}
+
+/* A system-memory frame whose rows are padded left and right and whose
+ * planes start after padding rows, all described by a video meta, as a
+ * decoder with alignment constraints would hand it out. Filled with noise
+ * first, so bytes no component owns are random. */
+GstBuffer *
+padded_buffer_new (const GstVideoInfo * base, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = *base;
+  GstVideoAlignment align;
+  GstBuffer *buf;
+  GstMapInfo map;
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize i;
+
+  gst_video_alignment_reset (&align);
+  if (padded) {
+    align.padding_top = 2;
+    align.padding_bottom = 2;
+    align.padding_left = 4;
+    align.padding_right = 12;
+  }
+  fail_unless (gst_video_info_align (&info, &align));
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (base),
+      GST_VIDEO_INFO_HEIGHT (base), GST_VIDEO_INFO_N_PLANES (&info),
+      info.offset, info.stride);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i < map.size; i++)
+    map.data[i] = g_rand_int_range (rand, 0, 256);
+  gst_buffer_unmap (buf, &map);
+  g_rand_free (rand);
+  return buf;
+}
+
+void
+write_component (GstVideoFrame * frame, guint c, const Channel * ch)
+{
+  guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  gint x, y;
+
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
+  for (y = 0; y < ch->height; y++)
+    for (x = 0; x < ch->width; x++)
+      data[y * stride + x * pstride] = ch->data[y * ch->width + x];
+}
+
+Channel
+read_component (GstVideoFrame * frame, guint c)
+{
+  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  Channel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
+    GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
+  };
+  gint x, y;
+
+  ch.data = g_malloc ((gsize) ch.width * ch.height);
+  for (y = 0; y < ch.height; y++)
+    for (x = 0; x < ch.width; x++)
+      ch.data[y * ch.width + x] = data[y * stride + x * pstride];
+  return ch;
+}
+
+/* A frame of @format holding @in[c] in component c. */
+GstBuffer *
+frame_from_channels (const gchar * format, gint width, gint height,
+    const Channel * in, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstBuffer *buf = padded_buffer_new (&info, padded, seed);
+  GstVideoFrame frame;
+  guint c;
+
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    write_component (&frame, c, &in[c]);
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Pushes @buf (taking it); the output's components into @out. */
+void
+filter_frame (GstHarness * h, const gchar * format, gint width, gint height,
+    GstBuffer * buf, Channel * out)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *result;
+  guint c;
+
+  gpu_test_poison_output_pool (h->element);
+  result = gst_harness_push_and_pull (h, buf);
+  fail_unless (result != NULL, "no output buffer");
+  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    out[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (result);
+}
+
+void
+assert_channel_matches (const Channel * out, const Channel * expected,
+    gint tolerance, const gchar * what, const gchar * format, guint c)
+{
+  gint max_diff, fx, fy;
+  guint bad;
+
+  fail_unless (out->width == expected->width
+      && out->height == expected->height, "%s %s component %u: %dx%d, "
+      "expected %dx%d", what, format, c, out->width, out->height,
+      expected->width, expected->height);
+  bad = images_diff_beyond_one (out->data, out->width, expected->data,
+      expected->width, out->width, out->height, 1, 0, 1, 0, 1, &max_diff, &fx,
+      &fy);
+  fail_unless (bad == 0 && max_diff <= tolerance, "%s %s component %u: %u "
+      "values off by more than 1, max %d (allowed %d), first at %d,%d", what,
+      format, c, bad, max_diff, tolerance, fx, fy);
+}
+
+void
+channels_free (Channel * ch, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    g_free (ch[i].data);
+    ch[i].data = NULL;
+  }
+}
+
+Channel
+channel_from_pgm (const gchar * file)
+{
+  Channel ch;
+  gint channels;
+
+  ch.data = golden_load_pnm (file, &ch.width, &ch.height, &channels);
+  fail_unless_equals_int (channels, 1);
+  return ch;
+}
+
+Channel
+channel_random (gint width, gint height, guint32 seed)
+{
+  Channel ch = { width, height, g_malloc ((gsize) width * height) };
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint x, y;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      gint v = (x * 5 + y * 3) % 200 + (x > width / 3 ? 50 : 0) +
+          g_rand_int_range (rand, -20, 21);
+      ch.data[y * width + x] = CLAMP (v, 0, 255);
+    }
+  g_rand_free (rand);
+  return ch;
+}
+
+/* The expected channel by the C reference, luma or chroma parameters. */
+Channel
+channel_reference (const Channel * in, const Params * p, gboolean chroma)
+{
+  Channel out = { in->width, in->height,
+    g_malloc ((gsize) in->width * in->height)
+  };
+  gint diameter = p->diameter;
+  gdouble sigma_space = p->sigma_space;
+
+  if (chroma)
+    cbf_bilateral_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
+        &sigma_space);
+  cbf_reference_bilateral (in->data, in->width, out.data, out.width,
+      in->width, in->height, 1, 0, 1, diameter, p->sigma_color, sigma_space);
+  return out;
+}
+
+/* Random channels of @format's sizes. */
+void
+channels_for_format (const gchar * format, gint width, gint height,
+    guint32 seed, Channel * ch)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    ch[c] = channel_random (GST_VIDEO_INFO_COMP_WIDTH (&info, c),
+        GST_VIDEO_INFO_COMP_HEIGHT (&info, c), seed + c);
 }

@@ -4,6 +4,8 @@
 #define CBF_TEST_GPU_SUPPORT_H
 
 #include <gst/gst.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
 
 /* Whether a CUDA device is usable; if not, says why (the caller then exits
  * 77, "skipped"). If so, makes check run the tests in this process: CUDA
@@ -14,5 +16,58 @@ gboolean gpu_test_have_device (void);
  * poison, so that a byte the element does not write shows up as a
  * mismatch. */
 void gpu_test_poison_output_pool (GstElement * element);
+
+typedef struct
+{
+  gint diameter;
+  gdouble sigma_color, sigma_space;
+} Params;
+
+/* One channel of a frame, packed: width x height bytes. */
+typedef struct
+{
+  gint width, height;
+  guint8 *data;
+} Channel;
+
+/* Caps and video info of a system-memory frame. */
+GstCaps *caps_for (const gchar * format, gint width, gint height);
+GstVideoInfo info_for (const gchar * format, gint width, gint height);
+
+/* A system-memory frame of @base's format and size, its rows padded left
+ * and right and its planes after padding rows when @padded (a video meta
+ * says where), filled with noise. */
+GstBuffer *padded_buffer_new (const GstVideoInfo * base, gboolean padded,
+    guint32 seed);
+
+/* Component @c of a mapped frame from / into a packed channel. */
+void write_component (GstVideoFrame * frame, guint c, const Channel * ch);
+Channel read_component (GstVideoFrame * frame, guint c);
+
+/* A frame of @format holding @in[c] in component c. */
+GstBuffer *frame_from_channels (const gchar * format, gint width,
+    gint height, const Channel * in, gboolean padded, guint32 seed);
+
+/* Pushes @buf (taking it) through the harness, whose element's output pool
+ * is poisoned first; the output's components into @out. */
+void filter_frame (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf, Channel * out);
+
+/* Fails the test unless @out is within @tolerance of @expected. */
+void assert_channel_matches (const Channel * out, const Channel * expected,
+    gint tolerance, const gchar * what, const gchar * format, guint c);
+
+void channels_free (Channel * ch, guint n);
+Channel channel_from_pgm (const gchar * file);
+/* Gradient, an edge and noise. */
+Channel channel_random (gint width, gint height, guint32 seed);
+/* The C reference on @in, with @p, or with chroma's parameters derived from
+ * @p. */
+Channel channel_reference (const Channel * in, const Params * p,
+    gboolean chroma);
+/* Random channels of @format's component sizes, one per component (up to
+ * GST_VIDEO_MAX_COMPONENTS). */
+void channels_for_format (const gchar * format, gint width, gint height,
+    guint32 seed, Channel * ch);
 
 #endif

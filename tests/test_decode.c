@@ -1,7 +1,9 @@
 /* cudabilateral on what a hardware decoder hands out: the H.264 test clip
  * decoded by nvh264dec and downloaded as NV12 into system memory, filtered,
  * and each frame's luma and chroma compared with the C reference (itself
- * checked against OpenCV) run on the same decoded planes.
+ * checked against OpenCV) run on the same decoded planes; and filtered in
+ * the decoder's CUDA memory before cudadownload, which must give the same
+ * frames.
  *
  * The clip is $CBF_TEST_CLIP, by default the workspace's
  * ../shared/media/noisy-astronaut-1080p.mp4. Exits 77 (skipped) without a
@@ -146,6 +148,85 @@ GST_START_TEST (test_decoded_nv12)
 
 GST_END_TEST;
 
+/* The first N_FRAMES frames @desc's appsink "sink" receives, mapped
+ * channels of each. */
+static void
+pull_frames (const gchar * desc, guint8 * frames[N_FRAMES][3],
+    GstVideoInfo * info)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  guint i, c;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < N_FRAMES; i++) {
+    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        30 * GST_SECOND);
+    GstVideoFrame frame;
+
+    fail_unless (sample != NULL, "%s: no frame %u within 30 s", desc, i);
+    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps
+            (sample)));
+    fail_unless (gst_video_frame_map (&frame, info,
+            gst_sample_get_buffer (sample), GST_MAP_READ));
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+      frames[i][c] = component_packed (&frame, c);
+    gst_video_frame_unmap (&frame);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+/* Filtering the decoder's CUDA memory in place of its downloaded frames
+ * changes nothing: the same frames, whichever side of cudadownload the
+ * filter is on. */
+GST_START_TEST (test_decoded_cuda_memory)
+{
+  gchar *on_gpu = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h264parse ! nvh264dec ! video/x-raw(memory:CUDAMemory) ! "
+      "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! "
+      "video/x-raw,format=NV12 ! appsink name=sink sync=false", clip_path (),
+      DIAMETER, SIGMA_COLOR, SIGMA_SPACE);
+  gchar *on_host = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h264parse ! nvh264dec ! cudadownload ! video/x-raw,format=NV12 ! "
+      "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
+      "appsink name=sink sync=false", clip_path (), DIAMETER, SIGMA_COLOR,
+      SIGMA_SPACE);
+  guint8 *a[N_FRAMES][3] = { {NULL} }, *b[N_FRAMES][3] = { {NULL} };
+  GstVideoInfo info_a, info_b;
+  guint i, c;
+
+  pull_frames (on_gpu, a, &info_a);
+  pull_frames (on_host, b, &info_b);
+  fail_unless (gst_video_info_is_equal (&info_a, &info_b));
+  for (i = 0; i < N_FRAMES; i++)
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
+      gint w = GST_VIDEO_INFO_COMP_WIDTH (&info_a, c);
+      gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info_a, c);
+      gint max_diff, fx, fy;
+      guint bad = images_diff_beyond_one (a[i][c], w, b[i][c], w, w, h, 1, 0,
+          1, 0, 1, &max_diff, &fx, &fy);
+
+      fail_unless (bad == 0, "frame %u component %u: %u values differ by "
+          "more than 1 (max %d, first at %d,%d)", i, c, bad, max_diff, fx,
+          fy);
+      GST_INFO ("frame %u component %u: max difference %d", i, c, max_diff);
+      g_free (a[i][c]);
+      g_free (b[i][c]);
+    }
+  g_free (on_gpu);
+  g_free (on_host);
+}
+
+GST_END_TEST;
+
 static Suite *
 decode_suite (void)
 {
@@ -155,6 +236,7 @@ decode_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_decoded_nv12);
+  tcase_add_test (tc, test_decoded_cuda_memory);
   return s;
 }
 

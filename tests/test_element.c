@@ -5,6 +5,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
+#include <gst/base/gstbasetransform.h>
 
 #include "bilateral.h"
 
@@ -17,12 +18,26 @@ static const gchar *refused[] = { "Y42B", "NV16", "YVYU", "v308", "AYUV",
   "I420_10LE", "P010_10LE", "GRAY16_LE", "RGBA64_LE"
 };
 
+#define CUDA_MEMORY "memory:CUDAMemory"
+
 static GstCaps *
 video_caps (const gchar * format, gint width, gint height)
 {
   return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
       "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
       "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+}
+
+/* The same caps with one memory feature (NULL: system memory). */
+static GstCaps *
+video_caps_with (const gchar * feature, const gchar * format, gint width,
+    gint height)
+{
+  GstCaps *caps = video_caps (format, width, height);
+
+  if (feature)
+    gst_caps_set_features (caps, 0, gst_caps_features_new (feature, NULL));
+  return caps;
 }
 
 GST_START_TEST (test_registration)
@@ -45,11 +60,26 @@ GST_START_TEST (test_registration)
 
     n_templates++;
     fail_unless (t->presence == GST_PAD_ALWAYS);
+    /* CUDA memory first, so that it is preferred; then system memory. */
+    fail_unless_equals_int (gst_caps_get_size (caps), 2);
+    fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+            CUDA_MEMORY));
+    fail_unless (gst_caps_features_is_equal (gst_caps_get_features (caps, 1),
+            GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY));
     for (i = 0; i < G_N_ELEMENTS (supported); i++) {
       GstCaps *c = video_caps (supported[i], 1, 1);
+      GstCaps *cuda = video_caps_with (CUDA_MEMORY, supported[i], 1, 1);
       fail_unless (gst_caps_is_always_compatible (c, caps), "%s %s missing",
           t->name_template, supported[i]);
+      fail_unless (gst_caps_is_always_compatible (cuda, caps), "%s %s in CUDA "
+          "memory missing", t->name_template, supported[i]);
       gst_caps_unref (c);
+      gst_caps_unref (cuda);
+    }
+    {
+      GstCaps *gl = video_caps_with ("memory:GLMemory", "RGBA", 64, 48);
+      fail_if (gst_caps_can_intersect (gl, caps), "GL memory offered");
+      gst_caps_unref (gl);
     }
     for (i = 0; i < G_N_ELEMENTS (refused); i++) {
       GstCaps *c = video_caps (refused[i], 64, 48);
@@ -88,6 +118,40 @@ GST_START_TEST (test_accept_caps)
     GstCaps *c = video_caps (refused[i], 64, 48);
     fail_if (gst_pad_query_accept_caps (sink, c), "%s accepted", refused[i]);
     gst_caps_unref (c);
+  }
+  /* CUDA memory in, CUDA memory out; system memory in, system memory out:
+   * the element never converts between the two. */
+  for (i = 0; i < G_N_ELEMENTS (supported); i++) {
+    GstCaps *cuda = video_caps_with (CUDA_MEMORY, supported[i], 64, 48);
+    GstCaps *sys = video_caps (supported[i], 64, 48);
+    GstCaps *peer_caps;
+
+    fail_unless (gst_pad_query_accept_caps (sink, cuda), "%s in CUDA memory "
+        "refused", supported[i]);
+    peer_caps = gst_pad_query_caps (src, cuda);
+    fail_unless (gst_caps_is_equal (peer_caps, cuda), "src caps for %"
+        GST_PTR_FORMAT ": %" GST_PTR_FORMAT, cuda, peer_caps);
+    gst_caps_unref (peer_caps);
+    /* What the element makes of CUDA caps on one side: CUDA caps on the
+     * other, never system memory (and the reverse). */
+    peer_caps = GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
+        (GST_BASE_TRANSFORM (e), GST_PAD_SINK, cuda, NULL);
+    fail_unless (gst_caps_can_intersect (peer_caps, cuda));
+    fail_if (gst_caps_can_intersect (peer_caps, sys), "CUDA memory in, %"
+        GST_PTR_FORMAT " out", peer_caps);
+    gst_caps_unref (peer_caps);
+    peer_caps = GST_BASE_TRANSFORM_GET_CLASS (e)->transform_caps
+        (GST_BASE_TRANSFORM (e), GST_PAD_SRC, sys, NULL);
+    fail_if (gst_caps_can_intersect (peer_caps, cuda), "system memory out, %"
+        GST_PTR_FORMAT " in", peer_caps);
+    gst_caps_unref (peer_caps);
+    gst_caps_unref (cuda);
+    gst_caps_unref (sys);
+  }
+  {
+    GstCaps *gl = video_caps_with ("memory:GLMemory", "RGBA", 64, 48);
+    fail_if (gst_pad_query_accept_caps (sink, gl), "GL memory accepted");
+    gst_caps_unref (gl);
   }
   {
     GstCaps *c = video_caps ("RGBA", 0, 48);    /* zero width */

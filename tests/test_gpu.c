@@ -32,12 +32,6 @@ static const Format formats[] = {
 #define GRAY8 (&formats[8])
 #define N_COLOUR_FORMATS 8
 
-typedef struct
-{
-  gint diameter;
-  gdouble sigma_color, sigma_space;
-} Params;
-
 /* A frame in system memory, packed or with padded rows. */
 typedef struct
 {

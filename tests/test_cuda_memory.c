@@ -1,0 +1,319 @@
+/* cudabilateral on frames in CUDA memory (memory:CUDAMemory, GStreamer's
+ * GstCudaMemory): cudaupload ! cudabilateral ! cudadownload gives what the
+ * system-memory path gives (the C reference, within +-1), two cudabilateral
+ * in a row share one CUDA context with cudaupload, and a cuda-device-id
+ * that does not exist is a clear error. Exits 77 without a CUDA device or
+ * without GStreamer's nvcodec elements. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "gpu_support.h"
+#include "reference.h"
+
+#define GST_USE_UNSTABLE_API
+#include <gst/cuda/gstcudacontext.h>
+
+#define CUDA_CAPS(format) \
+    "video/x-raw(memory:CUDAMemory),format=" format
+
+/* A harness around cudaupload ! cudabilateral ! cudadownload with CUDA
+ * caps forced on both sides of the filter. */
+static GstHarness *
+cuda_harness_new (const gchar * format, gint width, gint height,
+    const Params * p, const gchar * middle)
+{
+  gchar *desc = g_strdup_printf ("cudaupload ! " CUDA_CAPS ("%s")
+      " ! %s ! " CUDA_CAPS ("%s") " ! cudadownload", format, middle, format);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *filter;
+  GstIterator *it = gst_bin_iterate_all_by_element_factory_name (GST_BIN
+      (h->element), "cudabilateral");
+  GValue item = G_VALUE_INIT;
+
+  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+    filter = g_value_get_object (&item);
+    g_object_set (filter, "diameter", p->diameter, "sigma-color",
+        p->sigma_color, "sigma-space", p->sigma_space, NULL);
+    g_value_reset (&item);
+  }
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  gst_harness_set_caps (h, caps_for (format, width, height),
+      caps_for (format, width, height));
+  g_free (desc);
+  return h;
+}
+
+/* Pushes @buf (taking it) through the harness; the output's components
+ * into @out. */
+static void
+pull_channels (GstHarness * h, const gchar * format, gint width, gint height,
+    GstBuffer * buf, Channel * out)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *result = gst_harness_push_and_pull (h, buf);
+  guint c;
+
+  fail_unless (result != NULL, "no output buffer");
+  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    out[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (result);
+}
+
+static GstElement *
+filter_named (GstHarness * h, const gchar * name)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (h->element), name);
+
+  fail_unless (e != NULL, "no element %s", name);
+  return e;
+}
+
+static GstElement *
+first_by_factory (GstHarness * h, const gchar * factory)
+{
+  GstIterator *it = gst_bin_iterate_all_by_element_factory_name (GST_BIN
+      (h->element), factory);
+  GValue item = G_VALUE_INIT;
+  GstElement *e;
+
+  fail_unless (gst_iterator_next (it, &item) == GST_ITERATOR_OK, "no %s",
+      factory);
+  e = g_value_dup_object (&item);
+  g_value_unset (&item);
+  gst_iterator_free (it);
+  return e;
+}
+
+/* The element ran on CUDA memory: its sink pad negotiated the feature. */
+static void
+assert_cuda_caps (GstElement * filter)
+{
+  GstPad *pad = gst_element_get_static_pad (filter, "sink");
+  GstCaps *caps = gst_pad_get_current_caps (pad);
+
+  fail_unless (caps != NULL);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          "memory:CUDAMemory"), "negotiated %" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  gst_object_unref (pad);
+}
+
+/* Every format cudaupload takes, odd sizes, luma and chroma radii in the
+ * specialised and generic kernels: each channel against the reference. */
+GST_START_TEST (test_cuda_memory_equals_reference)
+{
+  static const gchar *fmts[] = { "RGBA", "BGRx", "ARGB", "RGB", "BGR", "Y444",
+    "I420", "YV12", "NV12", "NV21", "YUY2", "UYVY"
+  };
+  static const Params params[] = { {9, 30, 4}, {71, 25, 12} };
+  /* Odd widths except for YUY2 and UYVY: GStreamer 1.22's CUDA copies
+   * (gst_cuda_buffer_copy, used by cudaupload and cudadownload) copy
+   * width x 2 bytes of their rows, losing the V of an odd width's last
+   * macro-pixel both ways. */
+  static const gint sizes[][2] = { {97, 61}, {320, 240} };
+  static const gint sizes_422[][2] = { {98, 61}, {320, 240} };
+  guint f, p, s, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+        GstVideoInfo info = info_for (fmts[f], 2, 2);
+        gboolean is_422 = GST_VIDEO_INFO_N_PLANES (&info) == 1
+            && GST_VIDEO_INFO_IS_YUV (&info);
+        gint w = is_422 ? sizes_422[s][0] : sizes[s][0];
+        gint h = is_422 ? sizes_422[s][1] : sizes[s][1];
+        GstHarness *harness = cuda_harness_new (fmts[f], w, h, &params[p],
+            "cudabilateral name=f");
+        gboolean colour;
+        Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+        Channel expected[3];
+        GstElement *filter;
+        guint n_comp;
+
+        info = info_for (fmts[f], w, h);
+        n_comp = GST_VIDEO_INFO_N_COMPONENTS (&info);
+        colour = !GST_VIDEO_INFO_IS_YUV (&info)
+            || GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_Y444;
+
+        channels_for_format (fmts[f], w, h, 7 * f + p, in);
+        pull_channels (harness, fmts[f], w, h,
+            frame_from_channels (fmts[f], w, h, in, s % 2, f), out);
+        filter = filter_named (harness, "f");
+        assert_cuda_caps (filter);
+        gst_object_unref (filter);
+
+        if (colour) {
+          /* The three channels together: the reference on them packed. */
+          guint8 *packed = g_malloc ((gsize) w * h * 3);
+          guint8 *result = g_malloc ((gsize) w * h * 3);
+          gint i;
+
+          for (i = 0; i < w * h; i++)
+            for (c = 0; c < 3; c++)
+              packed[i * 3 + c] = in[c].data[i];
+          cbf_reference_bilateral (packed, w * 3, result, w * 3, w, h, 3, 0,
+              3, params[p].diameter, params[p].sigma_color,
+              params[p].sigma_space);
+          for (c = 0; c < 3; c++) {
+            expected[c] = (Channel) {
+            w, h, g_malloc ((gsize) w * h)};
+            for (i = 0; i < w * h; i++)
+              expected[c].data[i] = result[i * 3 + c];
+          }
+          g_free (packed);
+          g_free (result);
+        } else {
+          for (c = 0; c < 3; c++)
+            expected[c] = channel_reference (&in[c], &params[p], c > 0);
+        }
+        for (c = 0; c < 3; c++)
+          assert_channel_matches (&out[c], &expected[c], 1,
+              "cudaupload ! cudabilateral ! cudadownload", fmts[f], c);
+        /* Alpha passes unchanged. */
+        for (c = 3; c < n_comp; c++)
+          assert_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
+        channels_free (in, n_comp);
+        channels_free (out, n_comp);
+        channels_free (expected, 3);
+        gst_harness_teardown (harness);
+      }
+}
+
+GST_END_TEST;
+
+/* The CUDA context an element answers a context query with. */
+static GstCudaContext *
+context_of (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *ctx = NULL;
+  GstContext *context = NULL;
+
+  fail_unless (gst_element_query (element, query), "%s has no CUDA context",
+      GST_ELEMENT_NAME (element));
+  gst_query_parse_context (query, &context);
+  fail_unless (context != NULL);
+  fail_unless (gst_structure_get (gst_context_get_structure (context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, NULL));
+  gst_query_unref (query);
+  return ctx;
+}
+
+/* Two filters in a row on CUDA memory: one context for the three CUDA
+ * elements, and the output is the reference applied twice. */
+GST_START_TEST (test_two_filters_share_a_context)
+{
+  Params p = { 7, 35, 3 };
+  gint w = 130, h = 67;
+  GstHarness *harness = cuda_harness_new ("NV12", w, h, &p,
+      "cudabilateral name=a ! " CUDA_CAPS ("NV12") " ! cudabilateral name=b");
+  GstElement *a, *b, *upload;
+  GstCudaContext *ctx_a, *ctx_b, *ctx_upload;
+  Channel in[3], out[3];
+  guint c;
+
+  channels_for_format ("NV12", w, h, 3, in);
+  pull_channels (harness, "NV12", w, h,
+      frame_from_channels ("NV12", w, h, in, TRUE, 3), out);
+  a = filter_named (harness, "a");
+  b = filter_named (harness, "b");
+  assert_cuda_caps (a);
+  assert_cuda_caps (b);
+  upload = first_by_factory (harness, "cudaupload");
+  ctx_a = context_of (a);
+  ctx_b = context_of (b);
+  ctx_upload = context_of (upload);
+  fail_unless (ctx_a == ctx_b, "the two filters have different contexts");
+  fail_unless (ctx_a == ctx_upload, "cudaupload has another context");
+
+  for (c = 0; c < 3; c++) {
+    Channel once = channel_reference (&in[c], &p, c > 0);
+    Channel twice = channel_reference (&once, &p, c > 0);
+
+    /* Two rounds of +-1 can add up. */
+    assert_channel_matches (&out[c], &twice, 2, "two filters", "NV12", c);
+    channels_free (&once, 1);
+    channels_free (&twice, 1);
+  }
+  gst_object_unref (ctx_a);
+  gst_object_unref (ctx_b);
+  gst_object_unref (ctx_upload);
+  gst_object_unref (a);
+  gst_object_unref (b);
+  gst_object_unref (upload);
+  channels_free (in, 3);
+  channels_free (out, 3);
+  gst_harness_teardown (harness);
+}
+
+GST_END_TEST;
+
+/* A device that does not exist, on the CUDA-memory path too: an element
+ * error that names it, and no hang. */
+GST_START_TEST (test_bad_device_id)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=64,height=48 ! cudaupload ! "
+      CUDA_CAPS ("NV12") " ! cudabilateral cuda-device-id=77 ! "
+      "cudadownload ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  GError *error = NULL;
+
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "no error and no EOS in 30 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_ERROR);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, "cuda-device-id 77 does not exist")
+      != NULL, "%s", error->message);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+static Suite *
+cuda_memory_suite (void)
+{
+  Suite *s = suite_create ("cudabilateral-cuda-memory");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 600);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_cuda_memory_equals_reference);
+  tcase_add_test (tc, test_two_filters_share_a_context);
+  tcase_add_test (tc, test_bad_device_id);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  static const gchar *needed[] = { "cudaupload", "cudadownload" };
+  guint i;
+
+  if (!gpu_test_have_device ())
+    return 77;
+  gst_check_init (&argc, &argv);
+  for (i = 0; i < G_N_ELEMENTS (needed); i++) {
+    GstElementFactory *f = gst_element_factory_find (needed[i]);
+
+    if (!f) {
+      g_print ("SKIP: no %s element\n", needed[i]);
+      return 77;
+    }
+    gst_object_unref (f);
+  }
+  return gst_check_run_suite (cuda_memory_suite (), "cudabilateral-cuda-memory",
+      __FILE__);
+}
