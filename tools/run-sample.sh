@@ -12,12 +12,15 @@ export GST_PLUGIN_PATH="$here/build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 
 have() { gst-inspect-1.0 --exists "$1"; }
 
-# The decoder's own format (I420 from avdec_h264, NV12 from nvh264dec) goes
-# to the filter as it is: no conversion on the CPU.
+# The decoder's own format goes to the filter as it is: I420 in system
+# memory from avdec_h264; NV12 in CUDA memory from nvh264dec, downloaded
+# only after the filter.
 if have avdec_h264; then
   decode="avdec_h264"
+  download=""
 elif have nvh264dec; then
-  decode="nvh264dec ! cudadownload"
+  decode="nvh264dec"
+  download="! cudadownload"
 else
   echo "error: no H.264 decoder (install gstreamer1.0-libav)" >&2; exit 1
 fi
@@ -30,7 +33,7 @@ else
 fi
 
 pipeline="filesrc location=$input ! qtdemux ! h264parse ! $decode \
-  ! cudabilateral diameter=9 sigma-color=40 sigma-space=5 \
+  ! cudabilateral diameter=9 sigma-color=40 sigma-space=5 $download \
   ! identity name=counter silent=false ! $sink"
 
 log=$(mktemp)

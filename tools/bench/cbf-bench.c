@@ -4,7 +4,7 @@
  * element, and GStreamer's own cudaupload ! cudadownload round trip).
  *
  *   cbf-bench --image astronaut.png [--out results.json] [--commit HASH]
- *             [--quick]
+ *             [--clip clip.mp4] [--quick]
  *
  * Writes its measurements as JSON (tools/bench/report.py turns them into
  * docs/performance.md and a plot) and prints a short table. Not a test: it
@@ -22,6 +22,10 @@
 
 #include "bilateral.h"
 #include "cbfframeplan.h"
+
+#define GST_USE_UNSTABLE_API
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
 
 #define SIGMA_COLOR 30.0
 #define SIGMA_SPACE 5.0
@@ -579,6 +583,17 @@ probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Arrival times at a sink, in order. */
+static GstPadProbeReturn
+probe_decoded (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  Probe *p = data;
+
+  if (p->n_out < p->capacity)
+    p->t_out[p->n_out++] = g_get_monotonic_time ();
+  return GST_PAD_PROBE_OK;
+}
+
 static void
 wait_frames (Probe * p, int n)
 {
@@ -592,13 +607,82 @@ wait_frames (Probe * p, int n)
   g_mutex_unlock (&p->lock);
 }
 
+/* Where the frames pushed into a benchmarked pipeline live. */
+typedef enum
+{
+  FRAMES_SYSTEM,                /* one system-memory frame, re-pushed */
+  FRAMES_POOL,                  /* frames from the pool @first proposes:
+                                 * pinned memory for cudabilateral */
+  FRAMES_CUDA_POOL,             /* CUDA memory (caps memory:CUDAMemory)
+                                 * from the CUDA pool @first proposes */
+} FrameSource;
+
+#define N_POOL_FRAMES 6
+
+/* Activates @pool for @caps and fills N_POOL_FRAMES of its buffers once
+ * (a mid-grey picture; the filter's cost does not depend on content). */
+static void
+fill_pool_frames (GstBufferPool * pool, GstCaps * caps, guint size,
+    GstBuffer ** frames)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  int i;
+
+  gst_buffer_pool_config_set_params (config, caps, size, N_POOL_FRAMES,
+      N_POOL_FRAMES);
+  gst_buffer_pool_set_config (pool, config);
+  gst_buffer_pool_set_active (pool, TRUE);
+  for (i = 0; i < N_POOL_FRAMES; i++) {
+    gst_buffer_pool_acquire_buffer (pool, &frames[i], NULL);
+    gst_buffer_memset (frames[i], 0, 0x80, gst_buffer_get_size (frames[i]));
+  }
+}
+
+/* The pool @src's peer proposes for @caps (asked once negotiated). */
+static GstBufferPool *
+proposed_pool (GstElement * src, GstCaps * caps, guint * size)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstPad *srcpad = gst_element_get_static_pad (src, "src");
+  GstBufferPool *pool = NULL;
+
+  if (gst_pad_peer_query (srcpad, query)
+      && gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, size, NULL, NULL);
+  gst_object_unref (srcpad);
+  gst_query_unref (query);
+  return pool;
+}
+
+/* A pool of CUDA memory in the CUDA context @element works in, so that its
+ * frames reach it without a transfer. */
+static GstBufferPool *
+cuda_pool_of (GstElement * element)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *context = NULL;
+  GstCudaContext *cuda = NULL;
+  GstBufferPool *pool = NULL;
+
+  if (gst_element_query (element, query)) {
+    gst_query_parse_context (query, &context);
+    if (context && gst_structure_get (gst_context_get_structure (context),
+            GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &cuda, NULL)) {
+      pool = gst_cuda_buffer_pool_new (cuda);
+      gst_object_unref (cuda);
+    }
+  }
+  gst_query_unref (query);
+  return pool;
+}
+
 /* Runs @desc (appsrc name=src ! … ! fakesink), timing buffers from the sink
- * pad of element @first to the source pad of element @last. With
- * @use_pool, frames come from the pool @first proposes (pinned memory for
- * cudabilateral); otherwise one system-memory frame is re-pushed. */
+ * pad of element @first to the source pad of element @last, RGBA frames
+ * from @frames. */
 static PipelineRow
 bench_pipeline (const char *name, const char *desc, const char *first,
-    const char *last, int width, int height, int frames, gboolean use_pool)
+    const char *last, int width, int height, int frames,
+    FrameSource frame_source)
 {
   PipelineRow row = { name, width, height, frames, 0, 0, 0 };
   GError *error = NULL;
@@ -607,12 +691,12 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   GstPad *pad_in, *pad_out;
   GstCaps *caps;
   GstVideoInfo info;
-  GstBuffer *frame;
+  GstBuffer *pushed[N_POOL_FRAMES] = { NULL };
   GstBufferPool *pool = NULL;
   Probe probe = { 0 };
   double *lat = g_new (double, frames);
   gint64 t0 = 0, t1;
-  int i, warmup = 20;
+  int i, first_offset = 0, n_pushed = 1, warmup = 20;
 
   if (!pipeline) {
     fprintf (stderr, "%s: %s\n", desc, error->message);
@@ -639,46 +723,49 @@ bench_pipeline (const char *name, const char *desc, const char *first,
       "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "framerate",
       GST_TYPE_FRACTION, 0, 1, NULL);
   gst_video_info_from_caps (&info, caps);
+  if (frame_source == FRAMES_CUDA_POOL)
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new ("memory:CUDAMemory", NULL));
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, "block", TRUE,
       "max-buffers", (guint64) 2, NULL);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
 
-  frame = gst_buffer_new_allocate (NULL, info.size, NULL);
-  gst_buffer_memset (frame, 0, 0x80, info.size);
+  if (frame_source == FRAMES_CUDA_POOL) {
+    pool = cuda_pool_of (e_first);
+    if (pool)
+      fill_pool_frames (pool, caps, info.size, pushed);
+  } else {
+    pushed[0] = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_memset (pushed[0], 0, 0x80, info.size);
+  }
+  if (frame_source == FRAMES_POOL) {
+    guint size = info.size;
 
-  /* The first frame negotiates; then the allocation query can be asked. */
-  GST_BUFFER_OFFSET (frame) = 0;
-  gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (frame));
-  wait_frames (&probe, 1);
-  if (use_pool) {
-    GstQuery *query = gst_query_new_allocation (caps, TRUE);
-    GstPad *srcpad = gst_element_get_static_pad (src, "src");
-    if (gst_pad_peer_query (srcpad, query)
-        && gst_query_get_n_allocation_pools (query) > 0)
-      gst_query_parse_nth_allocation_pool (query, 0, &pool, NULL, NULL, NULL);
-    gst_object_unref (srcpad);
-    gst_query_unref (query);
-    if (pool) {
-      GstStructure *config = gst_buffer_pool_get_config (pool);
-      gst_buffer_pool_config_set_params (config, caps, info.size, 6, 6);
-      gst_buffer_pool_set_config (pool, config);
-      gst_buffer_pool_set_active (pool, TRUE);
-    } else {
-      fprintf (stderr, "%s: no pool proposed\n", name);
+    /* The first frame negotiates; then the allocation query is answered. */
+    GST_BUFFER_OFFSET (pushed[0]) = 0;
+    gst_app_src_push_buffer (GST_APP_SRC (src), gst_buffer_ref (pushed[0]));
+    wait_frames (&probe, 1);
+    first_offset = 1;
+    gst_buffer_unref (pushed[0]);
+    pool = proposed_pool (src, caps, &size);
+    if (pool)
+      fill_pool_frames (pool, caps, MAX (size, info.size), pushed);
+  }
+  if (frame_source != FRAMES_SYSTEM) {
+    if (!pool) {
+      fprintf (stderr, "%s: no pool\n", name);
+      exit (1);
     }
+    n_pushed = N_POOL_FRAMES;
   }
 
-  for (i = 1; i <= frames + warmup; i++) {
-    GstBuffer *buf;
+  for (i = first_offset; i <= frames + warmup; i++) {
+    /* A new buffer on the same memory: no copy of pixels. */
+    GstBuffer *buf = gst_buffer_copy (pushed[i % n_pushed]);
+
     if (i == warmup + 1) {
       wait_frames (&probe, warmup + 1);
       t0 = g_get_monotonic_time ();
-    }
-    if (pool) {
-      gst_buffer_pool_acquire_buffer (pool, &buf, NULL);
-      buf = gst_buffer_make_writable (buf);
-    } else {
-      buf = gst_buffer_copy (frame);    /* shares memory: no copy */
     }
     GST_BUFFER_OFFSET (buf) = i;
     GST_BUFFER_PTS (buf) = i * GST_MSECOND;
@@ -700,11 +787,12 @@ bench_pipeline (const char *name, const char *desc, const char *first,
 
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  for (i = 0; i < n_pushed; i++)
+    gst_buffer_unref (pushed[i]);
   if (pool) {
     gst_buffer_pool_set_active (pool, FALSE);
     gst_object_unref (pool);
   }
-  gst_buffer_unref (frame);
   gst_caps_unref (caps);
   gst_object_unref (pad_in);
   gst_object_unref (pad_out);
@@ -718,32 +806,120 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   return row;
 }
 
-static void
-bench_pipelines (GArray * rows, gboolean quick)
+/* Frames/s of a whole decoding pipeline (@desc ends in "fakesink
+ * name=sink"): frames over the time from the first to the last frame
+ * reaching the sink. */
+static PipelineRow
+bench_decode (const char *name, const char *desc)
 {
+  PipelineRow row = { name, 0, 0, 0, -1, -1, -1 };
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GstPad *pad;
+  GstBus *bus;
+  GstMessage *msg;
+  Probe probe = { 0 };
+
+  if (!pipeline) {
+    fprintf (stderr, "%s: %s\n", desc, error->message);
+    return row;
+  }
+  g_mutex_init (&probe.lock);
+  g_cond_init (&probe.cond);
+  probe.capacity = 1 << 16;
+  probe.t_in = g_new0 (gint64, probe.capacity);
+  probe.t_out = g_new0 (gint64, probe.capacity);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (sink, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe_decoded, &probe,
+      NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 120 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS && probe.n_out > 1) {
+    GstVideoInfo info;
+    GstCaps *caps = gst_pad_get_current_caps (pad);
+
+    gst_video_info_from_caps (&info, caps);
+    gst_caps_unref (caps);
+    row.width = GST_VIDEO_INFO_WIDTH (&info);
+    row.height = GST_VIDEO_INFO_HEIGHT (&info);
+    row.frames = probe.n_out;
+    row.fps = (probe.n_out - 1) / ((probe.t_out[probe.n_out - 1] -
+            probe.t_out[0]) / 1e6);
+    printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  (%d frames)\n", name,
+        row.width, row.height, row.fps, row.frames);
+  } else {
+    fprintf (stderr, "%s: did not run to the end\n", name);
+  }
+  fflush (stdout);
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (probe.t_in);
+  g_free (probe.t_out);
+  return row;
+}
+
+static void
+bench_pipelines (GArray * rows, gboolean quick, const char *clip)
+{
+  const char *filter = "cudabilateral name=f diameter=15 sigma-color=30 "
+      "sigma-space=5";
+  gboolean have_nvcodec = gst_element_factory_find ("cudaupload") != NULL;
   guint s;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     int w = sizes[s][0], h = sizes[s][1];
     int frames = quick ? 100 : (w > 2000 ? 1000 : 3000);
+    gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! fakesink "
+        "sync=false", filter);
     PipelineRow row;
 
-    row = bench_pipeline ("cudabilateral d=15, pinned input (pool)",
-        "appsrc name=src ! cudabilateral name=f diameter=15 sigma-color=30 "
-        "sigma-space=5 ! fakesink sync=false", "f", "f", w, h, frames, TRUE);
+    row = bench_pipeline ("cudabilateral d=15, pinned input (pool)", desc,
+        "f", "f", w, h, frames, FRAMES_POOL);
     g_array_append_val (rows, row);
-    row = bench_pipeline ("cudabilateral d=15, unpinned input",
-        "appsrc name=src ! cudabilateral name=f diameter=15 sigma-color=30 "
-        "sigma-space=5 ! fakesink sync=false", "f", "f", w, h, frames / 2,
-        FALSE);
+    row = bench_pipeline ("cudabilateral d=15, unpinned input", desc, "f",
+        "f", w, h, frames / 2, FRAMES_SYSTEM);
     g_array_append_val (rows, row);
-    if (gst_element_factory_find ("cudaupload")) {
+    if (have_nvcodec) {
+      /* Frames already in CUDA memory (the element's proposed CUDA pool,
+       * filled once): the element alone, no transfer. */
+      row = bench_pipeline ("cudabilateral d=15, CUDA memory in and out",
+          desc, "f", "f", w, h, frames, FRAMES_CUDA_POOL);
+      g_array_append_val (rows, row);
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload name=down ! "
-          "fakesink sync=false", "up", "down", w, h, frames / 2, FALSE);
+          "fakesink sync=false", "up", "down", w, h, frames / 2,
+          FRAMES_SYSTEM);
       g_array_append_val (rows, row);
     }
+    g_free (desc);
+  }
+
+  if (have_nvcodec && clip && gst_element_factory_find ("nvh264dec")) {
+    const char *decode = "qtdemux ! h264parse ! nvh264dec ! "
+        "video/x-raw(memory:CUDAMemory)";
+    gchar *plain = g_strdup_printf ("filesrc location=\"%s\" ! %s ! "
+        "fakesink name=sink sync=false", clip, decode);
+    gchar *filtered = g_strdup_printf ("filesrc location=\"%s\" ! %s ! %s ! "
+        "fakesink name=sink sync=false", clip, decode, filter);
+    PipelineRow row;
+
+    row = bench_decode ("nvh264dec, CUDA memory (decode only)", plain);
+    g_array_append_val (rows, row);
+    row = bench_decode ("nvh264dec ! cudabilateral d=15, CUDA memory",
+        filtered);
+    g_array_append_val (rows, row);
+    g_free (plain);
+    g_free (filtered);
   }
 }
 
@@ -806,7 +982,7 @@ write_json (const char *path, const char *commit, GArray * kernels,
 int
 main (int argc, char **argv)
 {
-  gchar *image = NULL, *out = NULL, *commit = NULL;
+  gchar *image = NULL, *out = NULL, *commit = NULL, *clip = NULL;
   gboolean quick = FALSE, no_pipelines = FALSE, no_kernels = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "PNG to scale and noise",
@@ -814,6 +990,8 @@ main (int argc, char **argv)
     {"out", 0, 0, G_OPTION_ARG_FILENAME, &out, "JSON results", "PATH"},
     {"commit", 0, 0, G_OPTION_ARG_STRING, &commit, "commit measured", "HASH"},
     {"runs", 0, 0, G_OPTION_ARG_INT, &n_runs, "timed runs per kernel", "N"},
+    {"clip", 0, 0, G_OPTION_ARG_FILENAME, &clip, "H.264 MP4 for the decoder "
+          "pipelines", "PATH"},
     {"quick", 0, 0, G_OPTION_ARG_NONE, &quick, "fewer cases", NULL},
     {"no-pipelines", 0, 0, G_OPTION_ARG_NONE, &no_pipelines, NULL, NULL},
     {"no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels, NULL, NULL},
@@ -844,7 +1022,7 @@ main (int argc, char **argv)
     bench_formats (image, frames);
   }
   if (!no_pipelines)
-    bench_pipelines (pipelines, quick);
+    bench_pipelines (pipelines, quick, clip);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
       frames, pipelines);
   return 0;
