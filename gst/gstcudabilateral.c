@@ -40,6 +40,11 @@
  * |[
  * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
  * ]| Live camera preview, straight from the camera's YUY2.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudabilateral ! cudadownload ! videoconvert ! autovideosink
+ * ]| Decoded and filtered on the GPU without a copy: the element takes and
+ * gives CUDA memory (memory:CUDAMemory) where its neighbours do, sharing
+ * their CUDA context, and system memory otherwise.
  */
 
 #ifdef HAVE_CONFIG_H
