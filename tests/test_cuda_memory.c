@@ -1,6 +1,7 @@
 /* cudabilateral on frames in CUDA memory (memory:CUDAMemory, GStreamer's
- * GstCudaMemory): cudaupload ! cudabilateral ! cudadownload gives what the
- * system-memory path gives (the C reference, within +-1), two cudabilateral
+ * GstCudaMemory): cudaupload ! cudabilateral ! cudadownload gives the very
+ * bytes the system-memory path gives, and the C reference within +-1; two
+ * cudabilateral
  * in a row share one CUDA context with cudaupload, and a cuda-device-id
  * that does not exist is a clear error. Exits 77 without a CUDA device or
  * without GStreamer's nvcodec elements. */
@@ -177,6 +178,24 @@ GST_START_TEST (test_cuda_memory_equals_reference)
         /* Alpha passes unchanged. */
         for (c = 3; c < n_comp; c++)
           assert_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
+        /* And the system-memory path gives the very same bytes. */
+        {
+          GstHarness *sys = gst_harness_new ("cudabilateral");
+          Channel sys_out[GST_VIDEO_MAX_COMPONENTS];
+
+          g_object_set (sys->element, "diameter", params[p].diameter,
+              "sigma-color", params[p].sigma_color, "sigma-space",
+              params[p].sigma_space, NULL);
+          gst_harness_set_caps (sys, caps_for (fmts[f], w, h),
+              caps_for (fmts[f], w, h));
+          filter_frame (sys, fmts[f], w, h,
+              frame_from_channels (fmts[f], w, h, in, s % 2, f), sys_out);
+          for (c = 0; c < n_comp; c++)
+            assert_channel_matches (&out[c], &sys_out[c], 0,
+                "CUDA memory against system memory", fmts[f], c);
+          channels_free (sys_out, n_comp);
+          gst_harness_teardown (sys);
+        }
         channels_free (in, n_comp);
         channels_free (out, n_comp);
         channels_free (expected, 3);
