@@ -733,9 +733,83 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
       ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-/* Every frame runs with the element's CUDA context current; frames in
- * system memory go on to GstVideoFilter, which maps them and calls
- * transform_frame. */
+/* Whether every plane of a mapped frame, as its video meta (or the caps)
+ * lays it out, lies inside the memory mapped for it: a meta may promise
+ * strides or offsets its buffer does not have, which mapping does not
+ * check. */
+static gboolean
+frame_fits (GstCbfFilterPrivate * priv, GstVideoFrame * frame)
+{
+  guint p;
+
+  for (p = 0; p < priv->n_planes; p++) {
+    const GstMapInfo *map = &frame->map[p];
+    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+
+    if (stride < 0 || (gsize) stride < priv->planes[p].row_bytes
+        || data < map->data
+        || (gsize) (data - map->data) + plane_span (frame, &priv->planes[p],
+            p) > map->size)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* A frame in system memory. GstVideoFilter's own transform would let a
+ * buffer that does not hold a frame of the caps through with a warning and
+ * push an unwritten output buffer; here it is an element error. */
+static GstFlowReturn
+transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoInfo *info = &vfilter->in_info;
+  GstVideoFrame in_frame, out_frame;
+  GstFlowReturn ret;
+
+  if (!gst_video_frame_map (&in_frame, info, inbuf,
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d %s "
+            "frame (%" G_GSIZE_FORMAT " bytes without padding).",
+            gst_buffer_get_size (inbuf), GST_VIDEO_INFO_WIDTH (info),
+            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
+            GST_VIDEO_INFO_SIZE (info)), ("%" GST_PTR_FORMAT, inbuf));
+    return GST_FLOW_ERROR;
+  }
+  if (!frame_fits (priv, &in_frame)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer's video meta describes planes outside its %"
+            G_GSIZE_FORMAT " bytes.", gst_buffer_get_size (inbuf)),
+        ("%" GST_PTR_FORMAT, inbuf));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    gst_video_frame_unmap (&in_frame);
+    goto bad_output;
+  }
+  if (!frame_fits (priv, &out_frame)) {
+    gst_video_frame_unmap (&out_frame);
+    gst_video_frame_unmap (&in_frame);
+    goto bad_output;
+  }
+  ret = gst_cbf_filter_transform_frame (vfilter, &in_frame, &out_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return ret;
+
+bad_output:
+  GST_ELEMENT_ERROR (self, STREAM, FAILED,
+      ("Output buffer does not hold a frame of the caps."),
+      ("%" GST_PTR_FORMAT, outbuf));
+  return GST_FLOW_ERROR;
+}
+
+/* Every frame runs with the element's CUDA context current. */
 static GstFlowReturn
 gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -748,8 +822,7 @@ gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   if (PRIV (self)->cuda_memory)
     ret = transform_cuda_memory (self, inbuf, outbuf);
   else
-    ret = GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->transform
-        (trans, inbuf, outbuf);
+    ret = transform_system_memory (self, inbuf, outbuf);
   gst_cbf_filter_pop_context (self);
   return ret;
 }

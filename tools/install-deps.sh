@@ -9,7 +9,8 @@ set -euo pipefail
 
 packages=(meson ninja-build pkg-config gcc g++ python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
-  libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base)
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  valgrind)
 if [ "${1:-}" = "--sample" ]; then
   packages+=(gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
     gstreamer1.0-plugins-ugly gstreamer1.0-libav)

@@ -8,14 +8,40 @@ tools/install-deps.sh || exit 1
 tools/build.sh || exit 1
 meson test -C build --print-errorlogs --num-processes 1
 status=$?
-python3 - build/meson-logs/testlog.json <<'PY'
-import json, sys
+# The CPU-side tests again under valgrind (errors and definite leaks fail).
+rm -f build/meson-logs/testlog-valgrind.json
+if command -v valgrind >/dev/null; then
+  meson test -C build --setup valgrind --print-errorlogs --num-processes 1 \
+    reference element element-no-visible-gpu || status=1
+fi
+# And built with AddressSanitizer and UBSan (one GPU architecture: the
+# kernels do not run in these tests). The system plugins are scanned first
+# by the normal plugin scanner, so that only ours is loaded in-process.
+rm -f build-asan/meson-logs/testlog-sanitizers.json
+if [ ! -d build-asan ]; then
+  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dgpu_arch=75 >/dev/null || status=1
+fi
+if ninja -C build-asan >/dev/null; then
+  GST_REGISTRY_1_0=$PWD/build-asan/tests/registry.bin gst-inspect-1.0 \
+    coreelements >/dev/null 2>&1 || true
+  meson test -C build-asan --setup sanitizers --print-errorlogs \
+    --num-processes 1 reference element element-no-visible-gpu || status=1
+else
+  echo "error: the sanitizer build failed" >&2; status=1
+fi
+python3 - build/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json \
+  build-asan/meson-logs/testlog-sanitizers.json <<'PY'
+import json, os, sys
 counts = {"passed": 0, "failed": 0, "skipped": 0}
-with open(sys.argv[1]) as f:
-    for line in f:
-        result = json.loads(line)["result"]
-        key = {"OK": "passed", "SKIP": "skipped", "EXPECTEDFAIL": "passed"}.get(result, "failed")
-        counts[key] += 1
+for path in sys.argv[1:]:
+    if not os.path.exists(path):
+        continue
+    with open(path) as f:
+        for line in f:
+            result = json.loads(line)["result"]
+            key = {"OK": "passed", "SKIP": "skipped", "EXPECTEDFAIL": "passed"}.get(result, "failed")
+            counts[key] += 1
 print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
 PY
 exit $status

@@ -1,0 +1,579 @@
+/* cudabilateral over the long run and under abuse, on a GPU: a soak with
+ * properties changing from another thread on every frame, renegotiation
+ * again and again, state cycling, flushing seeks and EOS while frames flow,
+ * bad buffers, and eight pipelines at once. Each test asserts; the figures
+ * (memory before and after, counts) are printed as "FIGURE name value" lines
+ * for docs/reliability.md. Sizes of the long runs: CBF_SOAK_FRAMES (default
+ * 100000), CBF_STATE_CYCLES (1000), CBF_RENEGOTIATIONS (200). Exits 77
+ * without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include "bilateral.h"
+#include "gpu_support.h"
+#include "reference.h"
+
+static guint
+env_count (const gchar * name, guint def)
+{
+  const gchar *v = g_getenv (name);
+  return v ? (guint) g_ascii_strtoull (v, NULL, 10) : def;
+}
+
+/* Resident set size of this process, in bytes. */
+static gint64
+rss_bytes (void)
+{
+  gchar *text = NULL;
+  gint64 pages = 0, resident = 0;
+
+  if (g_file_get_contents ("/proc/self/statm", &text, NULL, NULL))
+    sscanf (text, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT, &pages, &resident);
+  g_free (text);
+  return resident * sysconf (_SC_PAGESIZE);
+}
+
+/* Device memory in use on the current device, in bytes. */
+static gint64
+gpu_used_bytes (void)
+{
+  size_t free_bytes = 0, total = 0;
+
+  fail_unless_equals_int (cudaMemGetInfo (&free_bytes, &total), cudaSuccess);
+  return (gint64) total - (gint64) free_bytes;
+}
+
+static guint
+count_entries (const gchar * dir)
+{
+  DIR *d = opendir (dir);
+  guint n = 0;
+
+  fail_unless (d != NULL);
+  while (readdir (d))
+    n++;
+  closedir (d);
+  return n;
+}
+
+#define MiB (1 << 20)
+
+static void
+figure (const gchar * name, gint64 value)
+{
+  g_print ("FIGURE %s %" G_GINT64_FORMAT "\n", name, value);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Soak */
+
+typedef struct
+{
+  GstElement *element;
+  GMutex lock;
+  GCond cond;
+  guint frame;                  /* frames pushed so far */
+  gboolean done;
+  guint changes;
+} Changer;
+
+/* Sets new parameters once per pushed frame, racing the streaming
+ * thread. */
+static gpointer
+change_properties (gpointer data)
+{
+  Changer *c = data;
+  guint seen = 0;
+
+  g_mutex_lock (&c->lock);
+  while (!c->done) {
+    while (c->frame == seen && !c->done)
+      g_cond_wait (&c->cond, &c->lock);
+    seen = c->frame;
+    g_mutex_unlock (&c->lock);
+    g_object_set (c->element, "diameter", 3 + 2 * (seen % 7), "sigma-color",
+        10.0 + seen % 60, "sigma-space", 1.0 + seen % 9, "filter-chroma",
+        (seen / 3) % 2 == 0, NULL);
+    c->changes++;
+    g_mutex_lock (&c->lock);
+  }
+  g_mutex_unlock (&c->lock);
+  return NULL;
+}
+
+GST_START_TEST (test_soak)
+{
+  guint n_frames = env_count ("CBF_SOAK_FRAMES", 100000), i;
+  guint baseline_at = MIN (1000, n_frames / 2);
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  Changer changer = { h->element };
+  GThread *thread;
+  gint64 rss0 = 0, gpu0 = 0, rss1, gpu1, t0 = g_get_monotonic_time ();
+  GstBuffer *frame;
+
+  g_mutex_init (&changer.lock);
+  g_cond_init (&changer.cond);
+  gst_harness_set_caps (h, caps_for ("RGBA", 1920, 1080),
+      caps_for ("RGBA", 1920, 1080));
+  /* From the pool the element proposed to the harness: pinned memory. */
+  frame = gst_harness_create_buffer (h, 1920 * 1080 * 4);
+  gst_buffer_memset (frame, 0, 0x5a, gst_buffer_get_size (frame));
+  thread = g_thread_new ("changer", change_properties, &changer);
+
+  for (i = 0; i < n_frames; i++) {
+    GstBuffer *in = gst_buffer_copy (frame), *out;
+
+    GST_BUFFER_PTS (in) = i * 20 * GST_MSECOND;
+    GST_BUFFER_DURATION (in) = 20 * GST_MSECOND;
+    GST_BUFFER_OFFSET (in) = i;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (out != NULL, "frame %u lost", i);
+    /* In order, with the timestamps it came with. */
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * 20 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 20 * GST_MSECOND);
+    gst_buffer_unref (out);
+
+    g_mutex_lock (&changer.lock);
+    changer.frame = i + 1;
+    g_cond_signal (&changer.cond);
+    g_mutex_unlock (&changer.lock);
+    if (i + 1 == baseline_at) {
+      rss0 = rss_bytes ();
+      gpu0 = gpu_used_bytes ();
+    }
+  }
+  g_mutex_lock (&changer.lock);
+  changer.done = TRUE;
+  g_cond_signal (&changer.cond);
+  g_mutex_unlock (&changer.lock);
+  g_thread_join (thread);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+
+  rss1 = rss_bytes ();
+  gpu1 = gpu_used_bytes ();
+  figure ("soak_frames", n_frames);
+  figure ("soak_property_changes", changer.changes);
+  figure ("soak_seconds_x1000", (g_get_monotonic_time () - t0) / 1000);
+  figure ("soak_rss_after_baseline", rss0);
+  figure ("soak_rss_at_end", rss1);
+  figure ("soak_gpu_used_after_baseline", gpu0);
+  figure ("soak_gpu_used_at_end", gpu1);
+  fail_unless (changer.changes > n_frames / 2, "only %u property changes",
+      changer.changes);
+  fail_unless (ABS (rss1 - rss0) <= MiB, "RSS %" G_GINT64_FORMAT " -> %"
+      G_GINT64_FORMAT, rss0, rss1);
+  fail_unless (ABS (gpu1 - gpu0) <= MiB, "GPU memory %" G_GINT64_FORMAT
+      " -> %" G_GINT64_FORMAT, gpu0, gpu1);
+
+  gst_buffer_unref (frame);
+  gst_harness_teardown (h);
+  g_mutex_clear (&changer.lock);
+  g_cond_clear (&changer.cond);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
+/* Renegotiation */
+
+/* One frame of @format, @w x @h, through @h's element against the
+ * reference. */
+static void
+check_one_frame (GstHarness * h, const gchar * format, gint w, gint height,
+    const Params * p, guint32 seed)
+{
+  GstVideoInfo info = info_for (format, w, height);
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
+  gboolean colour = n >= 3 && !GST_VIDEO_INFO_IS_YUV (&info);
+  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+
+  channels_for_format (format, w, height, seed, in);
+  filter_frame (h, format, w, height,
+      frame_from_channels (format, w, height, in, seed % 2, seed), out);
+  if (colour) {
+    guint8 *packed = g_malloc ((gsize) w * height * 3);
+    guint8 *result = g_malloc ((gsize) w * height * 3);
+    gint i;
+
+    for (i = 0; i < w * height; i++)
+      for (c = 0; c < 3; c++)
+        packed[i * 3 + c] = in[c].data[i];
+    cbf_reference_bilateral (packed, w * 3, result, w * 3, w, height, 3, 0, 3,
+        p->diameter, p->sigma_color, p->sigma_space);
+    for (c = 0; c < 3; c++) {
+      Channel expected = { w, height, g_malloc ((gsize) w * height) };
+
+      for (i = 0; i < w * height; i++)
+        expected.data[i] = result[i * 3 + c];
+      assert_channel_matches (&out[c], &expected, 1, "renegotiated", format,
+          c);
+      channels_free (&expected, 1);
+    }
+    g_free (packed);
+    g_free (result);
+  } else {
+    for (c = 0; c < n; c++) {
+      Channel expected = channel_reference (&in[c], p, c > 0);
+
+      assert_channel_matches (&out[c], &expected, 1, "renegotiated", format,
+          c);
+      channels_free (&expected, 1);
+    }
+  }
+  channels_free (in, n);
+  channels_free (out, n);
+}
+
+GST_START_TEST (test_renegotiation_many)
+{
+  static const gchar *fmts[] = { "RGBA", "NV12", "I420", "GRAY8", "YUY2",
+    "RGB", "xBGR", "Y444"
+  };
+  static const gint sizes[][2] = { {64, 48}, {33, 17}, {1, 1}, {130, 67},
+  {7, 300}, {96, 2}
+  };
+  guint n = env_count ("CBF_RENEGOTIATIONS", 200), i;
+  Params p = { 5, 30, 3 };
+  GstHarness *h = gst_harness_new ("cudabilateral");
+
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  for (i = 0; i < n; i++) {
+    const gchar *format = fmts[i % G_N_ELEMENTS (fmts)];
+    gint w = sizes[(i / 3) % G_N_ELEMENTS (sizes)][0];
+    gint height = sizes[(i / 3) % G_N_ELEMENTS (sizes)][1];
+
+    gst_harness_set_caps (h, caps_for (format, w, height),
+        caps_for (format, w, height));
+    check_one_frame (h, format, w, height, &p, i);
+  }
+  figure ("renegotiations", n);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
+/* State cycling */
+
+static void
+run_to_eos (GstElement * pipeline)
+{
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "no EOS within 30 s");
+  fail_unless_equals_int (GST_MESSAGE_TYPE (msg), GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+}
+
+GST_START_TEST (test_state_cycling)
+{
+  guint n = env_count ("CBF_STATE_CYCLES", 1000), i;
+  guint baseline_at = MIN (50, n / 2);
+  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=320,height=240 ! cudabilateral ! "
+      "fakesink", NULL);
+  gint64 rss0 = 0, gpu0 = 0, rss1, gpu1;
+  guint fds0 = 0, threads0 = 0, fds1, threads1;
+
+  for (i = 0; i < n; i++) {
+    run_to_eos (pipeline);
+    if (i + 1 == baseline_at) {
+      rss0 = rss_bytes ();
+      gpu0 = gpu_used_bytes ();
+      fds0 = count_entries ("/proc/self/fd");
+      threads0 = count_entries ("/proc/self/task");
+    }
+  }
+  rss1 = rss_bytes ();
+  gpu1 = gpu_used_bytes ();
+  fds1 = count_entries ("/proc/self/fd");
+  threads1 = count_entries ("/proc/self/task");
+  figure ("state_cycles", n);
+  figure ("cycles_rss_after_baseline", rss0);
+  figure ("cycles_rss_at_end", rss1);
+  figure ("cycles_gpu_used_after_baseline", gpu0);
+  figure ("cycles_gpu_used_at_end", gpu1);
+  figure ("cycles_fds_after_baseline", fds0);
+  figure ("cycles_fds_at_end", fds1);
+  figure ("cycles_threads_after_baseline", threads0);
+  figure ("cycles_threads_at_end", threads1);
+  fail_unless (ABS (rss1 - rss0) <= MiB, "RSS %" G_GINT64_FORMAT " -> %"
+      G_GINT64_FORMAT, rss0, rss1);
+  fail_unless (ABS (gpu1 - gpu0) <= MiB, "GPU memory %" G_GINT64_FORMAT
+      " -> %" G_GINT64_FORMAT, gpu0, gpu1);
+  fail_unless (fds1 <= fds0, "open files %u -> %u", fds0, fds1);
+  fail_unless (threads1 <= threads0, "threads %u -> %u", threads0, threads1);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
+/* Flushing seeks and EOS while frames flow */
+
+/* The PTS of the next sample, or GST_CLOCK_TIME_NONE at EOS. */
+static GstClockTime
+next_pts (GstElement * sink)
+{
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+      10 * GST_SECOND);
+  GstClockTime pts;
+
+  if (!s) {
+    fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)),
+        "no frame within 10 s and no EOS");
+    return GST_CLOCK_TIME_NONE;
+  }
+  pts = GST_BUFFER_PTS (gst_sample_get_buffer (s));
+  gst_sample_unref (s);
+  return pts;
+}
+
+GST_START_TEST (test_seek_and_eos)
+{
+  GstElement *pipeline = gst_parse_launch ("videotestsrc name=src "
+      "num-buffers=400 ! video/x-raw,format=I420,width=640,height=360,"
+      "framerate=100/1 ! cudabilateral ! appsink name=sink sync=false "
+      "max-buffers=4", NULL);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstClockTime frame = GST_SECOND / 100, pts, last = 0;
+  guint seek, i, seeks = 0;
+
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (seek = 0; seek < 5; seek++) {
+    GstClockTime target = (seek * 37 % 300) * frame;
+
+    /* Frames are in flight (appsink holds up to 4, the element one). */
+    for (i = 0; i < 10; i++)
+      fail_unless (GST_CLOCK_TIME_IS_VALID (next_pts (sink)));
+    fail_unless (gst_element_seek_simple (pipeline, GST_FORMAT_TIME,
+            GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE, target));
+    seeks++;
+    /* After a flushing seek the stream restarts at the target: no frame
+     * of before, none twice. */
+    last = target;
+    pts = next_pts (sink);
+    fail_unless_equals_uint64 (pts, target);
+    for (i = 0; i < 20; i++) {
+      pts = next_pts (sink);
+      fail_unless_equals_uint64 (pts, last + frame);
+      last = pts;
+    }
+  }
+  /* EOS while frames flow: it arrives, after the frames before it. */
+  fail_unless (gst_element_send_event (pipeline, gst_event_new_eos ()));
+  for (i = 0; i < 1000; i++) {
+    pts = next_pts (sink);
+    if (!GST_CLOCK_TIME_IS_VALID (pts))
+      break;
+    fail_unless_equals_uint64 (pts, last + frame);
+    last = pts;
+  }
+  fail_unless (gst_app_sink_is_eos (GST_APP_SINK (sink)));
+  figure ("flushing_seeks", seeks);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
+/* Bad buffers */
+
+/* The first error message on @bus, or fails. */
+static gchar *
+pop_error (GstBus * bus)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+  gchar *text, *debug = NULL;
+
+  fail_unless (msg != NULL, "no element error");
+  gst_message_parse_error (msg, &error, &debug);
+  text = g_strdup_printf ("%s (%s)", error->message, debug ? debug : "");
+  g_error_free (error);
+  g_free (debug);
+  gst_message_unref (msg);
+  return text;
+}
+
+GST_START_TEST (test_bad_buffers)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  GstBus *bus = gst_bus_new ();
+  GstVideoInfo info = info_for ("NV12", 64, 48);
+  GstBuffer *buf;
+  Params p = { 5, 30, 3 };
+  gchar *error;
+
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  gst_harness_set_caps (h, caps_for ("NV12", 64, 48), caps_for ("NV12", 64,
+          48));
+
+  /* Smaller than the caps say, no video meta: refused, nothing read past
+   * its end (compute-sanitizer and valgrind would see it). */
+  buf = gst_buffer_new_allocate (NULL, info.size / 2, NULL);
+  fail_if (gst_harness_push (h, buf) == GST_FLOW_OK);
+  error = pop_error (bus);
+  GST_INFO ("short buffer: %s", error);
+  g_free (error);
+
+  /* A video meta whose planes reach past the buffer: refused too. */
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  {
+    gsize offset[2] = { 0, 64 * 48 };
+    gint stride[2] = { 4096, 4096 };
+
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_NV12, 64, 48, 2, offset, stride);
+  }
+  fail_if (gst_harness_push (h, buf) == GST_FLOW_OK);
+  error = pop_error (bus);
+  GST_INFO ("meta past the end: %s", error);
+  g_free (error);
+
+  /* After both, a good frame (no meta, default layout) is filtered right:
+   * the element kept running. */
+  gst_harness_set_caps (h, caps_for ("NV12", 64, 48), caps_for ("NV12", 64,
+          48));
+  check_one_frame (h, "NV12", 64, 48, &p, 5);
+
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Caps no frame can satisfy: zero size is refused by the caps; a size
+ * whose frame cannot be allocated is an element error, not a crash, and
+ * the element works again with sane caps. */
+GST_START_TEST (test_huge_caps)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  GstPad *sink = gst_element_get_static_pad (h->element, "sink");
+  GstCaps *zero = caps_for ("RGBA", 0, 480);
+  GstBus *bus = gst_bus_new ();
+  Params p = { 5, 30, 3 };
+  gchar *error;
+
+  fail_if (gst_pad_query_accept_caps (sink, zero));
+  gst_caps_unref (zero);
+  gst_element_set_bus (h->element, bus);
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  /* 2^20 x 2^20 RGBA: 4 TiB a frame. */
+  gst_harness_set_caps (h, caps_for ("RGBA", 1 << 20, 1 << 20),
+      caps_for ("RGBA", 1 << 20, 1 << 20));
+  fail_if (gst_harness_push (h, gst_buffer_new_allocate (NULL, 64, NULL)) ==
+      GST_FLOW_OK);
+  error = pop_error (bus);
+  GST_INFO ("huge caps: %s", error);
+  g_free (error);
+
+  gst_harness_set_caps (h, caps_for ("RGBA", 40, 30), caps_for ("RGBA", 40,
+          30));
+  check_one_frame (h, "RGBA", 40, 30, &p, 9);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (sink);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------------- */
+/* Eight pipelines at once */
+
+typedef struct
+{
+  guint index;
+  guint frames;
+} Worker;
+
+static gpointer
+run_worker (gpointer data)
+{
+  Worker *wk = data;
+  static const gchar *fmts[] = { "RGBA", "NV12", "I420", "YUY2" };
+  const gchar *format = fmts[wk->index % G_N_ELEMENTS (fmts)];
+  Params p = { 3 + 2 * wk->index, 20.0 + 5 * wk->index, 2.0 + wk->index };
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  guint i;
+
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  gst_harness_set_caps (h, caps_for (format, 160 + wk->index, 90),
+      caps_for (format, 160 + wk->index, 90));
+  for (i = 0; i < wk->frames; i++)
+    check_one_frame (h, format, 160 + wk->index, 90, &p, 100 * wk->index + i);
+  gst_harness_teardown (h);
+  return NULL;
+}
+
+GST_START_TEST (test_eight_pipelines)
+{
+  Worker workers[8];
+  GThread *threads[8];
+  guint i;
+
+  for (i = 0; i < 8; i++) {
+    workers[i] = (Worker) {
+    i, 30};
+    threads[i] = g_thread_new ("worker", run_worker, &workers[i]);
+  }
+  for (i = 0; i < 8; i++)
+    g_thread_join (threads[i]);
+  figure ("concurrent_pipelines", 8);
+}
+
+GST_END_TEST;
+
+static Suite *
+reliability_suite (void)
+{
+  Suite *s = suite_create ("cudabilateral-reliability");
+  TCase *tc = tcase_create ("general");
+
+  tcase_set_timeout (tc, 1800);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_bad_buffers);
+  tcase_add_test (tc, test_huge_caps);
+  tcase_add_test (tc, test_renegotiation_many);
+  tcase_add_test (tc, test_seek_and_eos);
+  tcase_add_test (tc, test_eight_pipelines);
+  tcase_add_test (tc, test_state_cycling);
+  tcase_add_test (tc, test_soak);
+  return s;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (!gpu_test_have_device ())
+    return 77;
+  gst_check_init (&argc, &argv);
+  return gst_check_run_suite (reliability_suite (),
+      "cudabilateral-reliability", __FILE__);
+}
