@@ -3,7 +3,7 @@
  * again and again, state cycling, flushing seeks and EOS while frames flow,
  * bad buffers, and eight pipelines at once. Each test asserts; the figures
  * (memory before and after, counts) are printed as "FIGURE name value" lines
- * for docs/reliability.md. Sizes of the long runs: CBF_SOAK_FRAMES (default
+ * for docs/reliability.md, and appended to $CBF_FIGURES if set. Sizes of the long runs: CBF_SOAK_FRAMES (default
  * 100000), CBF_STATE_CYCLES (1000), CBF_RENEGOTIATIONS (200). Exits 77
  * without a CUDA device. */
 
@@ -65,10 +65,25 @@ count_entries (const gchar * dir)
 
 #define MiB (1 << 20)
 
+/* A figure for docs/reliability.md: printed, and appended to the file
+ * $CBF_FIGURES when set (test runners may swallow the output). */
 static void
 figure (const gchar * name, gint64 value)
 {
-  g_print ("FIGURE %s %" G_GINT64_FORMAT "\n", name, value);
+  const gchar *path = g_getenv ("CBF_FIGURES");
+  gchar *line = g_strdup_printf ("FIGURE %s %" G_GINT64_FORMAT "\n", name,
+      value);
+
+  g_print ("%s", line);
+  if (path) {
+    FILE *f = fopen (path, "a");
+
+    if (f) {
+      fputs (line, f);
+      fclose (f);
+    }
+  }
+  g_free (line);
 }
 
 /* ---------------------------------------------------------------------- */
