@@ -14,6 +14,7 @@
 #include <gst/video/video.h>
 
 #include <dirent.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "bilateral.h"
