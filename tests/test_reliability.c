@@ -545,6 +545,39 @@ GST_START_TEST (test_huge_caps)
 
 GST_END_TEST;
 
+/* A pipeline that fails for a bad cuda-device-id, then a good one in the
+ * same process: the failure leaves nothing behind that breaks the next. */
+GST_START_TEST (test_fault_then_recovery)
+{
+  GstElement *bad = gst_parse_launch ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=64,height=48 ! cudabilateral "
+      "cuda-device-id=99 ! fakesink", NULL);
+  GstBus *bus = gst_element_get_bus (bad);
+  GstMessage *msg;
+  GstHarness *h;
+  Params p = { 7, 30, 3 };
+
+  gst_element_set_state (bad, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR
+      | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR);
+  gst_message_unref (msg);
+  fail_unless_equals_int (gst_element_set_state (bad, GST_STATE_NULL),
+      GST_STATE_CHANGE_SUCCESS);
+  gst_object_unref (bus);
+  gst_object_unref (bad);
+
+  h = gst_harness_new ("cudabilateral");
+  g_object_set (h->element, "diameter", p.diameter, "sigma-color",
+      p.sigma_color, "sigma-space", p.sigma_space, NULL);
+  gst_harness_set_caps (h, caps_for ("RGBA", 64, 48), caps_for ("RGBA", 64,
+          48));
+  check_one_frame (h, "RGBA", 64, 48, &p, 3);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---------------------------------------------------------------------- */
 /* Eight pipelines at once */
 
@@ -602,6 +635,7 @@ reliability_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_bad_buffers);
   tcase_add_test (tc, test_huge_caps);
+  tcase_add_test (tc, test_fault_then_recovery);
   tcase_add_test (tc, test_renegotiation_many);
   tcase_add_test (tc, test_seek_and_eos);
   tcase_add_test (tc, test_eight_pipelines);
