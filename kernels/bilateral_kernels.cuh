@@ -24,6 +24,9 @@
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii). */
 
+#ifndef CBF_BILATERAL_KERNELS_CUH
+#define CBF_BILATERAL_KERNELS_CUH
+
 #include "bilateral.h"
 
 #include <utility>
@@ -658,11 +661,4 @@ static_assert (CBF_FAST_MAX_RADIUS == 8, "one case per specialised radius");
     return launcher < Layout > (src, dst, row_begin, row_end, w, stream); \
   }
 
-CBF_ENTRY (cbf_bilateral_channel, launch, Channels < 1 >)
-CBF_ENTRY (cbf_bilateral_channel_pair, launch, Channels < 2 >)
-CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
-CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)
-CBF_ENTRY (cbf_bilateral_colour_packed24, launch, Colour24)
-CBF_ENTRY (cbf_bilateral_colour_planar, launch, ColourPlanar)
-CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channels < 1 >)
-CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32 < 0 >)
+#endif /* CBF_BILATERAL_KERNELS_CUH */

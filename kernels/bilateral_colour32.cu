@@ -1,0 +1,19 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Kernel entries for the three colour bytes of 32-bit pixels (RGBA, BGRx,
+ * ARGB, ...). The kernels are in bilateral_kernels.cuh; each pixel layout is
+ * compiled in a file of its own so that the long template instantiations
+ * build in parallel. */
+
+#include "bilateral_kernels.cuh"
+
+CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
+CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)
+CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32 < 0 >)
