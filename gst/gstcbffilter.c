@@ -1133,7 +1133,8 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("cuda-device-id", "CUDA device id",
-          "CUDA device to use (-1 = first device)", -1, G_MAXINT,
+          "CUDA device to use (-1 = the device of the pipeline's CUDA context, "
+          "else the first)", -1, G_MAXINT,
           DEFAULT_DEVICE_ID,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
