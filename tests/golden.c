@@ -74,6 +74,33 @@ golden_free_cases (GoldenCase * cases)
   g_free (cases);
 }
 
+GoldenCase *
+golden_load_gaussian_cases (guint * n_cases)
+{
+  gchar *path;
+  gchar **lines = read_case_lines ("gaussian_cases.txt", &path);
+  GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenCase));
+  guint i;
+
+  for (i = 0; lines[i]; i++) {
+    GoldenCase c = { 0, };
+    gchar name[256], input[256], output[256];
+
+    fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %255s %255s", name,
+            &c.channels, &c.width, &c.height, &c.diameter, &c.sigma_space,
+            input, output) == 8, "malformed line %u of %s: %s", i + 1, path,
+        lines[i]);
+    c.name = g_strdup (name);
+    c.input = g_strdup (input);
+    c.output = g_strdup (output);
+    g_array_append_val (cases, c);
+  }
+  *n_cases = cases->len;
+  g_strfreev (lines);
+  g_free (path);
+  return (GoldenCase *) g_array_free (cases, FALSE);
+}
+
 GoldenYuvCase *
 golden_load_yuv_cases (guint * n_cases)
 {

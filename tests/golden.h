@@ -45,6 +45,9 @@ const gchar *golden_dir (void);
 GoldenCase *golden_load_cases (guint * n_cases);
 void golden_free_cases (GoldenCase * cases);
 
+/* Reads gaussian_cases.txt (Gaussian mode: sigma_color unused, 0). */
+GoldenCase *golden_load_gaussian_cases (guint * n_cases);
+
 /* Reads yuv_cases.txt; the array ends with a case whose name is NULL. */
 GoldenYuvCase *golden_load_yuv_cases (guint * n_cases);
 void golden_free_yuv_cases (GoldenYuvCase * cases);

@@ -62,3 +62,46 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
   }
   free (tables);
 }
+
+void
+cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_space)
+{
+  int ksize, radius;
+  double sigma;
+  float *coeffs;
+  /* Rows after the horizontal pass, all of them, one float per channel. */
+  float *rows = malloc ((size_t) width * height * channels * sizeof (float));
+  int x, y, c, i;
+
+  cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+  radius = ksize / 2;
+  coeffs = malloc (ksize * sizeof (float));
+  cbf_gaussian_kernel_fill (coeffs, ksize, sigma);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++) {
+        float sum = 0;
+        for (i = -radius; i <= radius; i++)
+          sum += coeffs[i + radius] * src[y * src_stride +
+              reflect101 (x + i, width) * pixel_bytes + colour_offset + c];
+        rows[((size_t) y * width + x) * channels + c] = sum;
+      }
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      uint8_t *out = dst + y * dst_stride + x * pixel_bytes;
+
+      memcpy (out, src + y * src_stride + x * pixel_bytes, pixel_bytes);
+      for (c = 0; c < channels; c++) {
+        float sum = 0;
+        for (i = -radius; i <= radius; i++)
+          sum += coeffs[i + radius] * rows[((size_t) reflect101 (y + i,
+                      height) * width + x) * channels + c];
+        out[colour_offset + c] = (uint8_t) lrintf (sum);
+      }
+    }
+  free (rows);
+  free (coeffs);
+}

@@ -16,4 +16,12 @@ void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space);
 
+/* The same pixels blurred as cv::GaussianBlur does (kernel size and sigma
+ * from cbf_gaussian_params (@diameter, @sigma_space), BORDER_DEFAULT),
+ * within +-1: separable, float sums, horizontal then vertical. */
+void cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_space);
+
 #endif

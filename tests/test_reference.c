@@ -108,6 +108,50 @@ GST_START_TEST (test_radius_rule)
 
 GST_END_TEST;
 
+/* The Gaussian-mode reference (issue 6's mode=gaussian) against OpenCV's
+ * GaussianBlur, and its size rule. */
+GST_START_TEST (test_gaussian_reference_matches_opencv)
+{
+  guint n_cases, i;
+  GoldenCase *cases = golden_load_gaussian_cases (&n_cases);
+  gint ksize;
+  gdouble sigma;
+
+  fail_unless (n_cases >= 10 * 11, "expected the full Gaussian set, got %u",
+      n_cases);
+  for (i = 0; i < n_cases; i++) {
+    const GoldenCase *c = &cases[i];
+    gint w, h, ch, max_diff, fx, fy;
+    guint8 *src = golden_load_pnm (c->input, &w, &h, &ch);
+    guint8 *expected = golden_load_pnm (c->output, &w, &h, &ch);
+    guint8 *out = g_malloc ((gsize) w * h * ch);
+    guint bad;
+
+    memset (out, 0xcd, (gsize) w * h * ch);
+    cbf_reference_gaussian (src, w * ch, out, w * ch, w, h, ch, 0, ch,
+        c->diameter, c->sigma_space);
+    bad = images_diff_beyond_one (out, w * ch, expected, w * ch, w, h, ch, 0,
+        ch, 0, ch, &max_diff, &fx, &fy);
+    fail_unless (bad == 0, "%s: %u values off by more than 1 (max %d, first "
+        "at %d,%d)", c->name, bad, max_diff, fx, fy);
+    g_free (src);
+    g_free (expected);
+    g_free (out);
+  }
+  golden_free_cases (cases);
+
+  cbf_gaussian_params (4, 0, &ksize, &sigma);
+  fail_unless (ksize == 5 && sigma == 0);
+  cbf_gaussian_params (0, 1.5, &ksize, &sigma);
+  fail_unless (ksize == 11 && sigma == 1.5);    /* cvRound (10) | 1 */
+  cbf_gaussian_params (-1, 0, &ksize, &sigma);
+  fail_unless (ksize == 7 && sigma == 1);
+  cbf_gaussian_params (0, 200, &ksize, &sigma);
+  fail_unless_equals_int (ksize, CBF_GAUSSIAN_MAX_KSIZE);
+}
+
+GST_END_TEST;
+
 /* The chroma rule at its edges: integer division, at least 1, derived
  * radii kept derived. */
 GST_START_TEST (test_chroma_rule)
@@ -140,6 +184,7 @@ reference_suite (void)
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
+  tcase_add_test (tc, test_gaussian_reference_matches_opencv);
   return s;
 }
 
