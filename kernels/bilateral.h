@@ -95,23 +95,6 @@ int cbf_bilateral_radius (int diameter, double sigma_space);
 void cbf_bilateral_chroma_params (int diameter, double sigma_space,
     int factor, int *chroma_diameter, double *chroma_sigma_space);
 
-/* Gaussian mode (range weight off), as OpenCV's GaussianBlur for 8-bit
- * images: the kernel size and sigma for the element's @diameter and
- * @sigma_space. diameter > 0: that size, the next odd number from an even
- * one, and sigma_space as given (<= 0: OpenCV derives it from the size).
- * diameter <= 0: cvRound (6 sigma + 1) | 1, OpenCV's rule for 8-bit images,
- * where a sigma_space <= 0 acts as 1 (OpenCV would refuse both <= 0). The
- * size is at most CBF_GAUSSIAN_MAX_KSIZE. */
-#define CBF_GAUSSIAN_MAX_KSIZE 1201
-void cbf_gaussian_params (int diameter, double sigma_space, int *ksize,
-    double *sigma);
-
-/* Fills @coeffs (@ksize floats) with OpenCV's getGaussianKernel (ksize,
- * sigma): its fixed kernels for ksize <= 7 and sigma <= 0, otherwise
- * exp (-x^2 / (2 sigma^2)) normalised in double, sigma <= 0 derived from
- * the size as 0.3 ((ksize - 1) / 2 - 1) + 0.8. */
-void cbf_gaussian_kernel_fill (float *coeffs, int ksize, double sigma);
-
 /* Number of floats in the weight tables for @radius:
  *   [0, CBF_RANGE_LUT_LEN)            range_lut[L1 distance]
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
