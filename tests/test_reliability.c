@@ -129,11 +129,12 @@ GST_START_TEST (test_soak)
   guint n_frames = env_count ("CBF_SOAK_FRAMES", 100000), i;
   guint baseline_at = MIN (1000, n_frames / 2);
   GstHarness *h = gst_harness_new ("cudabilateral");
-  Changer changer = { h->element };
+  Changer changer = { 0 };
   GThread *thread;
   gint64 rss0 = 0, gpu0 = 0, rss1, gpu1, t0 = g_get_monotonic_time ();
   GstBuffer *frame;
 
+  changer.element = h->element;
   g_mutex_init (&changer.lock);
   g_cond_init (&changer.cond);
   gst_harness_set_caps (h, caps_for ("RGBA", 1920, 1080),
