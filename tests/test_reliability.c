@@ -461,8 +461,8 @@ GST_START_TEST (test_bad_buffers)
   /* A video meta whose planes reach past the buffer: refused too. */
   buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   {
-    gsize offset[2] = { 0, 64 * 48 };
-    gint stride[2] = { 4096, 4096 };
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0, 64 * 48 };
+    gint stride[GST_VIDEO_MAX_PLANES] = { 4096, 4096 };
 
     gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
         GST_VIDEO_FORMAT_NV12, 64, 48, 2, offset, stride);
