@@ -34,22 +34,28 @@ read_case_lines (const gchar * file, gchar ** path)
   return kept;
 }
 
-GoldenCase *
-golden_load_cases (guint * n_cases)
+/* Reads a case file of GoldenCase lines: bilateral ones (cases.txt) have a
+ * sigma_color column, Gaussian ones (gaussian_cases.txt) do not. */
+static GoldenCase *
+load_cases (const gchar * file, gboolean with_sigma_color, guint * n_cases)
 {
   gchar *path;
-  gchar **lines = read_case_lines ("cases.txt", &path);
+  gchar **lines = read_case_lines (file, &path);
   GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenCase));
   guint i;
 
   for (i = 0; lines[i]; i++) {
     GoldenCase c = { 0, };
     gchar name[256], input[256], output[256];
+    gboolean ok = with_sigma_color ?
+        sscanf (lines[i], "%255s %d %d %d %d %lf %lf %255s %255s", name,
+        &c.channels, &c.width, &c.height, &c.diameter, &c.sigma_color,
+        &c.sigma_space, input, output) == 9 :
+        sscanf (lines[i], "%255s %d %d %d %d %lf %255s %255s", name,
+        &c.channels, &c.width, &c.height, &c.diameter, &c.sigma_space, input,
+        output) == 8;
 
-    fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %lf %255s %255s",
-            name, &c.channels, &c.width, &c.height, &c.diameter,
-            &c.sigma_color, &c.sigma_space, input, output) == 9,
-        "malformed line %u of %s: %s", i + 1, path, lines[i]);
+    fail_unless (ok, "malformed line %u of %s: %s", i + 1, path, lines[i]);
     c.name = g_strdup (name);
     c.input = g_strdup (input);
     c.output = g_strdup (output);
@@ -59,6 +65,18 @@ golden_load_cases (guint * n_cases)
   g_strfreev (lines);
   g_free (path);
   return (GoldenCase *) g_array_free (cases, FALSE);
+}
+
+GoldenCase *
+golden_load_cases (guint * n_cases)
+{
+  return load_cases ("cases.txt", TRUE, n_cases);
+}
+
+GoldenCase *
+golden_load_gaussian_cases (guint * n_cases)
+{
+  return load_cases ("gaussian_cases.txt", FALSE, n_cases);
 }
 
 void
@@ -72,33 +90,6 @@ golden_free_cases (GoldenCase * cases)
     g_free (c->output);
   }
   g_free (cases);
-}
-
-GoldenCase *
-golden_load_gaussian_cases (guint * n_cases)
-{
-  gchar *path;
-  gchar **lines = read_case_lines ("gaussian_cases.txt", &path);
-  GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenCase));
-  guint i;
-
-  for (i = 0; lines[i]; i++) {
-    GoldenCase c = { 0, };
-    gchar name[256], input[256], output[256];
-
-    fail_unless (sscanf (lines[i], "%255s %d %d %d %d %lf %255s %255s", name,
-            &c.channels, &c.width, &c.height, &c.diameter, &c.sigma_space,
-            input, output) == 8, "malformed line %u of %s: %s", i + 1, path,
-        lines[i]);
-    c.name = g_strdup (name);
-    c.input = g_strdup (input);
-    c.output = g_strdup (output);
-    g_array_append_val (cases, c);
-  }
-  *n_cases = cases->len;
-  g_strfreev (lines);
-  g_free (path);
-  return (GoldenCase *) g_array_free (cases, FALSE);
 }
 
 GoldenYuvCase *
