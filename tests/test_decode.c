@@ -39,23 +39,6 @@ keep_input (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
-/* Component @c of @frame, packed: width x height bytes. */
-static guint8 *
-component_packed (GstVideoFrame * frame, guint c)
-{
-  gint w = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
-  gint h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
-  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
-  guint8 *packed = g_malloc ((gsize) w * h);
-  gint x, y;
-
-  for (y = 0; y < h; y++)
-    for (x = 0; x < w; x++)
-      packed[y * w + x] = data[y * GST_VIDEO_FRAME_COMP_STRIDE (frame, c) +
-          x * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c)];
-  return packed;
-}
-
 /* Component @c of @out against the reference run on @in's. */
 static void
 check_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
@@ -63,8 +46,8 @@ check_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
 {
   gint w = GST_VIDEO_FRAME_COMP_WIDTH (in, c);
   gint h = GST_VIDEO_FRAME_COMP_HEIGHT (in, c);
-  guint8 *src = component_packed (in, c);
-  guint8 *got = component_packed (out, c);
+  guint8 *src = read_component (in, c).data;
+  guint8 *got = read_component (out, c).data;
   guint8 *expected = g_malloc ((gsize) w * h);
   gint diameter = DIAMETER;
   gdouble sigma_space = SIGMA_SPACE;
@@ -174,7 +157,7 @@ pull_frames (const gchar * desc, guint8 * frames[N_FRAMES][3],
     fail_unless (gst_video_frame_map (&frame, info,
             gst_sample_get_buffer (sample), GST_MAP_READ));
     for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
-      frames[i][c] = component_packed (&frame, c);
+      frames[i][c] = read_component (&frame, c).data;
     gst_video_frame_unmap (&frame);
     gst_sample_unref (sample);
   }
