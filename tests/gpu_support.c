@@ -147,24 +147,29 @@ frame_from_channels (const gchar * format, gint width, gint height,
   return buf;
 }
 
-/* Pushes @buf (taking it); the output's components into @out. */
 void
-filter_frame (GstHarness * h, const gchar * format, gint width, gint height,
-    GstBuffer * buf, Channel * out)
+push_and_read_channels (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf, Channel * out)
 {
   GstVideoInfo info = info_for (format, width, height);
   GstVideoFrame frame;
-  GstBuffer *result;
+  GstBuffer *result = gst_harness_push_and_pull (h, buf);
   guint c;
 
-  gpu_test_poison_output_pool (h->element);
-  result = gst_harness_push_and_pull (h, buf);
   fail_unless (result != NULL, "no output buffer");
   fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
     out[c] = read_component (&frame, c);
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (result);
+}
+
+void
+filter_frame (GstHarness * h, const gchar * format, gint width, gint height,
+    GstBuffer * buf, Channel * out)
+{
+  gpu_test_poison_output_pool (h->element);
+  push_and_read_channels (h, format, width, height, buf, out);
 }
 
 void
@@ -254,4 +259,37 @@ channels_for_format (const gchar * format, gint width, gint height,
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
     ch[c] = channel_random (GST_VIDEO_INFO_COMP_WIDTH (&info, c),
         GST_VIDEO_INFO_COMP_HEIGHT (&info, c), seed + c);
+}
+
+guint
+channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
+    const Params * p, Channel * expected)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  gint w = in[0].width, h = in[0].height, i;
+  guint8 *packed, *result;
+
+  if (n < 3 || (GST_VIDEO_INFO_IS_YUV (info)
+          && GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_Y444)) {
+    for (c = 0; c < n; c++)
+      expected[c] = channel_reference (&in[c], p, c > 0);
+    return n;
+  }
+  /* The three channels together: the reference on them packed. */
+  packed = g_malloc ((gsize) w * h * 3);
+  result = g_malloc ((gsize) w * h * 3);
+  for (i = 0; i < w * h; i++)
+    for (c = 0; c < 3; c++)
+      packed[i * 3 + c] = in[c].data[i];
+  cbf_reference_bilateral (packed, w * 3, result, w * 3, w, h, 3, 0, 3,
+      p->diameter, p->sigma_color, p->sigma_space);
+  for (c = 0; c < 3; c++) {
+    expected[c] = (Channel) {
+    w, h, g_malloc ((gsize) w * h)};
+    for (i = 0; i < w * h; i++)
+      expected[c].data[i] = result[i * 3 + c];
+  }
+  g_free (packed);
+  g_free (result);
+  return 3;
 }

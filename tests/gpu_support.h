@@ -48,8 +48,13 @@ Channel read_component (GstVideoFrame * frame, guint c);
 GstBuffer *frame_from_channels (const gchar * format, gint width,
     gint height, const Channel * in, gboolean padded, guint32 seed);
 
-/* Pushes @buf (taking it) through the harness, whose element's output pool
- * is poisoned first; the output's components into @out. */
+/* Pushes @buf (taking it) through the harness; the output's components
+ * into @out. */
+void push_and_read_channels (GstHarness * h, const gchar * format,
+    gint width, gint height, GstBuffer * buf, Channel * out);
+
+/* The same, the output pool of the harness's element (a GstBaseTransform)
+ * poisoned first. */
 void filter_frame (GstHarness * h, const gchar * format, gint width,
     gint height, GstBuffer * buf, Channel * out);
 
@@ -65,6 +70,14 @@ Channel channel_random (gint width, gint height, guint32 seed);
  * @p. */
 Channel channel_reference (const Channel * in, const Params * p,
     gboolean chroma);
+/* The expected output channels, by the C reference, of a frame of @info
+ * holding @in: the three colour channels filtered together for RGB formats
+ * and Y444, else each channel on its own (chroma with chroma's parameters).
+ * Returns how many it wrote into @expected (an alpha channel is not among
+ * them). */
+guint channels_reference_for_format (const GstVideoInfo * info,
+    const Channel * in, const Params * p, Channel * expected);
+
 /* Random channels of @format's component sizes, one per component (up to
  * GST_VIDEO_MAX_COMPONENTS). */
 void channels_for_format (const gchar * format, gint width, gint height,

@@ -10,7 +10,6 @@
 #include <gst/check/gstharness.h>
 
 #include "gpu_support.h"
-#include "reference.h"
 
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudacontext.h>
@@ -44,25 +43,6 @@ cuda_harness_new (const gchar * format, gint width, gint height,
       caps_for (format, width, height));
   g_free (desc);
   return h;
-}
-
-/* Pushes @buf (taking it) through the harness; the output's components
- * into @out. */
-static void
-pull_channels (GstHarness * h, const gchar * format, gint width, gint height,
-    GstBuffer * buf, Channel * out)
-{
-  GstVideoInfo info = info_for (format, width, height);
-  GstVideoFrame frame;
-  GstBuffer *result = gst_harness_push_and_pull (h, buf);
-  guint c;
-
-  fail_unless (result != NULL, "no output buffer");
-  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-    out[c] = read_component (&frame, c);
-  gst_video_frame_unmap (&frame);
-  gst_buffer_unref (result);
 }
 
 static GstElement *
@@ -130,48 +110,23 @@ GST_START_TEST (test_cuda_memory_equals_reference)
         gint h = is_422 ? sizes_422[s][1] : sizes[s][1];
         GstHarness *harness = cuda_harness_new (fmts[f], w, h, &params[p],
             "cudabilateral name=f");
-        gboolean colour;
         Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
-        Channel expected[3];
+        Channel expected[GST_VIDEO_MAX_COMPONENTS];
         GstElement *filter;
         guint n_comp;
 
         info = info_for (fmts[f], w, h);
         n_comp = GST_VIDEO_INFO_N_COMPONENTS (&info);
-        colour = !GST_VIDEO_INFO_IS_YUV (&info)
-            || GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_Y444;
 
         channels_for_format (fmts[f], w, h, 7 * f + p, in);
-        pull_channels (harness, fmts[f], w, h,
+        push_and_read_channels (harness, fmts[f], w, h,
             frame_from_channels (fmts[f], w, h, in, s % 2, f), out);
         filter = filter_named (harness, "f");
         assert_cuda_caps (filter);
         gst_object_unref (filter);
 
-        if (colour) {
-          /* The three channels together: the reference on them packed. */
-          guint8 *packed = g_malloc ((gsize) w * h * 3);
-          guint8 *result = g_malloc ((gsize) w * h * 3);
-          gint i;
-
-          for (i = 0; i < w * h; i++)
-            for (c = 0; c < 3; c++)
-              packed[i * 3 + c] = in[c].data[i];
-          cbf_reference_bilateral (packed, w * 3, result, w * 3, w, h, 3, 0,
-              3, params[p].diameter, params[p].sigma_color,
-              params[p].sigma_space);
-          for (c = 0; c < 3; c++) {
-            expected[c] = (Channel) {
-            w, h, g_malloc ((gsize) w * h)};
-            for (i = 0; i < w * h; i++)
-              expected[c].data[i] = result[i * 3 + c];
-          }
-          g_free (packed);
-          g_free (result);
-        } else {
-          for (c = 0; c < 3; c++)
-            expected[c] = channel_reference (&in[c], &params[p], c > 0);
-        }
+        fail_unless_equals_int (channels_reference_for_format (&info, in,
+                &params[p], expected), 3);
         for (c = 0; c < 3; c++)
           assert_channel_matches (&out[c], &expected[c], 1,
               "cudaupload ! cudabilateral ! cudadownload", fmts[f], c);
@@ -237,7 +192,7 @@ GST_START_TEST (test_two_filters_share_a_context)
   guint c;
 
   channels_for_format ("NV12", w, h, 3, in);
-  pull_channels (harness, "NV12", w, h,
+  push_and_read_channels (harness, "NV12", w, h,
       frame_from_channels ("NV12", w, h, in, TRUE, 3), out);
   a = filter_named (harness, "a");
   b = filter_named (harness, "b");

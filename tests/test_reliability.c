@@ -19,7 +19,6 @@
 
 #include "bilateral.h"
 #include "gpu_support.h"
-#include "reference.h"
 
 static guint
 env_count (const gchar * name, guint def)
@@ -208,45 +207,18 @@ check_one_frame (GstHarness * h, const gchar * format, gint w, gint height,
     const Params * p, guint32 seed)
 {
   GstVideoInfo info = info_for (format, w, height);
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
-  /* RGB formats and Y444: three channels together. */
-  gboolean colour = n >= 3 && (!GST_VIDEO_INFO_IS_YUV (&info)
-      || GST_VIDEO_INFO_FORMAT (&info) == GST_VIDEO_FORMAT_Y444);
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected, c;
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+  Channel expected[GST_VIDEO_MAX_COMPONENTS];
 
   channels_for_format (format, w, height, seed, in);
   filter_frame (h, format, w, height,
       frame_from_channels (format, w, height, in, seed % 2, seed), out);
-  if (colour) {
-    guint8 *packed = g_malloc ((gsize) w * height * 3);
-    guint8 *result = g_malloc ((gsize) w * height * 3);
-    gint i;
-
-    for (i = 0; i < w * height; i++)
-      for (c = 0; c < 3; c++)
-        packed[i * 3 + c] = in[c].data[i];
-    cbf_reference_bilateral (packed, w * 3, result, w * 3, w, height, 3, 0, 3,
-        p->diameter, p->sigma_color, p->sigma_space);
-    for (c = 0; c < 3; c++) {
-      Channel expected = { w, height, g_malloc ((gsize) w * height) };
-
-      for (i = 0; i < w * height; i++)
-        expected.data[i] = result[i * 3 + c];
-      assert_channel_matches (&out[c], &expected, 1, "renegotiated", format,
-          c);
-      channels_free (&expected, 1);
-    }
-    g_free (packed);
-    g_free (result);
-  } else {
-    for (c = 0; c < n; c++) {
-      Channel expected = channel_reference (&in[c], p, c > 0);
-
-      assert_channel_matches (&out[c], &expected, 1, "renegotiated", format,
-          c);
-      channels_free (&expected, 1);
-    }
-  }
+  n_expected = channels_reference_for_format (&info, in, p, expected);
+  for (c = 0; c < n_expected; c++)
+    assert_channel_matches (&out[c], &expected[c], 1, "renegotiated", format,
+        c);
+  channels_free (expected, n_expected);
   channels_free (in, n);
   channels_free (out, n);
 }
