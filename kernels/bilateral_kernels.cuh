@@ -109,6 +109,8 @@ struct Io
  *   load (io, y, x) -> tile word;  lut_offset (a, b) -> byte offset into
  *   the range table;  unpack (word) -> Value;  add (Sum, Value, weight);
  *   store (io, y, x, Sum).
+ * unpack and store take kBiased: whether values may be held in the biased
+ * form of Colour (below), which only the specialised kernel uses.
  * kPixelBytes is the pixel size the layout requires (0: any). */
 
 /* Channels filtered each on its own: the tile word is 4 x the value, so
@@ -142,6 +144,7 @@ template < int kChannels > struct Channels
   {
     float v;
   };
+  template < bool kBiased >
   static __device__ __forceinline__ Value unpack (uint32_t p)
   {
     return Value { (float) p };
@@ -150,6 +153,11 @@ template < int kChannels > struct Channels
   {
     float v = 0.f, w = 0.f;
   };
+  /* The weighted sum without its weight (a separable pass's result). */
+  static __device__ __forceinline__ Value value (const Sum & s)
+  {
+    return Value { s.v };
+  }
   static __device__ __forceinline__ void add (Sum & s, const Value & p,
       float w)
   {
@@ -158,6 +166,7 @@ template < int kChannels > struct Channels
   }
   /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
    * the quotient is exactly OpenCV's before the final scaling. */
+  template < bool kBiased >
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
@@ -184,15 +193,49 @@ struct Colour
   {
     float c0, c1, c2;
   };
+  /* kBiased: a channel's byte b is placed (PRMT) into the mantissa of
+   * 1.0f, giving the float 1 + b / 2^15 with one full-rate instruction,
+   * where the exact (float) b takes an integer-to-float conversion, which
+   * runs at a quarter of the FMA rate (4K RGBA d = 15 on an H100: 0.504 ->
+   * 0.48 ms, docs/performance-notes.md). The sums are then
+   * S = sum w (1 + b / 2^15) and result () takes (S - W) 2^15 / W.
+   * Its error is bounded: with n taps each float sum is off by at most
+   * n 2^-24 of itself (recursive summation) and S / W <= 1 + 255 / 2^15,
+   * so the value is off by at most 2^15 x 1.008 x 2 n 2^-24 levels: 0.58 at
+   * the 149 taps of radius 7, 0.77 at radius 8's 197; below one level, so
+   * the rounded output stays within +-1 of OpenCV's. The specialised kernel
+   * (radius <= 8) uses it; the generic one and the Gaussian, whose windows
+   * are unbounded, take b exactly: the byte placed into the float 2^23
+   * (whose unit in the last place is 1) and 2^23 subtracted, again without
+   * a conversion. */
+  template < bool kBiased >
   static __device__ __forceinline__ Value unpack (uint32_t p)
   {
-    return Value { (float) (p & 0xff), (float) ((p >> 8) & 0xff),
-        (float) (p >> 16) };
+    if (kBiased)
+      /* Result bytes, low to high: 0x00, byte k of p, 0x80, 0x3f. */
+      return Value { biased (p, 0x7604), biased (p, 0x7614),
+          biased (p, 0x7624) };
+    return Value { exact (p, 0x7440), exact (p, 0x7441), exact (p, 0x7442) };
+  }
+  static __device__ __forceinline__ float biased (uint32_t p,
+      uint32_t selector)
+  {
+    return __uint_as_float (__byte_perm (p, 0x3f800000u, selector));
+  }
+  /* Result bytes: byte k of p, 0x00, 0x00, 0x4b: the float 2^23 + b. */
+  static __device__ __forceinline__ float exact (uint32_t p, uint32_t selector)
+  {
+    return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) -
+        8388608.f;
   }
   struct Sum
   {
     float c0 = 0.f, c1 = 0.f, c2 = 0.f, w = 0.f;
   };
+  static __device__ __forceinline__ Value value (const Sum & s)
+  {
+    return Value { s.c0, s.c1, s.c2 };
+  }
   static __device__ __forceinline__ void add (Sum & s, const Value & p,
       float w)
   {
@@ -202,9 +245,16 @@ struct Colour
     s.w += w;
   }
   /* The three rounded results, packed as the tile word is. */
+  template < bool kBiased >
   static __device__ __forceinline__ uint32_t result (const Sum & s)
   {
-    float inv = 1.f / s.w;
+    if (kBiased) {
+      const float inv = 32768.f / s.w;
+      return (uint32_t) __float2int_rn ((s.c0 - s.w) * inv)
+          | ((uint32_t) __float2int_rn ((s.c1 - s.w) * inv) << 8)
+          | ((uint32_t) __float2int_rn ((s.c2 - s.w) * inv) << 16);
+    }
+    const float inv = 1.f / s.w;
     return (uint32_t) __float2int_rn (s.c0 * inv)
         | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
         | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
@@ -228,13 +278,14 @@ template < int kFirst > struct Colour32 : Colour
   {
     return (word (io.template in < 4 > (0, y, x)) >> kShift) & 0xffffffu;
   }
+  template < bool kBiased >
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
     const uint32_t passthrough = word (io.template in < 4 > (0, y, x)) &
         ~kColourMask;
     *reinterpret_cast < uint32_t * >(io.template out < 4 > (0, y, x)) =
-        (result (s) << kShift) | passthrough;
+        (result < kBiased > (s) << kShift) | passthrough;
   }
 };
 
@@ -250,10 +301,11 @@ struct Colour24 : Colour
     const uint8_t *p = io.template in < 3 > (0, y, x);
     return p[0] | (p[1] << 8) | (p[2] << 16);
   }
+  template < bool kBiased >
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
-    const uint32_t c = result (s);
+    const uint32_t c = result < kBiased > (s);
     uint8_t *p = io.template out < 3 > (0, y, x);
     p[0] = (uint8_t) c;
     p[1] = (uint8_t) (c >> 8);
@@ -273,10 +325,11 @@ struct ColourPlanar : Colour
         (*io.template in < 1 > (1, y, x) << 8) |
         (*io.template in < 1 > (2, y, x) << 16);
   }
+  template < bool kBiased >
   static __device__ __forceinline__ void store (const Io & io, int y, int x,
       const Sum & s)
   {
-    const uint32_t c = result (s);
+    const uint32_t c = result < kBiased > (s);
     *io.template out < 1 > (0, y, x) = (uint8_t) c;
     *io.template out < 1 > (1, y, x) = (uint8_t) (c >> 8);
     *io.template out < 1 > (2, y, x) = (uint8_t) (c >> 16);
@@ -399,7 +452,7 @@ template < class T, int R, int K > struct FastWindow
     if constexpr (tap_used < R, K > (S, DX)) {
       constexpr int kTileW = kFastBlockX + 2 * R;
       const uint32_t p = col[S * kTileW + DX];
-      tap_outputs < S, DX > (p, T::unpack (p),
+      tap_outputs < S, DX > (p, T::template unpack < true > (p),
           std::make_integer_sequence < int, K > ());
     }
   }
@@ -474,7 +527,7 @@ bilateral_fast (Io io, int row_begin, int row_end,
   for (int k = 0; k < K; k++) {
     const int y = y0 + threadIdx.y * K + k;
     if (y < row_end)
-      T::store (io, y, x, window.sum[k]);
+      T::template store < true > (io, y, x, window.sum[k]);
   }
 }
 
@@ -540,10 +593,10 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
           T::load (io, sy, reflect101 (x + dx, io.width));
       const float w = space_lut[dy * dy + dx * dx] *
           range_at (range_lut, T::lut_offset (p, centre));
-      T::add (sum, T::unpack (p), w);
+      T::add (sum, T::template unpack < false > (p), w);
     }
   }
-  T::store (io, y, x, sum);
+  T::template store < false > (io, y, x, sum);
 }
 
 /* ------------------------------------------------------------------ */
@@ -552,7 +605,7 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
 /* The Io of a launch, after checking the planes against the layout. */
 template < class T >
 cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w, Io * io)
+    int row_begin, int row_end, Io * io)
 {
   *io = Io { };
   for (int p = 0; p < T::kPlanes; p++) {
@@ -568,7 +621,6 @@ cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
   }
   if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
       || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes)
-      || w->radius < 1 || w->radius > CBF_MAX_RADIUS
       || row_begin < 0 || row_end > src->height || row_begin >= row_end)
     return cudaErrorInvalidValue;
   io->pixel_bytes = src->pixel_bytes;
@@ -587,9 +639,11 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
 {
   const int radius = w->radius;
   Io io;
-  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, w, &io);
+  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
+  if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
+    return cudaErrorInvalidValue;
 
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((io.width + kBlockW - 1) / kBlockW,
@@ -630,9 +684,11 @@ cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
     cudaStream_t stream)
 {
   Io io;
-  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, w, &io);
+  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
+  if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
+    return cudaErrorInvalidValue;
 
   switch (w->radius) {
 #define CBF_FAST_CASE(R) \
