@@ -24,9 +24,29 @@ cbf_plane_row_bytes (const GstVideoInfo * info, guint plane)
   return row_bytes;
 }
 
-/* The kernel that filters the three colour channels of @format together,
+/* The entries of each layout, by CbfMode. */
+static const CbfBilateralFunc colour_first[CBF_N_MODES] = {
+  cbf_bilateral_colour_first, cbf_gaussian_colour_first
+};
+static const CbfBilateralFunc colour_last[CBF_N_MODES] = {
+  cbf_bilateral_colour_last, cbf_gaussian_colour_last
+};
+static const CbfBilateralFunc colour_packed24[CBF_N_MODES] = {
+  cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24
+};
+static const CbfBilateralFunc colour_planar[CBF_N_MODES] = {
+  cbf_bilateral_colour_planar, cbf_gaussian_colour_planar
+};
+static const CbfBilateralFunc channel[CBF_N_MODES] = {
+  cbf_bilateral_channel, cbf_gaussian_channel
+};
+static const CbfBilateralFunc channel_pair[CBF_N_MODES] = {
+  cbf_bilateral_channel_pair, cbf_gaussian_channel_pair
+};
+
+/* The entries that filter the three colour channels of @format together,
  * or NULL for formats filtered channel by channel. */
-static CbfBilateralFunc
+static const CbfBilateralFunc *
 colour_process_for_format (GstVideoFormat format)
 {
   switch (format) {
@@ -34,17 +54,17 @@ colour_process_for_format (GstVideoFormat format)
     case GST_VIDEO_FORMAT_BGRA:
     case GST_VIDEO_FORMAT_RGBx:
     case GST_VIDEO_FORMAT_BGRx:
-      return cbf_bilateral_colour_first;
+      return colour_first;
     case GST_VIDEO_FORMAT_ARGB:
     case GST_VIDEO_FORMAT_ABGR:
     case GST_VIDEO_FORMAT_xRGB:
     case GST_VIDEO_FORMAT_xBGR:
-      return cbf_bilateral_colour_last;
+      return colour_last;
     case GST_VIDEO_FORMAT_RGB:
     case GST_VIDEO_FORMAT_BGR:
-      return cbf_bilateral_colour_packed24;
+      return colour_packed24;
     case GST_VIDEO_FORMAT_Y444:
-      return cbf_bilateral_colour_planar;
+      return colour_planar;
     default:
       return NULL;
   }
@@ -64,12 +84,13 @@ is_8bit_gray_or_yuv (const GstVideoInfo * info)
  * from @c on that share a size. */
 static void
 add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
-    guint n_views, CbfBilateralFunc process, gboolean chroma)
+    guint n_views, const CbfBilateralFunc process[CBF_N_MODES],
+    gboolean chroma)
 {
   CbfPass *pass = &plan->passes[plan->n_passes++];
   guint v;
 
-  pass->process = process;
+  memcpy (pass->process, process, sizeof (pass->process));
   pass->n_views = n_views;
   for (v = 0; v < n_views; v++) {
     pass->plane[v] = GST_VIDEO_INFO_COMP_PLANE (info, c + v);
@@ -96,7 +117,7 @@ same_geometry (const GstVideoInfo * info, guint a, guint b)
 gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 {
-  CbfBilateralFunc colour =
+  const CbfBilateralFunc *colour =
       colour_process_for_format (GST_VIDEO_INFO_FORMAT (info));
   guint p;
 
@@ -123,7 +144,7 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
   if (!is_8bit_gray_or_yuv (info))
     return FALSE;
 
-  add_pass (plan, info, GST_VIDEO_COMP_Y, 1, cbf_bilateral_channel, FALSE);
+  add_pass (plan, info, GST_VIDEO_COMP_Y, 1, channel, FALSE);
   if (GST_VIDEO_INFO_N_COMPONENTS (info) < 3)
     return TRUE;
   plan->chroma_factor = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo,
@@ -132,11 +153,10 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
       GST_VIDEO_COMP_U) | 1u << GST_VIDEO_INFO_COMP_PLANE (info,
       GST_VIDEO_COMP_V);
   if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
-    add_pass (plan, info, GST_VIDEO_COMP_U, 2, cbf_bilateral_channel_pair,
-        TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_U, 2, channel_pair, TRUE);
   } else {
-    add_pass (plan, info, GST_VIDEO_COMP_U, 1, cbf_bilateral_channel, TRUE);
-    add_pass (plan, info, GST_VIDEO_COMP_V, 1, cbf_bilateral_channel, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_U, 1, channel, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_V, 1, channel, TRUE);
   }
   return TRUE;
 }
@@ -195,7 +215,8 @@ copy_chroma_planes (const CbfFramePlan * plan, const CbfPlane * in,
 }
 
 cudaError_t
-cbf_frame_plan_run (const CbfFramePlan * plan, const CbfPlane * in,
+cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
+    const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end,
     const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
     gboolean filter_chroma, cudaStream_t stream)
@@ -219,8 +240,8 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfPlane * in,
       dst[v] = pass_view (out, pass, v);
     }
     band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    err = pass->process (src, dst, begin, end, pass->chroma ? chroma : luma,
-        stream);
+    err = pass->process[mode] (src, dst, begin, end,
+        pass->chroma ? chroma : luma, stream);
   }
   return err;
 }

@@ -19,15 +19,25 @@
 #include <gst/video/video.h>
 
 #include "bilateral.h"
+#include "gaussian.h"
 
 G_BEGIN_DECLS
+
+/* What the element computes: the bilateral filter, or (range weight off)
+ * OpenCV's GaussianBlur. Indexes a pass's kernel entries. */
+typedef enum
+{
+  CBF_MODE_BILATERAL,
+  CBF_MODE_GAUSSIAN,
+  CBF_N_MODES
+} CbfMode;
 
 /* One launch. Its views are channels of the frame's planes that share one
  * size: one channel (GRAY8, luma), two filtered each on its own (U and V),
  * or the three colour channels of RGB-like formats or Y444, together. */
 typedef struct
 {
-  CbfBilateralFunc process;
+  CbfBilateralFunc process[CBF_N_MODES];        /* the entry of each mode */
   guint n_views;
   guint plane[3];               /* of each view */
   gsize offset[3];              /* of each view's first byte in a pixel */
@@ -61,9 +71,10 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * plane 0 of the device planes @in into @out: the same rows of every
  * channel for one-plane formats; frames of several planes must be one band
  * (rows 0 to plane 0's height), their other planes are then done whole.
+ * The weights are those of @mode (see gaussian.h for CBF_MODE_GAUSSIAN).
  * Chroma takes @chroma's weights, or is copied unchanged when
  * !@filter_chroma. */
-cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan,
+cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
     gboolean filter_chroma, cudaStream_t stream);

@@ -30,6 +30,11 @@
  *   1) when diameter > 0, and sigma-space / 2; sigma-color is kept. Chroma
  *   is copied untouched when #GstCudaBilateral:filter-chroma is false.
  *
+ * With #GstCudaBilateral:mode=gaussian the range weight is off: the output
+ * equals OpenCV's cv::GaussianBlur (kernel size #GstCudaBilateral:diameter,
+ * sigma #GstCudaBilateral:sigma-space, BORDER_DEFAULT) within ±1, computed
+ * as two 1-D passes, so its cost grows with the diameter, not its square.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
@@ -40,6 +45,9 @@
  * |[
  * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
  * ]| Live camera preview, straight from the camera's YUY2.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral mode=gaussian diameter=15 sigma-space=4 ! videoconvert ! autovideosink
+ * ]| A Gaussian blur (OpenCV's GaussianBlur with ksize 15, sigma 4).
  * |[
  * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudabilateral ! cudadownload ! videoconvert ! autovideosink
  * ]| Decoded and filtered on the GPU without a copy: the element takes and
@@ -67,6 +75,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 /* Keeps the radius derived from sigma-space within CBF_MAX_RADIUS. */
 #define MAX_SIGMA_SPACE 200.0
 #define DEFAULT_FILTER_CHROMA TRUE
+#define DEFAULT_MODE CBF_MODE_BILATERAL
 
 enum
 {
@@ -75,6 +84,7 @@ enum
   PROP_SIGMA_COLOR,
   PROP_SIGMA_SPACE,
   PROP_FILTER_CHROMA,
+  PROP_MODE,
 };
 
 /* The filter's weights for one set of parameters: host and device copies
@@ -95,11 +105,13 @@ struct _GstCudaBilateral
   gdouble sigma_color;
   gdouble sigma_space;
   gboolean filter_chroma;
+  CbfMode mode;
   gboolean params_dirty;
 
   /* Streaming thread. */
   CbfFramePlan plan;            /* for the negotiated format */
   gboolean chroma_filtered;     /* filter-chroma for the current frame */
+  CbfMode active_mode;          /* the mode the tables were made for */
   Tables luma;                  /* also the tables of RGB and Y444 */
   Tables chroma;
 };
@@ -121,6 +133,25 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
 G_DEFINE_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST_TYPE_CBF_FILTER);
+
+GType
+gst_cuda_bilateral_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue modes[] = {
+    {CBF_MODE_BILATERAL, "Bilateral filter (OpenCV's bilateralFilter)",
+        "bilateral"},
+    {CBF_MODE_GAUSSIAN, "Gaussian blur, range weight off (OpenCV's "
+          "GaussianBlur: kernel size diameter, sigma sigma-space)",
+        "gaussian"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type, g_enum_register_static ("GstCudaBilateralMode",
+            modes));
+  return type;
+}
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
 
@@ -192,20 +223,35 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
   return TRUE;
 }
 
-/* Fills @tables for the parameters and enqueues their upload on @stream. */
+/* Fills @tables for the parameters and enqueues their upload on @stream:
+ * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
+ * floats at most, far less than the bilateral tables' maximum that the
+ * buffers are sized for). */
 static cudaError_t
-update_tables (Tables * tables, gint diameter, gdouble sigma_color,
-    gdouble sigma_space, cudaStream_t stream)
+update_tables (Tables * tables, CbfMode mode, gint diameter,
+    gdouble sigma_color, gdouble sigma_space, cudaStream_t stream)
 {
-  gint radius = cbf_bilateral_radius (diameter, sigma_space);
+  gsize n_floats;
 
-  cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
-      sigma_space);
-  cbf_bilateral_weights_init (&tables->weights, radius, tables->host_tables,
-      tables->dev_tables);
+  if (mode == CBF_MODE_GAUSSIAN) {
+    gint ksize;
+    gdouble sigma;
+
+    cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+    cbf_gaussian_kernel_fill (tables->host_tables, ksize, sigma);
+    cbf_gaussian_weights_init (&tables->weights, ksize, tables->dev_tables);
+    n_floats = ksize;
+  } else {
+    gint radius = cbf_bilateral_radius (diameter, sigma_space);
+
+    cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
+        sigma_space);
+    cbf_bilateral_weights_init (&tables->weights, radius,
+        tables->host_tables, tables->dev_tables);
+    n_floats = cbf_bilateral_tables_len (radius);
+  }
   return cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
-      cbf_bilateral_tables_len (radius) * sizeof (float),
-      cudaMemcpyHostToDevice, stream);
+      n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
 }
 
 /* Once per frame: after a property change, rebuilds the tables and
@@ -221,10 +267,12 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   gint diameter, chroma_diameter;
   gdouble sigma_color, sigma_space, chroma_sigma_space;
   gboolean dirty;
+  CbfMode mode;
   cudaError_t err;
 
   GST_OBJECT_LOCK (self);
   dirty = self->params_dirty;
+  mode = self->mode;
   diameter = self->diameter;
   sigma_color = self->sigma_color;
   sigma_space = self->sigma_space;
@@ -235,16 +283,18 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   if (dirty) {
     cbf_bilateral_chroma_params (diameter, sigma_space,
         self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
-    err = update_tables (&self->luma, diameter, sigma_color, sigma_space,
-        stream);
+    err = update_tables (&self->luma, mode, diameter, sigma_color,
+        sigma_space, stream);
     if (err == cudaSuccess)
-      err = update_tables (&self->chroma, chroma_diameter, sigma_color,
+      err = update_tables (&self->chroma, mode, chroma_diameter, sigma_color,
           chroma_sigma_space, stream);
     if (err != cudaSuccess)
       return err;
-    GST_DEBUG_OBJECT (self, "diameter %d sigma-color %g sigma-space %g: "
-        "radius %d; chroma (1/%d) diameter %d sigma-space %g: radius %d",
-        diameter, sigma_color, sigma_space, self->luma.weights.radius,
+    self->active_mode = mode;
+    GST_DEBUG_OBJECT (self, "mode %d diameter %d sigma-color %g "
+        "sigma-space %g: radius %d; chroma (1/%d) diameter %d sigma-space %g: "
+        "radius %d", mode, diameter, sigma_color, sigma_space,
+        self->luma.weights.radius,
         self->plan.chroma_factor, chroma_diameter, chroma_sigma_space,
         self->chroma.weights.radius);
   }
@@ -259,7 +309,8 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
 
-  return cbf_frame_plan_run (&self->plan, in, out, row_begin, row_end,
+  return cbf_frame_plan_run (&self->plan, self->active_mode, in, out,
+      row_begin, row_end,
       &self->luma.weights, &self->chroma.weights, self->chroma_filtered,
       stream);
 }
@@ -283,6 +334,9 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
       break;
     case PROP_FILTER_CHROMA:
       self->filter_chroma = g_value_get_boolean (value);
+      break;
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -311,6 +365,9 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_FILTER_CHROMA:
       g_value_set_boolean (value, self->filter_chroma);
+      break;
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -379,6 +436,25 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "sigma-space halved), else copy it unchanged", DEFAULT_FILTER_CHROMA,
           live));
 
+  /**
+   * GstCudaBilateral:mode:
+   *
+   * bilateral (default): the edge-preserving filter. gaussian: the range
+   * weight is off and the output is OpenCV's GaussianBlur with kernel size
+   * diameter (an even one is taken as the next odd number; <= 0 derives it
+   * from sigma-space as cvRound (6 sigma-space + 1), made odd) and sigma
+   * sigma-space (<= 0 with diameter > 0: OpenCV derives it from the size);
+   * sigma-color is not used. Chroma of subsampled YUV takes the same
+   * scaled parameters as in bilateral mode. Gaussian mode costs a few
+   * taps per pixel per unit of diameter, far less than bilateral.
+   */
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode",
+          "bilateral: edge-preserving filter; gaussian: range weight off, "
+          "OpenCV's GaussianBlur (kernel size diameter, sigma sigma-space)",
+          GST_TYPE_CUDA_BILATERAL_MODE, DEFAULT_MODE, live));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_MODE, 0);
+
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
       "Edge-preserving bilateral filter on an NVIDIA GPU, equal to OpenCV's "
@@ -406,5 +482,6 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->sigma_color = DEFAULT_SIGMA_COLOR;
   self->sigma_space = DEFAULT_SIGMA_SPACE;
   self->filter_chroma = DEFAULT_FILTER_CHROMA;
+  self->mode = DEFAULT_MODE;
   self->params_dirty = TRUE;
 }

@@ -18,6 +18,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST,
     CUDA_BILATERAL, GstCbfFilter)
 
+#define GST_TYPE_CUDA_BILATERAL_MODE (gst_cuda_bilateral_mode_get_type ())
+GType gst_cuda_bilateral_mode_get_type (void);
+
 GST_ELEMENT_REGISTER_DECLARE (cudabilateral);
 
 G_END_DECLS

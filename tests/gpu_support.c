@@ -240,12 +240,43 @@ channel_reference (const Channel * in, const Params * p, gboolean chroma)
   gint diameter = p->diameter;
   gdouble sigma_space = p->sigma_space;
 
-  if (chroma)
+  if (chroma) {
+    Params scaled = *p;
+
     cbf_bilateral_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
         &sigma_space);
-  cbf_reference_bilateral (in->data, in->width, out.data, out.width,
-      in->width, in->height, 1, 0, 1, diameter, p->sigma_color, sigma_space);
+    scaled.diameter = diameter;
+    scaled.sigma_space = sigma_space;
+    params_reference (&scaled, in->data, in->width, out.data, out.width,
+        in->width, in->height, 1, 0, 1);
+  } else {
+    params_reference (p, in->data, in->width, out.data, out.width,
+        in->width, in->height, 1, 0, 1);
+  }
   return out;
+}
+
+void
+params_apply (GstElement * element, const Params * p)
+{
+  g_object_set (element, "diameter", p->diameter, "sigma-color",
+      p->sigma_color, "sigma-space", p->sigma_space, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), "mode",
+      p->gaussian ? "gaussian" : "bilateral");
+}
+
+void
+params_reference (const Params * p, const guint8 * src, gsize src_stride,
+    guint8 * dst, gsize dst_stride, gint width, gint height,
+    gint pixel_bytes, gint colour_offset, gint channels)
+{
+  if (p->gaussian)
+    cbf_reference_gaussian (src, src_stride, dst, dst_stride, width, height,
+        pixel_bytes, colour_offset, channels, p->diameter, p->sigma_space);
+  else
+    cbf_reference_bilateral (src, src_stride, dst, dst_stride, width, height,
+        pixel_bytes, colour_offset, channels, p->diameter, p->sigma_color,
+        p->sigma_space);
 }
 
 /* Random channels of @format's sizes. */
@@ -281,8 +312,7 @@ channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
   for (i = 0; i < w * h; i++)
     for (c = 0; c < 3; c++)
       packed[i * 3 + c] = in[c].data[i];
-  cbf_reference_bilateral (packed, w * 3, result, w * 3, w, h, 3, 0, 3,
-      p->diameter, p->sigma_color, p->sigma_space);
+  params_reference (p, packed, w * 3, result, w * 3, w, h, 3, 0, 3);
   for (c = 0; c < 3; c++) {
     expected[c] = (Channel) {
     w, h, g_malloc ((gsize) w * h)};

@@ -21,7 +21,18 @@ typedef struct
 {
   gint diameter;
   gdouble sigma_color, sigma_space;
+  gboolean gaussian;            /* mode=gaussian (sigma_color unused) */
 } Params;
+
+/* The element's parameters and mode set from @p. */
+void params_apply (GstElement * element, const Params * p);
+
+/* The C reference of @p's mode (cbf_reference_bilateral or
+ * cbf_reference_gaussian) on @channels bytes at @colour_offset of each
+ * @pixel_bytes-byte pixel; the other bytes copied. */
+void params_reference (const Params * p, const guint8 * src, gsize src_stride,
+    guint8 * dst, gsize dst_stride, gint width, gint height,
+    gint pixel_bytes, gint colour_offset, gint channels);
 
 /* One channel of a frame, packed: width x height bytes. */
 typedef struct

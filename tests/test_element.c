@@ -253,6 +253,32 @@ GST_START_TEST (test_properties)
     g_object_get (obj, "filter-chroma", &on, NULL);
     fail_if (on);
   }
+  {
+    /* mode: an enum, bilateral by default, both values settable by nick as
+     * from gst-launch. */
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (obj), "mode");
+    GEnumClass *modes;
+    gint mode;
+
+    fail_unless (pspec != NULL && G_IS_PARAM_SPEC_ENUM (pspec));
+    fail_unless ((pspec->flags & live) == live);
+    modes = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+    fail_unless_equals_int (modes->n_values, 2);
+    fail_unless (g_enum_get_value_by_nick (modes, "bilateral") != NULL);
+    fail_unless (g_enum_get_value_by_nick (modes, "gaussian") != NULL);
+    fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->default_value,
+        g_enum_get_value_by_nick (modes, "bilateral")->value);
+    gst_util_set_object_arg (obj, "mode", "gaussian");
+    g_object_get (obj, "mode", &mode, NULL);
+    fail_unless_equals_int (mode,
+        g_enum_get_value_by_nick (modes, "gaussian")->value);
+    /* An unknown nick leaves the mode as it was. */
+    gst_util_set_object_arg (obj, "mode", "median");
+    g_object_get (obj, "mode", &mode, NULL);
+    fail_unless_equals_int (mode,
+        g_enum_get_value_by_nick (modes, "gaussian")->value);
+  }
   check_int_property (obj, "cuda-device-id", -1, -1, G_MAXINT,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY);
   gst_object_unref (e);

@@ -26,8 +26,7 @@ harness_new (const gchar * format, gint width, gint height, const Params * p)
 {
   GstHarness *h = gst_harness_new ("cudabilateral");
 
-  g_object_set (h->element, "diameter", p->diameter, "sigma-color",
-      p->sigma_color, "sigma-space", p->sigma_space, NULL);
+  params_apply (h->element, p);
   gst_harness_set_caps (h, caps_for (format, width, height),
       caps_for (format, width, height));
   return h;
@@ -79,14 +78,18 @@ GST_END_TEST;
 /* OpenCV's 3-channel cases through RGB, BGR and Y444: channel c of the
  * golden file is component c (R, G, B or Y, U, V) of the frame; the filter
  * is symmetric in the channels' order. */
-GST_START_TEST (test_golden_rgb3)
+/* The 3-channel golden cases of @gaussian's mode through RGB, BGR and
+ * Y444. Returns the frames checked. */
+static guint
+check_golden_rgb3 (gboolean gaussian)
 {
   guint n_cases, i, f, c, n_checked = 0;
-  GoldenCase *cases = golden_load_cases (&n_cases);
+  GoldenCase *cases = gaussian ? golden_load_gaussian_cases (&n_cases) :
+      golden_load_cases (&n_cases);
 
   for (i = 0; i < n_cases; i++) {
     const GoldenCase *gc = &cases[i];
-    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space };
+    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space, gaussian };
     Channel in[3], expected[3];
     guint8 *src, *dst;
     gint w, h, ch, x;
@@ -124,8 +127,25 @@ GST_START_TEST (test_golden_rgb3)
     g_free (src);
     g_free (dst);
   }
-  fail_unless (n_checked >= 5 * 9 * 3, "only %u frames checked", n_checked);
   golden_free_cases (cases);
+  return n_checked;
+}
+
+GST_START_TEST (test_golden_rgb3)
+{
+  guint n_checked = check_golden_rgb3 (FALSE);
+
+  fail_unless (n_checked >= 5 * 9 * 3, "only %u frames checked", n_checked);
+}
+
+GST_END_TEST;
+
+/* mode=gaussian: OpenCV's GaussianBlur golden cases (3 channels). */
+GST_START_TEST (test_golden_gaussian_rgb3)
+{
+  guint n_checked = check_golden_rgb3 (TRUE);
+
+  fail_unless (n_checked >= 5 * 11 * 3, "only %u frames checked", n_checked);
 }
 
 GST_END_TEST;
@@ -144,7 +164,10 @@ GST_START_TEST (test_yuv_sizes_and_radii)
   };
   /* Luma radius 7 and chroma 3 (specialised), luma 35 and chroma 17
    * (generic), luma 1 and chroma 1. */
-  static const Params params[] = { {15, 40, 10}, {71, 25, 12}, {2, 30, 3} };
+  static const Params params[] = { {15, 40, 10}, {71, 25, 12}, {2, 30, 3},
+    /* Gaussian: ksize 15 (chroma 7), 71 (35), derived from sigma 4 (chroma 2) */
+    {15, 0, 3, TRUE}, {71, 0, 0, TRUE}, {0, 0, 4, TRUE}
+  };
   guint i, p, c;
 
   for (i = 0; i < G_N_ELEMENTS (frames); i++)
@@ -159,8 +182,9 @@ GST_START_TEST (test_yuv_sizes_and_radii)
           frame_from_channels (fmt, w, h, in, p % 2, i), out);
       for (c = 0; c < 3; c++) {
         Channel expected = channel_reference (&in[c], &params[p], c > 0);
-        gchar *what = g_strdup_printf ("d=%d sc=%g ss=%g",
-            params[p].diameter, params[p].sigma_color, params[p].sigma_space);
+        gchar *what = g_strdup_printf ("%s d=%d sc=%g ss=%g",
+            params[p].gaussian ? "gaussian" : "bilateral", params[p].diameter,
+            params[p].sigma_color, params[p].sigma_space);
 
         assert_channel_matches (&out[c], &expected, 1, what, fmt, c);
         g_free (what);
@@ -225,6 +249,7 @@ formats_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_golden_yuv);
   tcase_add_test (tc, test_golden_rgb3);
+  tcase_add_test (tc, test_golden_gaussian_rgb3);
   tcase_add_test (tc, test_yuv_sizes_and_radii);
   tcase_add_test (tc, test_filter_chroma_off);
   return s;

@@ -84,8 +84,7 @@ harness_new (const Image * im, const Params * p)
 {
   GstHarness *h = gst_harness_new ("cudabilateral");
 
-  g_object_set (h->element, "diameter", p->diameter, "sigma-color",
-      p->sigma_color, "sigma-space", p->sigma_space, NULL);
+  params_apply (h->element, p);
   gst_harness_set_caps (h, image_caps (im), image_caps (im));
   return h;
 }
@@ -171,10 +170,9 @@ reference_image (const Image * im, const Params * p)
 {
   Image ref = image_new (im->format, im->width, im->height, 0);
 
-  cbf_reference_bilateral (im->pixels, im->stride, ref.pixels, ref.stride,
+  params_reference (p, im->pixels, im->stride, ref.pixels, ref.stride,
       im->width, im->height, im->format->pixel_bytes,
-      im->format->colour_offset, im->format->channels, p->diameter,
-      p->sigma_color, p->sigma_space);
+      im->format->colour_offset, im->format->channels);
   return ref;
 }
 
@@ -228,16 +226,19 @@ image_from_golden (const Format * f, const guint8 * pnm, gint width,
   return im;
 }
 
+/* The golden cases of @channels channels, of the bilateral filter or of
+ * GaussianBlur (@gaussian). */
 static void
-check_golden (gint channels)
+check_golden (gint channels, gboolean gaussian)
 {
   guint n_cases, i, n_checked = 0;
-  GoldenCase *cases = golden_load_cases (&n_cases);
+  GoldenCase *cases = gaussian ? golden_load_gaussian_cases (&n_cases) :
+      golden_load_cases (&n_cases);
 
   for (i = 0; i < n_cases; i++) {
     const GoldenCase *c = &cases[i];
     const Format *f = channels == 1 ? GRAY8 : &formats[i % N_COLOUR_FORMATS];
-    Params p = { c->diameter, c->sigma_color, c->sigma_space };
+    Params p = { c->diameter, c->sigma_color, c->sigma_space, gaussian };
     gint w, h, ch;
     guint8 *src, *dst;
     Image in, expected, out;
@@ -268,14 +269,24 @@ check_golden (gint channels)
 
 GST_START_TEST (test_golden_gray8)
 {
-  check_golden (1);
+  check_golden (1, FALSE);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_golden_colour)
 {
-  check_golden (3);
+  check_golden (3, FALSE);
+}
+
+GST_END_TEST;
+
+/* mode=gaussian against OpenCV's GaussianBlur: 55 GRAY8 cases and 55
+ * colour ones, including even and derived kernel sizes. */
+GST_START_TEST (test_golden_gaussian)
+{
+  check_golden (1, TRUE);
+  check_golden (3, TRUE);
 }
 
 GST_END_TEST;
@@ -292,7 +303,11 @@ GST_START_TEST (test_sizes_and_radii)
   /* Radii 2, 35, 45 and 1, then every specialised radius not in the golden
    * set (3, 5, 6, 8) and the first generic one (9). */
   static const Params params[] = { {5, 30, 5}, {71, 25, 12}, {0, 60, 30},
-  {2, 0, 0}, {7, 40, 3}, {11, 30, 4}, {13, 50, 6}, {17, 45, 9}, {19, 35, 7}
+  {2, 0, 0}, {7, 40, 3}, {11, 30, 4}, {13, 50, 6}, {17, 45, 9}, {19, 35, 7},
+    /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
+     * sigma 100: wider than every frame here) */
+    {1, 0, 2, TRUE}, {5, 0, 1.5, TRUE}, {31, 0, 0, TRUE}, {255, 0, 40, TRUE},
+    {0, 0, 100, TRUE}
   };
   const Format *fmts[] = { GRAY8, &formats[0], &formats[7] };
   guint s, p, fi, seed = 1;
@@ -305,8 +320,9 @@ GST_START_TEST (test_sizes_and_radii)
         Image expected = reference_image (&in, &params[p]);
         GstHarness *h = harness_new (&in, &params[p]);
         Image out = filter_image (h, &in);
-        gchar *what = g_strdup_printf ("d=%d sc=%g ss=%g",
-            params[p].diameter, params[p].sigma_color, params[p].sigma_space);
+        gchar *what = g_strdup_printf ("%s d=%d sc=%g ss=%g",
+            params[p].gaussian ? "gaussian" : "bilateral", params[p].diameter,
+            params[p].sigma_color, params[p].sigma_space);
 
         assert_matches (&out, &expected, &in, what);
         g_free (what);
@@ -368,17 +384,18 @@ GST_END_TEST;
 GST_START_TEST (test_property_change_while_playing)
 {
   Params a = { 5, 20, 3 }, b = { 15, 80, 6 }, c = { 0, 10, 20 };
+  Params g = { 9, 20, 3, TRUE }, g2 = { 0, 20, 2.5, TRUE };
   Image in = image_random (&formats[4], 97, 61, 4, 5);
   GstHarness *h = harness_new (&in, &a);
-  const Params *steps[] = { &a, &b, &c, &a };
+  /* The mode switched both ways too. */
+  const Params *steps[] = { &a, &b, &g, &c, &g2, &g, &a };
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (steps); i++) {
     const Params *p = steps[i];
     Image expected = reference_image (&in, p), out;
 
-    g_object_set (h->element, "diameter", p->diameter, "sigma-color",
-        p->sigma_color, "sigma-space", p->sigma_space, NULL);
+    params_apply (h->element, p);
     fail_unless_equals_int (GST_STATE (h->element), GST_STATE_PLAYING);
     out = filter_image (h, &in);
     assert_matches (&out, &expected, &in, "after a property change");
@@ -484,6 +501,7 @@ gpu_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_golden_gray8);
   tcase_add_test (tc, test_golden_colour);
+  tcase_add_test (tc, test_golden_gaussian);
   tcase_add_test (tc, test_sizes_and_radii);
   tcase_add_test (tc, test_pinned_pool_input);
   tcase_add_test (tc, test_property_change_while_playing);

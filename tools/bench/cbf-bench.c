@@ -201,6 +201,19 @@ load_npp (void)
 /* ---------------------------------------------------------------------- */
 /* Kernel timing */
 
+/* Gaussian mode (issue 6): RGBA, kernel sizes 3 to 63, sigma derived from
+ * the size as OpenCV does (sigma-space 0). */
+static const int gaussian_diameters[] = { 3, 5, 9, 15, 31, 63 };
+static const int gaussian_sizes[][2] = { {1920, 1080}, {3840, 2160},
+{9984, 6400}
+};
+
+typedef struct
+{
+  int width, height, diameter;
+  double ms;
+} GaussianRow;
+
 typedef struct
 {
   const char *format;           /* RGBA or GRAY8 */
@@ -387,6 +400,63 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
   cudaStreamDestroy (stream);
 }
 
+/* mode=gaussian's kernel, RGBA (cbf_gaussian_colour_first: what the element
+ * launches for RGBA), one input and one output frame in device memory. */
+static void
+bench_gaussian (const char *image, GArray * rows)
+{
+  cudaStream_t stream;
+  float coeffs[CBF_GAUSSIAN_MAX_KSIZE], *dev_coeffs;
+  guint s, d;
+
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK (cudaMalloc ((void **) &dev_coeffs, sizeof (coeffs)));
+  for (s = 0; s < G_N_ELEMENTS (gaussian_sizes); s++) {
+    int w = gaussian_sizes[s][0], h = gaussian_sizes[s][1], stride, i;
+    guint8 *pixels = load_image (image, "RGBA", w, h, &stride);
+    KernelCtx c = { 0 };
+
+    for (i = 0; i < N_INPUTS; i++) {
+      guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
+
+      add_noise (noisy, (gsize) stride * h, 4, 200 + i);
+      c.in[i] = (CbfPlane) {
+      NULL, 0, 4, w, h};
+      CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
+              stride, h));
+      CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy, stride,
+              stride, h, cudaMemcpyHostToDevice));
+      g_free (noisy);
+    }
+    c.out = c.in[0];
+    CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes,
+            stride, h));
+    c.func = cbf_gaussian_colour_first;
+    for (d = 0; d < G_N_ELEMENTS (gaussian_diameters); d++) {
+      GaussianRow row = { w, h, gaussian_diameters[d], 0 };
+      int ksize;
+      double sigma;
+
+      cbf_gaussian_params (row.diameter, 0, &ksize, &sigma);
+      cbf_gaussian_kernel_fill (coeffs, ksize, sigma);
+      CHECK (cudaMemcpy (dev_coeffs, coeffs, ksize * sizeof (float),
+              cudaMemcpyHostToDevice));
+      cbf_gaussian_weights_init (&c.weights, ksize, dev_coeffs);
+      row.ms = time_kernel (run_ours, &c, stream);
+      g_array_append_val (rows, row);
+      printf ("gaussian RGBA %5dx%-4d d=%-2d  %8.3f ms  %8.0f MP/s\n", w, h,
+          row.diameter, row.ms, w * (double) h / row.ms / 1e3);
+      fflush (stdout);
+    }
+    for (i = 0; i < N_INPUTS; i++)
+      cudaFree (c.in[i].data);
+    cudaFree (c.out.data);
+    g_free (pixels);
+  }
+  cudaFree (dev_coeffs);
+  cudaStreamDestroy (stream);
+}
+
 /* ---------------------------------------------------------------------- */
 /* Kernel time of a whole frame per format: every launch the element makes
  * for it (cbf_frame_plan_run: luma and both chroma channels for YUV), on
@@ -414,7 +484,7 @@ static void
 run_frame (void *p, int input, cudaStream_t stream)
 {
   FrameCtx *c = p;
-  CHECK (cbf_frame_plan_run (&c->plan, c->in[input], c->out, 0,
+  CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out, 0,
           c->out[0].height, &c->luma, &c->chroma, TRUE, stream));
 }
 
@@ -927,7 +997,7 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 
 static void
 write_json (const char *path, const char *commit, GArray * kernels,
-    GArray * frames, GArray * pipelines)
+    GArray * gaussian, GArray * frames, GArray * pipelines)
 {
   FILE *f = fopen (path, "w");
   struct cudaDeviceProp prop;
@@ -956,6 +1026,13 @@ write_json (const char *path, const char *commit, GArray * kernels,
         "\"npp_ms\": %.5f}%s\n", r->format, r->width, r->height, r->diameter,
         r->ours_ms, r->generic_ms, r->npp_ms,
         i + 1 < kernels->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"gaussian\": [\n");
+  for (i = 0; i < gaussian->len; i++) {
+    GaussianRow *r = &g_array_index (gaussian, GaussianRow, i);
+    fprintf (f, "    {\"format\": \"RGBA\", \"width\": %d, \"height\": %d, "
+        "\"diameter\": %d, \"ms\": %.5f}%s\n", r->width, r->height,
+        r->diameter, r->ms, i + 1 < gaussian->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"frames\": [\n");
   for (i = 0; i < frames->len; i++) {
@@ -1001,6 +1078,7 @@ main (int argc, char **argv)
   GError *error = NULL;
   GArray *kernels = g_array_new (FALSE, TRUE, sizeof (KernelRow));
   GArray *frames = g_array_new (FALSE, TRUE, sizeof (FormatRow));
+  GArray *gaussian = g_array_new (FALSE, TRUE, sizeof (GaussianRow));
   GArray *pipelines = g_array_new (FALSE, TRUE, sizeof (PipelineRow));
   int n_devices = 0;
 
@@ -1020,10 +1098,11 @@ main (int argc, char **argv)
   if (!no_kernels) {
     bench_kernels (image, kernels, quick);
     bench_formats (image, frames);
+    bench_gaussian (image, gaussian);
   }
   if (!no_pipelines)
     bench_pipelines (pipelines, quick, clip);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
-      frames, pipelines);
+      gaussian, frames, pipelines);
   return 0;
 }
