@@ -34,13 +34,20 @@ constexpr int kOutputRows = 8;
 constexpr int kBlockRows = kGaussBlockY * kOutputRows;
 constexpr int kChunkRows = 2 * kGaussBlockY;
 
-template < class T >
+/* kRadius: the radius at compile time (1 to CBF_FAST_MAX_RADIUS), or 0 for
+ * any (@radius_arg). With a compile-time radius all the block's source
+ * rows are one chunk and every loop is unrolled, so a thread's loads are
+ * independent and in flight together; with a run-time one the tap loops
+ * wait on each load in turn. */
+template < class T, int kRadius >
 __global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY)
-gaussian_separable (Io io, int row_begin, int row_end, int radius,
+gaussian_separable (Io io, int row_begin, int row_end, int radius_arg,
     const float *__restrict__ coeffs_dev)
 {
+  constexpr int kRows = kRadius ? kBlockRows + 2 * kRadius : kChunkRows;
   extern __shared__ float coeffs[];     /* 2 radius + 1 */
-  __shared__ typename T::Value rows[kChunkRows][kGaussBlockX];
+  __shared__ typename T::Value rows[kRows][kGaussBlockX];
+  const int radius = kRadius ? kRadius : radius_arg;
 
   const int tid = threadIdx.y * kGaussBlockX + threadIdx.x;
   for (int i = tid; i <= 2 * radius; i += kGaussBlockX * kGaussBlockY)
@@ -60,17 +67,18 @@ gaussian_separable (Io io, int row_begin, int row_end, int radius,
   typename T::Sum sum[kOutputRows];
   __syncthreads ();
 
-  for (int c0 = src_begin; c0 < src_end; c0 += kChunkRows) {
-    const int chunk_end = min (c0 + kChunkRows, src_end);
+  for (int c0 = src_begin; c0 < src_end; c0 += kRows) {
+    const int chunk_end = kRadius ? c0 + kRows : min (c0 + kRows, src_end);
     /* Horizontal: source rows c0 + threadIdx.y and 8 below it. */
 #pragma unroll
-    for (int j = 0; j < kChunkRows / kGaussBlockY; j++) {
+    for (int j = 0; j < (kRows + kGaussBlockY - 1) / kGaussBlockY; j++) {
       const int r = c0 + threadIdx.y + kGaussBlockY * j;
       if (r >= chunk_end)
         break;
       const int sy = reflect101 (r, io.height);
       typename T::Sum h;
       if (inside_x)
+#pragma unroll
         for (int dx = -radius; dx <= radius; dx++)
           T::add (h, T::template unpack < false > (T::load (io, sy, xs + dx)),
               coeffs[dx + radius]);
@@ -82,13 +90,23 @@ gaussian_separable (Io io, int row_begin, int row_end, int radius,
     }
     __syncthreads ();
     /* Vertical: the chunk's rows in each output's window. */
+    if (kRadius) {
+      /* One chunk: output k's window is rows k .. k + 2r of the thread's. */
 #pragma unroll
-    for (int k = 0; k < kOutputRows; k++) {
-      const int y = first_output + k;
-      const int lo = max (c0, y - radius);
-      const int hi = min (chunk_end - 1, y + radius);
-      for (int r = lo; r <= hi; r++)
-        T::add (sum[k], rows[r - c0][threadIdx.x], coeffs[r - y + radius]);
+      for (int k = 0; k < kOutputRows; k++)
+#pragma unroll
+        for (int i = 0; i <= 2 * kRadius; i++)
+          T::add (sum[k], rows[threadIdx.y * kOutputRows + k + i]
+              [threadIdx.x], coeffs[i]);
+    } else {
+#pragma unroll
+      for (int k = 0; k < kOutputRows; k++) {
+        const int y = first_output + k;
+        const int lo = max (c0, y - radius);
+        const int hi = min (chunk_end - 1, y + radius);
+        for (int r = lo; r <= hi; r++)
+          T::add (sum[k], rows[r - c0][threadIdx.x], coeffs[r - y + radius]);
+      }
     }
     __syncthreads ();
   }
@@ -120,9 +138,21 @@ cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
   dim3 block (kGaussBlockX, kGaussBlockY);
   dim3 grid ((io.width + kGaussBlockX - 1) / kGaussBlockX,
       (row_end - row_begin + kBlockRows - 1) / kBlockRows, T::kGridLayers);
-  gaussian_separable < T > <<<grid, block,
-      (2 * w->radius + 1) * sizeof (float), stream >>> (io, row_begin,
-      row_end, w->radius, w->tables_dev);
+  const size_t coeffs_bytes = (2 * w->radius + 1) * sizeof (float);
+  switch (w->radius) {
+#define CBF_GAUSSIAN_CASE(R) \
+    case R: \
+      gaussian_separable < T, R > <<<grid, block, coeffs_bytes, stream >>> \
+          (io, row_begin, row_end, R, w->tables_dev); \
+      break;
+      CBF_GAUSSIAN_CASE (1) CBF_GAUSSIAN_CASE (2) CBF_GAUSSIAN_CASE (3)
+      CBF_GAUSSIAN_CASE (4) CBF_GAUSSIAN_CASE (5) CBF_GAUSSIAN_CASE (6)
+      CBF_GAUSSIAN_CASE (7) CBF_GAUSSIAN_CASE (8)
+#undef CBF_GAUSSIAN_CASE
+    default:
+      gaussian_separable < T, 0 > <<<grid, block, coeffs_bytes, stream >>>
+          (io, row_begin, row_end, w->radius, w->tables_dev);
+  }
   return cudaGetLastError ();
 }
 
