@@ -380,6 +380,44 @@ template < class T > struct FastShape
   }
 };
 
+/* A tile entry from a source pixel's word: the word itself, or its
+ * channels as floats (converted once, for kernels that read each pixel
+ * many times). */
+template < class T >
+__device__ __forceinline__ void tile_put (uint32_t & entry, uint32_t word)
+{
+  entry = word;
+}
+template < class T >
+__device__ __forceinline__ void tile_put (typename T::Value & entry,
+    uint32_t word)
+{
+  entry = T::template unpack < false > (word);
+}
+
+/* Copies the source pixels (x0 - R, y0 - R) to (x0 - R + kTileW - 1,
+ * y0 - R + kTileH - 1) into @tile (see tile_put), reflect-101 applied where
+ * the tile reaches past the picture (blocks inside it, most of them, skip
+ * the border rule). kThreads threads of the block share the work. */
+template < class T, int kTileW, int kTileH, int R, int kThreads, class Entry >
+__device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
+    int x0, int y0, int tid)
+{
+  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height) {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
+    }
+  } else {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, reflect101 (y0 + ty - R,
+                  io.height), reflect101 (x0 + tx - R, io.width)));
+    }
+  }
+}
+
 constexpr int kFastBlockX = 32;
 constexpr int kFastBlockY = 8;
 
@@ -495,20 +533,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
 
   for (int i = tid; i < kLutLen; i += kFastBlockX * kFastBlockY)
     range_lut[i] = tables[Shape::template lut_offset_in_tables < R > () + i];
-  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
-      && y0 + kTileH - R <= io.height) {
-    /* Inside the picture (most blocks): no border rule to apply. */
-    for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
-      int ty = i / kTileW, tx = i - ty * kTileW;
-      tile[i] = T::load (io, y0 + ty - R, x0 + tx - R);
-    }
-  } else {
-    for (int i = tid; i < kTileW * kTileH; i += kFastBlockX * kFastBlockY) {
-      int ty = i / kTileW, tx = i - ty * kTileW;
-      tile[i] = T::load (io, reflect101 (y0 + ty - R, io.height),
-          reflect101 (x0 + tx - R, io.width));
-    }
-  }
+  load_tile < T, kTileW, kTileH, R, kFastBlockX * kFastBlockY > (tile, io,
+      x0, y0, tid);
   __syncthreads ();
 
   FastWindow < T, R, K > window;

@@ -7,21 +7,26 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* Gaussian mode: a separable blur, horizontal then vertical, in one kernel
- * per layout (the layouts of the bilateral kernels, whose loads and stores
- * it shares).
+/* Gaussian mode: a separable blur, horizontal then vertical, one launch per
+ * pass of the frame plan, in two kernels that share the bilateral kernels'
+ * pixel layouts (their loads and stores).
  *
- * A block of 32 x 8 threads makes 32 columns x 64 rows of output; each
- * thread a column of kOutputRows outputs. The source rows the block needs
- * (its 64 and the radius above and below) are taken kChunkRows at a time:
- * every thread filters two of them horizontally into shared memory, then
- * every thread adds to each of its outputs the rows of the chunk that its
- * vertical window holds. So nothing larger than a chunk is held for any
- * radius, and no intermediate frame is written: the frame is read about
- * once (L1 serves the horizontal neighbours) and written once. The cost
- * per pixel is (64 + 2r) / 64 horizontal passes of 2r + 1 taps plus one
- * vertical pass of 2r + 1 taps: linear in the kernel size while 2r is
- * small against 64. */
+ * Radius 1 to 8 (kernel size up to 17), gaussian_columns: a block of 32 x 8
+ * threads makes 32 columns x 64 rows of output and first copies its source
+ * pixels (with the halo) into shared memory, read from the frame once and
+ * converted to float once. Each thread then owns a column of 8 outputs: it
+ * filters the 8 + 2r source rows of that column horizontally, one at a
+ * time, and adds each result at once to the outputs whose vertical window
+ * holds it, so the intermediate never leaves registers and there is one
+ * barrier. The radius is a template parameter: every loop is unrolled,
+ * every coefficient a register. The horizontal pass is done (8 + 2r) / 8
+ * times per output row; versions and their times are in
+ * docs/performance-notes.md.
+ *
+ * Any radius, gaussian_chunked: the block's source rows go 16 at a time
+ * through shared memory, filtered horizontally by all threads (loads through
+ * L1), then added to the outputs vertically, so nothing larger than a chunk
+ * is held for any kernel size and no intermediate frame is written. */
 
 #include "bilateral_kernels.cuh"
 #include "gaussian.h"
@@ -34,20 +39,13 @@ constexpr int kOutputRows = 8;
 constexpr int kBlockRows = kGaussBlockY * kOutputRows;
 constexpr int kChunkRows = 2 * kGaussBlockY;
 
-/* kRadius: the radius at compile time (1 to CBF_FAST_MAX_RADIUS), or 0 for
- * any (@radius_arg). With a compile-time radius all the block's source
- * rows are one chunk and every loop is unrolled, so a thread's loads are
- * independent and in flight together; with a run-time one the tap loops
- * wait on each load in turn. */
-template < class T, int kRadius >
+template < class T >
 __global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY)
-gaussian_separable (Io io, int row_begin, int row_end, int radius_arg,
+gaussian_chunked (Io io, int row_begin, int row_end, int radius,
     const float *__restrict__ coeffs_dev)
 {
-  constexpr int kRows = kRadius ? kBlockRows + 2 * kRadius : kChunkRows;
   extern __shared__ float coeffs[];     /* 2 radius + 1 */
-  __shared__ typename T::Value rows[kRows][kGaussBlockX];
-  const int radius = kRadius ? kRadius : radius_arg;
+  __shared__ typename T::Value rows[kChunkRows][kGaussBlockX];
 
   const int tid = threadIdx.y * kGaussBlockX + threadIdx.x;
   for (int i = tid; i <= 2 * radius; i += kGaussBlockX * kGaussBlockY)
@@ -67,18 +65,17 @@ gaussian_separable (Io io, int row_begin, int row_end, int radius_arg,
   typename T::Sum sum[kOutputRows];
   __syncthreads ();
 
-  for (int c0 = src_begin; c0 < src_end; c0 += kRows) {
-    const int chunk_end = kRadius ? c0 + kRows : min (c0 + kRows, src_end);
+  for (int c0 = src_begin; c0 < src_end; c0 += kChunkRows) {
+    const int chunk_end = min (c0 + kChunkRows, src_end);
     /* Horizontal: source rows c0 + threadIdx.y and 8 below it. */
 #pragma unroll
-    for (int j = 0; j < (kRows + kGaussBlockY - 1) / kGaussBlockY; j++) {
+    for (int j = 0; j < kChunkRows / kGaussBlockY; j++) {
       const int r = c0 + threadIdx.y + kGaussBlockY * j;
       if (r >= chunk_end)
         break;
       const int sy = reflect101 (r, io.height);
       typename T::Sum h;
       if (inside_x)
-#pragma unroll
         for (int dx = -radius; dx <= radius; dx++)
           T::add (h, T::template unpack < false > (T::load (io, sy, xs + dx)),
               coeffs[dx + radius]);
@@ -90,23 +87,13 @@ gaussian_separable (Io io, int row_begin, int row_end, int radius_arg,
     }
     __syncthreads ();
     /* Vertical: the chunk's rows in each output's window. */
-    if (kRadius) {
-      /* One chunk: output k's window is rows k .. k + 2r of the thread's. */
 #pragma unroll
-      for (int k = 0; k < kOutputRows; k++)
-#pragma unroll
-        for (int i = 0; i <= 2 * kRadius; i++)
-          T::add (sum[k], rows[threadIdx.y * kOutputRows + k + i]
-              [threadIdx.x], coeffs[i]);
-    } else {
-#pragma unroll
-      for (int k = 0; k < kOutputRows; k++) {
-        const int y = first_output + k;
-        const int lo = max (c0, y - radius);
-        const int hi = min (chunk_end - 1, y + radius);
-        for (int r = lo; r <= hi; r++)
-          T::add (sum[k], rows[r - c0][threadIdx.x], coeffs[r - y + radius]);
-      }
+    for (int k = 0; k < kOutputRows; k++) {
+      const int y = first_output + k;
+      const int lo = max (c0, y - radius);
+      const int hi = min (chunk_end - 1, y + radius);
+      for (int r = lo; r <= hi; r++)
+        T::add (sum[k], rows[r - c0][threadIdx.x], coeffs[r - y + radius]);
     }
     __syncthreads ();
   }
@@ -118,6 +105,63 @@ gaussian_separable (Io io, int row_begin, int row_end, int radius_arg,
     const int y = first_output + k;
     /* The vertical weights' sum divides (it is 1 up to rounding), as the
      * bilateral's weight sum does. */
+    if (y < row_end)
+      T::template store < false > (io, y, x, sum[k]);
+  }
+}
+
+constexpr int kColumnRows = 8;
+constexpr int kColumnBlockRows = kGaussBlockY * kColumnRows;
+
+template < class T, int R >
+__global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY, 3)
+gaussian_columns (Io io, int row_begin, int row_end,
+    const float *__restrict__ coeffs_dev)
+{
+  constexpr int kTileW = kGaussBlockX + 2 * R;
+  constexpr int kTileH = kColumnBlockRows + 2 * R;
+  /* Channels as floats: each pixel is read 2r + 1 times, converted once. */
+  __shared__ typename T::Value tile[kTileW * kTileH];
+  __shared__ float coeffs_shared[2 * R + 1];
+
+  const int tid = threadIdx.y * kGaussBlockX + threadIdx.x;
+  const int x0 = blockIdx.x * kGaussBlockX;
+  const int y0 = row_begin + blockIdx.y * kColumnBlockRows;
+  if (tid <= 2 * R)
+    coeffs_shared[tid] = coeffs_dev[tid];
+  load_tile < T, kTileW, kTileH, R, kGaussBlockX * kGaussBlockY > (tile, io,
+      x0, y0, tid);
+  __syncthreads ();
+
+  float coeffs[2 * R + 1];
+#pragma unroll
+  for (int i = 0; i <= 2 * R; i++)
+    coeffs[i] = coeffs_shared[i];
+  /* Source row s of the thread (0 = r rows above its first output), column
+   * dx = 0. */
+  const typename T::Value *col = tile + threadIdx.y * kColumnRows * kTileW +
+      threadIdx.x + R;
+  typename T::Sum sum[kColumnRows];
+#pragma unroll
+  for (int s = 0; s < kColumnRows + 2 * R; s++) {
+    typename T::Sum h;
+#pragma unroll
+    for (int dx = -R; dx <= R; dx++)
+      T::add (h, col[s * kTileW + dx], coeffs[dx + R]);
+    const typename T::Value v = T::value (h);
+    /* Output k's window is source rows k .. k + 2r. */
+#pragma unroll
+    for (int k = 0; k < kColumnRows; k++)
+      if (s - k >= 0 && s - k <= 2 * R)
+        T::add (sum[k], v, coeffs[s - k]);
+  }
+
+  const int x = x0 + threadIdx.x;
+  if (x >= io.width)
+    return;
+#pragma unroll
+  for (int k = 0; k < kColumnRows; k++) {
+    const int y = y0 + threadIdx.y * kColumnRows + k;
     if (y < row_end)
       T::template store < false > (io, y, x, sum[k]);
   }
@@ -135,23 +179,26 @@ cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
   if (w->radius < 0 || w->radius > CBF_GAUSSIAN_MAX_KSIZE / 2)
     return cudaErrorInvalidValue;
 
-  dim3 block (kGaussBlockX, kGaussBlockY);
-  dim3 grid ((io.width + kGaussBlockX - 1) / kGaussBlockX,
-      (row_end - row_begin + kBlockRows - 1) / kBlockRows, T::kGridLayers);
-  const size_t coeffs_bytes = (2 * w->radius + 1) * sizeof (float);
+  const dim3 block (kGaussBlockX, kGaussBlockY);
+  const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
+  const int rows = row_end - row_begin;
+  const dim3 columns_grid (grid_x,
+      (rows + kColumnBlockRows - 1) / kColumnBlockRows, T::kGridLayers);
   switch (w->radius) {
 #define CBF_GAUSSIAN_CASE(R) \
     case R: \
-      gaussian_separable < T, R > <<<grid, block, coeffs_bytes, stream >>> \
-          (io, row_begin, row_end, R, w->tables_dev); \
+      gaussian_columns < T, R > <<<columns_grid, block, 0, stream >>> (io, \
+          row_begin, row_end, w->tables_dev); \
       break;
       CBF_GAUSSIAN_CASE (1) CBF_GAUSSIAN_CASE (2) CBF_GAUSSIAN_CASE (3)
       CBF_GAUSSIAN_CASE (4) CBF_GAUSSIAN_CASE (5) CBF_GAUSSIAN_CASE (6)
       CBF_GAUSSIAN_CASE (7) CBF_GAUSSIAN_CASE (8)
 #undef CBF_GAUSSIAN_CASE
     default:
-      gaussian_separable < T, 0 > <<<grid, block, coeffs_bytes, stream >>>
-          (io, row_begin, row_end, w->radius, w->tables_dev);
+      gaussian_chunked < T > <<<dim3 (grid_x,
+              (rows + kBlockRows - 1) / kBlockRows, T::kGridLayers), block,
+          (2 * w->radius + 1) * sizeof (float), stream >>> (io, row_begin,
+          row_end, w->radius, w->tables_dev);
   }
   return cudaGetLastError ();
 }
