@@ -97,6 +97,7 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
     pass->offset[v] = GST_VIDEO_INFO_COMP_POFFSET (info, c + v);
   }
   pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+  pass->blend_bytes = 1;
   pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
   pass->chroma = chroma;
@@ -135,6 +136,9 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 
     add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), colour, FALSE);
     pass = &plan->passes[0];
+    /* Whole packed pixels: alpha or padding blends to itself. */
+    if (pass->n_views == 1)
+      pass->blend_bytes = pass->pixel_bytes;
     for (v = 0; v < pass->n_views; v++) {
       pass->plane[v] = v;
       pass->offset[v] = 0;
@@ -216,10 +220,10 @@ copy_chroma_planes (const CbfFramePlan * plan, const CbfPlane * in,
 
 cudaError_t
 cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
-    const CbfPlane * in,
-    const CbfPlane * out, gint row_begin, gint row_end,
+    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
-    gboolean filter_chroma, cudaStream_t stream)
+    gboolean filter_chroma, const CbfPlane * luma_mask,
+    const CbfPlane * chroma_mask, cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
   guint i;
@@ -229,6 +233,7 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
 
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
+    const CbfPlane *mask = pass->chroma ? chroma_mask : luma_mask;
     CbfPlane src[3], dst[3];
     gint begin, end;
     guint v;
@@ -242,6 +247,9 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     band_rows (pass->height, in, row_begin, row_end, &begin, &end);
     err = pass->process[mode] (src, dst, begin, end,
         pass->chroma ? chroma : luma, stream);
+    if (err == cudaSuccess && mask)
+      err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes, mask,
+          begin, end, stream);
   }
   return err;
 }

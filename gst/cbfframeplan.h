@@ -20,6 +20,7 @@
 
 #include "bilateral.h"
 #include "gaussian.h"
+#include "mask.h"
 
 G_BEGIN_DECLS
 
@@ -42,6 +43,7 @@ typedef struct
   guint plane[3];               /* of each view */
   gsize offset[3];              /* of each view's first byte in a pixel */
   gint pixel_bytes;
+  gint blend_bytes;             /* bytes of a pixel a mask blends */
   gint width;
   gint height;
   gboolean chroma;              /* filtered with the chroma weights */
@@ -73,11 +75,14 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * (rows 0 to plane 0's height), their other planes are then done whole.
  * The weights are those of @mode (see gaussian.h for CBF_MODE_GAUSSIAN).
  * Chroma takes @chroma's weights, or is copied unchanged when
- * !@filter_chroma. */
+ * !@filter_chroma. With a strength mask (@luma_mask of plane 0's size,
+ * @chroma_mask of chroma's; NULL for none), each pass's output is blended
+ * with its input by it (cbf_mask_blend). */
 cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
-    gboolean filter_chroma, cudaStream_t stream);
+    gboolean filter_chroma, const CbfPlane * luma_mask,
+    const CbfPlane * chroma_mask, cudaStream_t stream);
 
 G_END_DECLS
 

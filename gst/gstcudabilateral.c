@@ -62,6 +62,7 @@
 #include "gstcudabilateral.h"
 #include "cbfframeplan.h"
 
+#include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudamemory.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
@@ -85,6 +86,7 @@ enum
   PROP_SIGMA_SPACE,
   PROP_FILTER_CHROMA,
   PROP_MODE,
+  PROP_MASK_LOCATION,
 };
 
 /* The filter's weights for one set of parameters: host and device copies
@@ -106,12 +108,29 @@ struct _GstCudaBilateral
   gdouble sigma_space;
   gboolean filter_chroma;
   CbfMode mode;
+  gchar *mask_location;
   gboolean params_dirty;
+  gboolean started;             /* between start and stop */
+
+  /* The decoded strength mask (GRAY8, packed; NULL: none), under
+   * mask_lock: replaced by the thread that sets mask-location, or by start,
+   * read by the streaming thread when mask_serial has moved on. */
+  GMutex mask_lock;
+  guint8 *mask_pixels;
+  gint mask_width, mask_height;
+  guint mask_serial;
 
   /* Streaming thread. */
   CbfFramePlan plan;            /* for the negotiated format */
   gboolean chroma_filtered;     /* filter-chroma for the current frame */
   CbfMode active_mode;          /* the mode the tables were made for */
+  /* The mask on the device: as decoded, and scaled to the luma (or RGB)
+   * plane and to the chroma planes of the negotiated format. */
+  gboolean mask_on;
+  guint mask_serial_on_device;
+  gboolean mask_scaled;         /* for the current caps */
+  CbfPlane mask_raw, mask_luma, mask_chroma;
+  gint chroma_width, chroma_height;     /* 0 without chroma */
   Tables luma;                  /* also the tables of RGB and Y444 */
   Tables chroma;
 };
@@ -179,17 +198,215 @@ alloc_tables (Tables * tables)
   return err;
 }
 
+/* ------------------------------------------------------------------ */
+/* Strength mask */
+
+/* Decodes the picture at @location into packed GRAY8 with GStreamer's own
+ * decoders (any format decodebin knows; colour is converted to gray). */
+static guint8 *
+decode_mask (const gchar * location, gint * width, gint * height,
+    GError ** error)
+{
+  GstElement *pipeline, *src, *sink;
+  GstBus *bus;
+  GstMessage *msg;
+  guint8 *pixels = NULL;
+
+  pipeline = gst_parse_launch ("filesrc name=src ! decodebin ! videoconvert "
+      "! video/x-raw,format=GRAY8 ! appsink name=sink sync=false", error);
+  if (!pipeline)
+    return NULL;
+  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  g_object_set (src, "location", location, NULL);
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PAUSED);
+  /* Prerolled (the first picture is in the sink) or failed. */
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR);
+  if (!msg) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "no picture decoded within 10 s");
+  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gst_message_parse_error (msg, error, NULL);
+  } else {
+    GstSample *sample = gst_app_sink_pull_preroll (GST_APP_SINK (sink));
+    GstVideoInfo info;
+    GstVideoFrame frame;
+
+    if (sample && gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
+        && gst_video_frame_map (&frame, &info, gst_sample_get_buffer (sample),
+            GST_MAP_READ)) {
+      gint y;
+
+      *width = GST_VIDEO_INFO_WIDTH (&info);
+      *height = GST_VIDEO_INFO_HEIGHT (&info);
+      pixels = g_malloc ((gsize) * width * *height);
+      for (y = 0; y < *height; y++)
+        memcpy (pixels + (gsize) y * *width,
+            (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), *width);
+      gst_video_frame_unmap (&frame);
+    } else {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "the decoded picture could not be read");
+    }
+    if (sample)
+      gst_sample_unref (sample);
+  }
+  if (msg)
+    gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  return pixels;
+}
+
+/* Makes the picture at @location (NULL or empty: none) the mask. On
+ * failure posts an element error naming the file and keeps the mask it
+ * had. */
+static gboolean
+load_mask (GstCudaBilateral * self, const gchar * location)
+{
+  guint8 *pixels = NULL, *old;
+  gint width = 0, height = 0;
+
+  if (location && *location) {
+    GError *error = NULL;
+
+    pixels = decode_mask (location, &width, &height, &error);
+    if (!pixels) {
+      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+          ("Could not read the strength mask \"%s\": %s", location,
+              error ? error->message : "unknown error"),
+          ("mask-location: the mask in use (if any) is kept"));
+      g_clear_error (&error);
+      return FALSE;
+    }
+    GST_INFO_OBJECT (self, "strength mask %s: %dx%d", location, width,
+        height);
+  }
+  g_mutex_lock (&self->mask_lock);
+  old = self->mask_pixels;
+  self->mask_pixels = pixels;
+  self->mask_width = width;
+  self->mask_height = height;
+  self->mask_serial++;
+  g_mutex_unlock (&self->mask_lock);
+  g_free (old);
+  return TRUE;
+}
+
+static void
+free_device_plane (CbfPlane * plane)
+{
+  cudaFree (plane->data);
+  memset (plane, 0, sizeof (*plane));
+}
+
+/* Makes @plane a packed @width x @height device buffer, keeping the one it
+ * has when the size is the same. */
+static cudaError_t
+ensure_device_plane (CbfPlane * plane, gint width, gint height)
+{
+  if (plane->data && plane->width == width && plane->height == height)
+    return cudaSuccess;
+  free_device_plane (plane);
+  plane->width = width;
+  plane->height = height;
+  plane->pitch_bytes = width;
+  plane->pixel_bytes = 1;
+  return cudaMalloc ((void **) &plane->data, (size_t) width * height);
+}
+
+/* After a change of the mask or of the caps (called from prepare, never
+ * per frame otherwise): uploads the mask and scales it, on @stream, to the
+ * luma (or RGB) plane and to the chroma planes. */
+static cudaError_t
+update_device_mask (GstCudaBilateral * self, cudaStream_t stream)
+{
+  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  cudaError_t err;
+
+  g_mutex_lock (&self->mask_lock);
+  self->mask_serial_on_device = self->mask_serial;
+  self->mask_on = self->mask_pixels != NULL;
+  if (!self->mask_on) {
+    g_mutex_unlock (&self->mask_lock);
+    return cudaSuccess;
+  }
+  err = ensure_device_plane (&self->mask_raw, self->mask_width,
+      self->mask_height);
+  /* Synchronous: the host copy may be replaced once the lock is left. */
+  if (err == cudaSuccess)
+    err = cudaMemcpy (self->mask_raw.data, self->mask_pixels,
+        (size_t) self->mask_width * self->mask_height,
+        cudaMemcpyHostToDevice);
+  g_mutex_unlock (&self->mask_lock);
+
+  if (err == cudaSuccess)
+    err = ensure_device_plane (&self->mask_luma, self->plan.passes[0].width,
+        self->plan.passes[0].height);
+  if (err == cudaSuccess)
+    err = cbf_mask_scale (&self->mask_raw, &self->mask_luma, stream);
+  if (err == cudaSuccess && self->plan.planes_with_chroma) {
+    err = ensure_device_plane (&self->mask_chroma,
+        GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
+        GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
+    if (err == cudaSuccess)
+      err = cbf_mask_scale (&self->mask_raw, &self->mask_chroma, stream);
+  }
+  if (err != cudaSuccess)
+    self->mask_on = FALSE;
+  return err;
+}
+
+/* ------------------------------------------------------------------ */
+
+static gboolean
+gst_cuda_bilateral_start (GstBaseTransform * trans)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+  gchar *location;
+
+  /* The mask first: a file that cannot be read stops the start. */
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->mask_location);
+  GST_OBJECT_UNLOCK (self);
+  if (!load_mask (self, location)) {
+    g_free (location);
+    return FALSE;
+  }
+  g_free (location);
+  self->mask_serial_on_device = self->mask_serial - 1;
+  GST_OBJECT_LOCK (self);
+  self->started = TRUE;
+  GST_OBJECT_UNLOCK (self);
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
+      (trans);
+}
+
 static gboolean
 gst_cuda_bilateral_stop (GstBaseTransform * trans)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
 
-  if (self->luma.dev_tables
+  GST_OBJECT_LOCK (self);
+  self->started = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if ((self->luma.dev_tables || self->mask_raw.data)
       && gst_cbf_filter_push_context (GST_CBF_FILTER (self))) {
     free_tables (&self->luma);
     free_tables (&self->chroma);
+    free_device_plane (&self->mask_raw);
+    free_device_plane (&self->mask_luma);
+    free_device_plane (&self->mask_chroma);
     gst_cbf_filter_pop_context (GST_CBF_FILTER (self));
   }
+  self->mask_on = FALSE;
+  load_mask (self, NULL);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
       (trans);
 }
@@ -216,10 +433,12 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
       return FALSE;
     }
   }
-  /* The chroma parameters depend on the format's subsampling. */
+  /* The chroma parameters depend on the format's subsampling, the scaled
+   * mask on the size. */
   GST_OBJECT_LOCK (self);
   self->params_dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
+  self->mask_scaled = FALSE;
   return TRUE;
 }
 
@@ -266,7 +485,7 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
   gint diameter, chroma_diameter;
   gdouble sigma_color, sigma_space, chroma_sigma_space;
-  gboolean dirty;
+  gboolean dirty, mask_changed;
   CbfMode mode;
   cudaError_t err;
 
@@ -298,6 +517,15 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
         self->plan.chroma_factor, chroma_diameter, chroma_sigma_space,
         self->chroma.weights.radius);
   }
+  g_mutex_lock (&self->mask_lock);
+  mask_changed = self->mask_serial != self->mask_serial_on_device;
+  g_mutex_unlock (&self->mask_lock);
+  if (mask_changed || !self->mask_scaled) {
+    err = update_device_mask (self, stream);
+    if (err != cudaSuccess)
+      return err;
+    self->mask_scaled = TRUE;
+  }
   /* Bands cut one-plane formats only, whose chroma rows are luma's. */
   *halo_rows = MAX (self->luma.weights.radius, self->chroma.weights.radius);
   return cudaSuccess;
@@ -309,10 +537,13 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
 
+  const CbfPlane *luma_mask = self->mask_on ? &self->mask_luma : NULL;
+  const CbfPlane *chroma_mask = self->mask_on ? &self->mask_chroma : NULL;
+
   return cbf_frame_plan_run (&self->plan, self->active_mode, in, out,
       row_begin, row_end,
       &self->luma.weights, &self->chroma.weights, self->chroma_filtered,
-      stream);
+      luma_mask, chroma_mask, stream);
 }
 
 static void
@@ -320,6 +551,23 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
+
+  if (prop_id == PROP_MASK_LOCATION) {
+    gchar *location = g_value_dup_string (value);
+    gboolean started;
+
+    GST_OBJECT_LOCK (self);
+    g_free (self->mask_location);
+    self->mask_location = g_strdup (location);
+    started = self->started;
+    GST_OBJECT_UNLOCK (self);
+    /* Decoded here, in the caller's thread, not in the streaming thread;
+     * a running element takes the new mask from its next frame. */
+    if (started)
+      load_mask (self, location);
+    g_free (location);
+    return;
+  }
 
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
@@ -369,11 +617,25 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
     case PROP_MODE:
       g_value_set_enum (value, self->mode);
       break;
+    case PROP_MASK_LOCATION:
+      g_value_set_string (value, self->mask_location);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_cuda_bilateral_finalize (GObject * object)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
+
+  g_free (self->mask_location);
+  g_free (self->mask_pixels);
+  g_mutex_clear (&self->mask_lock);
+  G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }
 
 static void
@@ -454,6 +716,27 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "OpenCV's GaussianBlur (kernel size diameter, sigma sigma-space)",
           GST_TYPE_CUDA_BILATERAL_MODE, DEFAULT_MODE, live));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_MODE, 0);
+  /**
+   * GstCudaBilateral:mask-location:
+   *
+   * A strength mask: an image file (a GRAY8 PNG, or any picture
+   * GStreamer can decode; colour is converted to gray), scaled to the frame
+   * bilinearly (pixel centres aligned, as cv::resize's INTER_LINEAR) when
+   * sizes differ. Per pixel, 0 leaves the input untouched, 255 takes the
+   * full filter, values between blend: out = in + (filtered - in) * m /
+   * 255, rounded. Chroma of subsampled YUV takes the mask scaled to its
+   * size. Read when the element starts and whenever the property changes,
+   * also while PLAYING (the next frame uses it). A file that cannot be read
+   * is an element error; on a change, the mask in use stays. Unset (the
+   * default): the whole frame is filtered.
+   */
+  g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
+      g_param_spec_string ("mask-location", "Mask location",
+          "Strength mask image (GRAY8 PNG or any picture GStreamer decodes), "
+          "scaled to the frame: 0 = unfiltered, 255 = fully filtered, "
+          "between = blend; unset = filter everything", NULL,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
@@ -466,6 +749,8 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
+  gobject_class->finalize = gst_cuda_bilateral_finalize;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_stop);
   filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
   filter_class->prepare = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_prepare);
@@ -484,4 +769,5 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->filter_chroma = DEFAULT_FILTER_CHROMA;
   self->mode = DEFAULT_MODE;
   self->params_dirty = TRUE;
+  g_mutex_init (&self->mask_lock);
 }

@@ -7,6 +7,7 @@
 
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
+#include <gst/app/gstappsrc.h>
 
 gboolean
 gpu_test_have_device (void)
@@ -254,6 +255,52 @@ channel_reference (const Channel * in, const Params * p, gboolean chroma)
         in->width, in->height, 1, 0, 1);
   }
   return out;
+}
+
+void
+write_gray_png (const gchar * path, const guint8 * pixels, gint width,
+    gint height)
+{
+  GstElement *pipeline = gst_parse_launch ("appsrc name=src ! pngenc ! "
+      "filesink name=sink", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  GstCaps *caps = caps_for ("GRAY8", width, height);
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstVideoFrame frame;
+  GstBus *bus = gst_element_get_bus (pipeline);
+  GstMessage *msg;
+  gint y;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (y = 0; y < height; y++)
+    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), pixels + y * width,
+        width);
+  gst_video_frame_unmap (&frame);
+  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
+  g_object_set (sink, "location", path, NULL);
+  gst_caps_unref (caps);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  GST_BUFFER_PTS (buf) = 0;
+  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
+  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
+      GST_FLOW_OK);
+  gst_app_src_end_of_stream (GST_APP_SRC (src));
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
+      "writing %s failed", path);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (src);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
 }
 
 void

@@ -24,6 +24,10 @@ typedef struct
   gboolean gaussian;            /* mode=gaussian (sigma_color unused) */
 } Params;
 
+/* Writes @pixels (GRAY8, packed) as a PNG file, with GStreamer's pngenc. */
+void write_gray_png (const gchar * path, const guint8 * pixels, gint width,
+    gint height);
+
 /* The element's parameters and mode set from @p. */
 void params_apply (GstElement * element, const Params * p);
 

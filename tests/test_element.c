@@ -279,6 +279,24 @@ GST_START_TEST (test_properties)
     fail_unless_equals_int (mode,
         g_enum_get_value_by_nick (modes, "gaussian")->value);
   }
+  {
+    /* mask-location: a file name, unset by default, changeable while
+     * PLAYING. */
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (obj), "mask-location");
+    gchar *location;
+
+    fail_unless (pspec != NULL && G_IS_PARAM_SPEC_STRING (pspec));
+    fail_unless ((pspec->flags & (G_PARAM_READWRITE |
+                GST_PARAM_MUTABLE_PLAYING)) ==
+        (G_PARAM_READWRITE | GST_PARAM_MUTABLE_PLAYING));
+    fail_unless (G_PARAM_SPEC_STRING (pspec)->default_value == NULL);
+    g_object_set (obj, "mask-location", "/tmp/mask.png", NULL);
+    g_object_get (obj, "mask-location", &location, NULL);
+    fail_unless_equals_string (location, "/tmp/mask.png");
+    g_free (location);
+    g_object_set (obj, "mask-location", NULL, NULL);
+  }
   check_int_property (obj, "cuda-device-id", -1, -1, G_MAXINT,
       G_PARAM_READWRITE | GST_PARAM_MUTABLE_READY);
   gst_object_unref (e);

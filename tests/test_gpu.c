@@ -9,10 +9,13 @@
 #include <gst/check/gstharness.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include "bilateral.h"
 #include "golden.h"
 #include "gpu_support.h"
+#include "mask.h"
 #include "reference.h"
 
 typedef struct
@@ -439,6 +442,227 @@ GST_END_TEST;
 /* A frame that does not fit in the GPU's free memory: an element error
  * naming the cause, no crash, and the element works again once memory is
  * free. The test takes nearly all free memory itself first. */
+/* ---------------------------------------------------------------- */
+/* Strength mask (mask-location) */
+
+/* A PNG in the temporary directory, named for this process. */
+static gchar *
+mask_file (const gchar * name, const guint8 * pixels, gint width, gint height)
+{
+  gchar *base = g_strdup_printf ("cbf-mask-%d-%s.png", (int) getpid (), name);
+  gchar *path = g_build_filename (g_get_tmp_dir (), base, NULL);
+
+  g_free (base);
+  write_gray_png (path, pixels, width, height);
+  return path;
+}
+
+/* @im filtered with @p and the mask at @mask (NULL: none). */
+static Image
+filter_masked (const Image * im, const Params * p, const gchar * mask)
+{
+  GstHarness *h = harness_new (im, p);
+  Image out;
+
+  g_object_set (h->element, "mask-location", mask, NULL);
+  out = filter_image (h, im);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* What the mask (@mask_w x @mask_h) makes of the unmasked output
+ * @filtered: the same integer arithmetic as the kernels (mask.h), so the
+ * comparison is exact. */
+static Image
+expected_masked (const Image * in, const Image * filtered,
+    const guint8 * mask, gint mask_w, gint mask_h)
+{
+  const Format *f = in->format;
+  Image e = image_new (f, in->width, in->height, 0);
+  gint x, y, b;
+
+  for (y = 0; y < in->height; y++)
+    for (x = 0; x < in->width; x++) {
+      guint8 m = cbf_mask_sample (mask, mask_w, mask_w, mask_h, in->width,
+          in->height, x, y);
+      for (b = 0; b < f->pixel_bytes; b++) {
+        gsize i = y * in->stride + x * f->pixel_bytes + b;
+        gsize o = y * filtered->stride + x * f->pixel_bytes + b;
+        e.pixels[y * e.stride + x * f->pixel_bytes + b] =
+            cbf_mask_blend_value (in->pixels[i], filtered->pixels[o], m);
+      }
+    }
+  return e;
+}
+
+static void
+assert_images_equal (const Image * a, const Image * b, const gchar * what)
+{
+  gint y;
+
+  for (y = 0; y < a->height; y++)
+    fail_unless (memcmp (a->pixels + y * a->stride, b->pixels + y * b->stride,
+            (gsize) a->width * a->format->pixel_bytes) == 0,
+        "%s (%s %dx%d): row %d differs", what, a->format->name, a->width,
+        a->height, y);
+}
+
+/* All 255: the plain filter; all 0: the input, bit for bit; half and
+ * half; a mask of another size, scaled. Bilateral and Gaussian, colour
+ * (both layouts) and GRAY8. */
+GST_START_TEST (test_mask_blend)
+{
+  const Format *fmts[] = { &formats[0], &formats[4], GRAY8 };
+  static const Params params[] = { {9, 40, 4}, {7, 0, 2, TRUE} };
+  const gint w = 97, h = 61, small_w = 16, small_h = 9;
+  guint8 *full = g_malloc (w * h), *none = g_malloc0 (w * h);
+  guint8 *halves = g_malloc (w * h), *small = g_malloc (small_w * small_h);
+  gchar *full_path, *none_path, *halves_path, *small_path;
+  guint fi, p;
+  gint i;
+
+  memset (full, 255, w * h);
+  for (i = 0; i < w * h; i++)
+    halves[i] = (i % w) < w / 2 ? 0 : 255;
+  for (i = 0; i < small_w * small_h; i++)
+    small[i] = (guint8) ((i % small_w) * 17 + (i / small_w) * 9);
+  full_path = mask_file ("full", full, w, h);
+  none_path = mask_file ("none", none, w, h);
+  halves_path = mask_file ("halves", halves, w, h);
+  small_path = mask_file ("small", small, small_w, small_h);
+
+  for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++) {
+      Image in = image_random (fmts[fi], w, h, 8, 40 + fi);
+      Image plain = filter_masked (&in, &params[p], NULL);
+      Image out, expected;
+
+      out = filter_masked (&in, &params[p], full_path);
+      assert_images_equal (&out, &plain, "mask of 255");
+      image_free (&out);
+
+      out = filter_masked (&in, &params[p], none_path);
+      expected = image_new (in.format, w, h, 0);
+      for (i = 0; i < h; i++)
+        memcpy (expected.pixels + i * expected.stride, in.pixels +
+            i * in.stride, (gsize) w * in.format->pixel_bytes);
+      assert_images_equal (&out, &expected, "mask of 0");
+      image_free (&out);
+      image_free (&expected);
+
+      out = filter_masked (&in, &params[p], halves_path);
+      expected = expected_masked (&in, &plain, halves, w, h);
+      assert_images_equal (&out, &expected, "half and half");
+      image_free (&out);
+      image_free (&expected);
+
+      out = filter_masked (&in, &params[p], small_path);
+      expected = expected_masked (&in, &plain, small, small_w, small_h);
+      assert_images_equal (&out, &expected, "16x9 mask scaled");
+      image_free (&out);
+      image_free (&expected);
+
+      image_free (&plain);
+      image_free (&in);
+    }
+  g_unlink (full_path);
+  g_unlink (none_path);
+  g_unlink (halves_path);
+  g_unlink (small_path);
+  g_free (full_path);
+  g_free (none_path);
+  g_free (halves_path);
+  g_free (small_path);
+  g_free (full);
+  g_free (none);
+  g_free (halves);
+  g_free (small);
+}
+
+GST_END_TEST;
+
+/* The first error message on @bus, which must exist and name @text. */
+static void
+assert_error_names (GstBus * bus, const gchar * text)
+{
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+
+  fail_unless (msg != NULL, "no error message");
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, text) != NULL,
+      "error \"%s\" does not name %s", error->message, text);
+  g_error_free (error);
+  gst_message_unref (msg);
+}
+
+/* A mask that cannot be read: at start, an element error and no start;
+ * while PLAYING, an element error and the mask in use stays. */
+GST_START_TEST (test_mask_unreadable)
+{
+  const gchar *missing = "/nonexistent/cbf-mask.png";
+  const gint w = 64, h = 40;
+  Params p = { 9, 40, 4 };
+  Image in = image_random (&formats[0], w, h, 0, 3);
+  guint8 *halves = g_malloc (w * h);
+  gchar *halves_path, *not_image;
+  GstElement *e = gst_element_factory_make ("cudabilateral", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstHarness *harness;
+  Image before, after;
+  gint i;
+
+  /* At start. */
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "mask-location", missing, NULL);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  assert_error_names (bus, missing);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_object_unref (e);
+
+  /* While PLAYING: a missing file, then a file that is not a picture. */
+  for (i = 0; i < w * h; i++)
+    halves[i] = (i % w) < w / 2 ? 0 : 255;
+  halves_path = mask_file ("keep", halves, w, h);
+  not_image = g_build_filename (golden_dir (), "cases.txt", NULL);
+  harness = harness_new (&in, &p);
+  gst_element_set_bus (harness->element, bus);
+  g_object_set (harness->element, "mask-location", halves_path, NULL);
+  before = filter_image (harness, &in);
+  g_object_set (harness->element, "mask-location", missing, NULL);
+  assert_error_names (bus, missing);
+  fail_unless_equals_int (GST_STATE (harness->element), GST_STATE_PLAYING);
+  after = filter_image (harness, &in);
+  assert_images_equal (&after, &before, "after a missing mask file");
+  image_free (&after);
+  g_object_set (harness->element, "mask-location", not_image, NULL);
+  assert_error_names (bus, not_image);
+  after = filter_image (harness, &in);
+  assert_images_equal (&after, &before, "after a file that is no picture");
+  image_free (&after);
+  /* And unset: the whole frame filtered again. */
+  g_object_set (harness->element, "mask-location", NULL, NULL);
+  after = filter_image (harness, &in);
+  {
+    Image plain = filter_masked (&in, &p, NULL);
+    assert_images_equal (&after, &plain, "mask unset");
+    image_free (&plain);
+  }
+  image_free (&after);
+  image_free (&before);
+  gst_element_set_bus (harness->element, NULL);
+  gst_harness_teardown (harness);
+  gst_object_unref (bus);
+  g_unlink (halves_path);
+  g_free (halves_path);
+  g_free (not_image);
+  g_free (halves);
+  image_free (&in);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_out_of_memory)
 {
   Params p = { 5, 30, 5 };
@@ -507,6 +731,8 @@ gpu_suite (void)
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_out_of_memory);
+  tcase_add_test (tc, test_mask_blend);
+  tcase_add_test (tc, test_mask_unreadable);
   return s;
 }
 

@@ -485,7 +485,7 @@ run_frame (void *p, int input, cudaStream_t stream)
 {
   FrameCtx *c = p;
   CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out, 0,
-          c->out[0].height, &c->luma, &c->chroma, TRUE, stream));
+          c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
 }
 
 /* Device planes of @info's frame (as the base class makes them), holding

@@ -1,0 +1,96 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The strength mask: an 8-bit image whose value per pixel sets how much of
+ * the filter reaches the output, 0 none, 255 all. */
+
+#ifndef CBF_MASK_H
+#define CBF_MASK_H
+
+#include "bilateral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fixed point of the bilinear weights (as OpenCV's INTER_LINEAR). */
+#define CBF_MASK_COEF_BITS 11
+
+/* Source position of destination column (or row) @x when @src_len samples
+ * are scaled to @dst_len, pixel centres aligned as cv::resize does:
+ * (x + 0.5) * src_len / dst_len - 0.5, in units of 2^-CBF_MASK_COEF_BITS,
+ * clamped to [0, (src_len - 1) << CBF_MASK_COEF_BITS]. Integer arithmetic
+ * only, so that the host (tests) and the device agree to the bit. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_mask_source_position (int x, int src_len, int dst_len)
+{
+  long long num = (long long) (2 * x + 1) * src_len << (CBF_MASK_COEF_BITS - 1);
+  long long pos = num / dst_len - (1 << (CBF_MASK_COEF_BITS - 1));
+  long long last = (long long) (src_len - 1) << CBF_MASK_COEF_BITS;
+
+  return (int) (pos < 0 ? 0 : pos > last ? last : pos);
+}
+
+/* The mask value at destination pixel (@x, @y) of a @dst_w x @dst_h
+ * scaling of the @src_w x @src_h mask @src (rows @src_pitch bytes apart):
+ * bilinear, rounded. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline uint8_t
+cbf_mask_sample (const uint8_t * src, size_t src_pitch, int src_w, int src_h,
+    int dst_w, int dst_h, int x, int y)
+{
+  const int one = 1 << CBF_MASK_COEF_BITS;
+  int sx = cbf_mask_source_position (x, src_w, dst_w);
+  int sy = cbf_mask_source_position (y, src_h, dst_h);
+  int x0 = sx >> CBF_MASK_COEF_BITS, y0 = sy >> CBF_MASK_COEF_BITS;
+  int a = sx & (one - 1), b = sy & (one - 1);
+  int x1 = x0 + 1 < src_w ? x0 + 1 : x0, y1 = y0 + 1 < src_h ? y0 + 1 : y0;
+  const uint8_t *r0 = src + (size_t) y0 * src_pitch;
+  const uint8_t *r1 = src + (size_t) y1 * src_pitch;
+  long long v = (long long) (one - a) * (one - b) * r0[x0] +
+      (long long) a * (one - b) * r0[x1] + (long long) (one - a) * b * r1[x0] +
+      (long long) a * b * r1[x1];
+
+  return (uint8_t) ((v + (1LL << (2 * CBF_MASK_COEF_BITS - 1))) >>
+      (2 * CBF_MASK_COEF_BITS));
+}
+
+/* out = in + (filtered - in) * m / 255, rounded to nearest (255 is odd:
+ * no ties): m = 255 gives @filtered, m = 0 gives @in. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline uint8_t
+cbf_mask_blend_value (uint8_t in, uint8_t filtered, uint8_t m)
+{
+  int t = ((int) filtered - (int) in) * m;
+
+  return (uint8_t) (in + (t >= 0 ? (t + 127) / 255 : -((-t + 127) / 255)));
+}
+
+/* Scales the mask @src to @dst's size (cbf_mask_sample), on @stream. */
+cudaError_t cbf_mask_scale (const CbfPlane * src, const CbfPlane * dst,
+    cudaStream_t stream);
+
+/* Blends rows [@row_begin, @row_end) of the @n_views views @out (already
+ * filtered) with @in: cbf_mask_blend_value on the first @bytes_per_pixel
+ * bytes of each pixel, the mask (@mask, the views' size) at the pixel. */
+cudaError_t cbf_mask_blend (const CbfPlane * in, const CbfPlane * out,
+    int n_views, int bytes_per_pixel, const CbfPlane * mask, int row_begin,
+    int row_end, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CBF_MASK_H */
