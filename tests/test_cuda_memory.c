@@ -91,7 +91,7 @@ GST_START_TEST (test_cuda_memory_equals_reference)
   static const gchar *fmts[] = { "RGBA", "BGRx", "ARGB", "RGB", "BGR", "Y444",
     "I420", "YV12", "NV12", "NV21", "YUY2", "UYVY"
   };
-  static const Params params[] = { {9, 30, 4}, {71, 25, 12} };
+  static const Params params[] = { {9, 30, 4, FALSE}, {71, 25, 12, FALSE} };
   /* Odd widths except for YUY2 and UYVY: GStreamer 1.22's CUDA copies
    * (gst_cuda_buffer_copy, used by cudaupload and cudadownload) copy
    * width x 2 bytes of their rows, losing the V of an odd width's last
@@ -182,7 +182,7 @@ context_of (GstElement * element)
  * elements, and the output is the reference applied twice. */
 GST_START_TEST (test_two_filters_share_a_context)
 {
-  Params p = { 7, 35, 3 };
+  Params p = { 7, 35, 3, FALSE };
   gint w = 130, h = 67;
   GstHarness *harness = cuda_harness_new ("NV12", w, h, &p,
       "cudabilateral name=a ! " CUDA_CAPS ("NV12") " ! cudabilateral name=b");

@@ -15,6 +15,8 @@
 #include "bilateral.h"
 #include "golden.h"
 #include "gpu_support.h"
+#include "mask.h"
+#include <glib/gstdio.h>
 #include "reference.h"
 
 static const gchar *formats_420[] = { "I420", "YV12", "NV12", "NV21" };
@@ -44,7 +46,7 @@ GST_START_TEST (test_golden_yuv)
     const gchar **fmts = gc->subsampling == 420 ? formats_420 : formats_422;
     guint n_fmts = gc->subsampling == 420 ? G_N_ELEMENTS (formats_420) :
         G_N_ELEMENTS (formats_422);
-    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space };
+    Params p = { gc->diameter, gc->sigma_color, gc->sigma_space, FALSE };
     Channel in[3], expected[3];
 
     for (c = 0; c < 3; c++) {
@@ -164,7 +166,8 @@ GST_START_TEST (test_yuv_sizes_and_radii)
   };
   /* Luma radius 7 and chroma 3 (specialised), luma 35 and chroma 17
    * (generic), luma 1 and chroma 1. */
-  static const Params params[] = { {15, 40, 10}, {71, 25, 12}, {2, 30, 3},
+  static const Params params[] = { {15, 40, 10, FALSE}, {71, 25, 12, FALSE},
+    {2, 30, 3, FALSE},
     /* Gaussian: ksize 15 (chroma 7), 71 (35), derived from sigma 4 (chroma 2) */
     {15, 0, 3, TRUE}, {71, 0, 0, TRUE}, {0, 0, 4, TRUE}
   };
@@ -201,10 +204,67 @@ GST_END_TEST;
 /* filter-chroma=false copies chroma exactly and still filters luma; set
  * back to true while PLAYING, chroma is filtered again from the next
  * frame. */
+/* A strength mask on YUV and RGB formats: each channel blended with the
+ * mask scaled to that channel's size (chroma's is smaller), exactly as
+ * mask.h computes it, against the same element's unmasked output. */
+GST_START_TEST (test_mask_channels)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "YUY2", "Y444", "RGB" };
+  Params p = { 9, 30, 4, FALSE };
+  const gint w = 97, h = 62, mask_w = 20, mask_h = 11;
+  guint8 *mask = g_malloc (mask_w * mask_h);
+  gchar *path = g_build_filename (g_get_tmp_dir (), "cbf-mask-channels.png",
+      NULL);
+  guint f, c;
+  gint i, x, y;
+
+  for (i = 0; i < mask_w * mask_h; i++)
+    mask[i] = (guint8) ((i % mask_w) * 13 + (i / mask_w) * 7);
+  write_gray_png (path, mask, mask_w, mask_h);
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstHarness *plain = harness_new (fmts[f], w, h, &p);
+    GstHarness *masked = harness_new (fmts[f], w, h, &p);
+    Channel in[3], plain_out[3], masked_out[3];
+
+    g_object_set (masked->element, "mask-location", path, NULL);
+    channels_for_format (fmts[f], w, h, 90 + f, in);
+    filter_frame (plain, fmts[f], w, h,
+        frame_from_channels (fmts[f], w, h, in, FALSE, 1), plain_out);
+    filter_frame (masked, fmts[f], w, h,
+        frame_from_channels (fmts[f], w, h, in, TRUE, 2), masked_out);
+    for (c = 0; c < 3; c++) {
+      Channel expected = { in[c].width, in[c].height,
+        g_malloc ((gsize) in[c].width * in[c].height)
+      };
+
+      for (y = 0; y < expected.height; y++)
+        for (x = 0; x < expected.width; x++) {
+          gint k = y * expected.width + x;
+          expected.data[k] = cbf_mask_blend_value (in[c].data[k],
+              plain_out[c].data[k], cbf_mask_sample (mask, mask_w, mask_w,
+                  mask_h, expected.width, expected.height, x, y));
+        }
+      assert_channel_matches (&masked_out[c], &expected, 0, "masked",
+          fmts[f], c);
+      channels_free (&expected, 1);
+    }
+    channels_free (in, 3);
+    channels_free (plain_out, 3);
+    channels_free (masked_out, 3);
+    gst_harness_teardown (plain);
+    gst_harness_teardown (masked);
+  }
+  g_unlink (path);
+  g_free (path);
+  g_free (mask);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_filter_chroma_off)
 {
   static const gchar *fmts[] = { "I420", "NV12", "YUY2", "UYVY" };
-  Params p = { 9, 30, 4 };
+  Params p = { 9, 30, 4, FALSE };
   guint f, c, step;
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
@@ -252,6 +312,7 @@ formats_suite (void)
   tcase_add_test (tc, test_golden_gaussian_rgb3);
   tcase_add_test (tc, test_yuv_sizes_and_radii);
   tcase_add_test (tc, test_filter_chroma_off);
+  tcase_add_test (tc, test_mask_channels);
   return s;
 }
 

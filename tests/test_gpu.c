@@ -305,8 +305,10 @@ GST_START_TEST (test_sizes_and_radii)
   };
   /* Radii 2, 35, 45 and 1, then every specialised radius not in the golden
    * set (3, 5, 6, 8) and the first generic one (9). */
-  static const Params params[] = { {5, 30, 5}, {71, 25, 12}, {0, 60, 30},
-  {2, 0, 0}, {7, 40, 3}, {11, 30, 4}, {13, 50, 6}, {17, 45, 9}, {19, 35, 7},
+  static const Params params[] = { {5, 30, 5, FALSE}, {71, 25, 12, FALSE},
+    {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
+    {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
+    {19, 35, 7, FALSE},
     /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
      * sigma 100: wider than every frame here) */
     {1, 0, 2, TRUE}, {5, 0, 1.5, TRUE}, {31, 0, 0, TRUE}, {255, 0, 40, TRUE},
@@ -343,7 +345,7 @@ GST_END_TEST;
  * frames from it are filtered as well. */
 GST_START_TEST (test_pinned_pool_input)
 {
-  Params p = { 9, 40, 4 };
+  Params p = { 9, 40, 4, FALSE };
   Image in = image_random (&formats[1], 320, 240, 0, 77);
   Image expected = reference_image (&in, &p);
   GstHarness *h = harness_new (&in, &p);
@@ -386,7 +388,8 @@ GST_END_TEST;
 /* A property change while PLAYING applies from the next frame. */
 GST_START_TEST (test_property_change_while_playing)
 {
-  Params a = { 5, 20, 3 }, b = { 15, 80, 6 }, c = { 0, 10, 20 };
+  Params a = { 5, 20, 3, FALSE }, b = { 15, 80, 6, FALSE };
+  Params c = { 0, 10, 20, FALSE };
   Params g = { 9, 20, 3, TRUE }, g2 = { 0, 20, 2.5, TRUE };
   Image in = image_random (&formats[4], 97, 61, 4, 5);
   GstHarness *h = harness_new (&in, &a);
@@ -414,7 +417,7 @@ GST_END_TEST;
 /* New caps mid-stream: new size and format, still exact. */
 GST_START_TEST (test_renegotiation)
 {
-  Params p = { 7, 35, 3 };
+  Params p = { 7, 35, 3, FALSE };
   Image first = image_random (&formats[0], 64, 48, 0, 9);
   Image second = image_random (GRAY8, 45, 101, 3, 10);
   GstHarness *h = harness_new (&first, &p);
@@ -513,7 +516,7 @@ assert_images_equal (const Image * a, const Image * b, const gchar * what)
 GST_START_TEST (test_mask_blend)
 {
   const Format *fmts[] = { &formats[0], &formats[4], GRAY8 };
-  static const Params params[] = { {9, 40, 4}, {7, 0, 2, TRUE} };
+  static const Params params[] = { {9, 40, 4, FALSE}, {7, 0, 2, TRUE} };
   const gint w = 97, h = 61, small_w = 16, small_h = 9;
   guint8 *full = g_malloc (w * h), *none = g_malloc0 (w * h);
   guint8 *halves = g_malloc (w * h), *small = g_malloc (small_w * small_h);
@@ -602,7 +605,7 @@ GST_START_TEST (test_mask_unreadable)
 {
   const gchar *missing = "/nonexistent/cbf-mask.png";
   const gint w = 64, h = 40;
-  Params p = { 9, 40, 4 };
+  Params p = { 9, 40, 4, FALSE };
   Image in = image_random (&formats[0], w, h, 0, 3);
   guint8 *halves = g_malloc (w * h);
   gchar *halves_path, *not_image;
@@ -665,7 +668,7 @@ GST_END_TEST;
 
 GST_START_TEST (test_out_of_memory)
 {
-  Params p = { 5, 30, 5 };
+  Params p = { 5, 30, 5, FALSE };
   Image big = { &formats[0], 12000, 12000, 12000 * 4, NULL };
   Image small = image_random (&formats[0], 40, 30, 0, 3);
   GstHarness *h = gst_harness_new ("cudabilateral");

@@ -232,7 +232,7 @@ GST_START_TEST (test_renegotiation_many)
   {7, 300}, {96, 2}
   };
   guint n = env_count ("CBF_RENEGOTIATIONS", 200), i;
-  Params p = { 5, 30, 3 };
+  Params p = { 5, 30, 3, FALSE };
   GstHarness *h = gst_harness_new ("cudabilateral");
 
   g_object_set (h->element, "diameter", p.diameter, "sigma-color",
@@ -413,7 +413,7 @@ GST_START_TEST (test_bad_buffers)
   GstBus *bus = gst_bus_new ();
   GstVideoInfo info = info_for ("NV12", 64, 48);
   GstBuffer *buf;
-  Params p = { 5, 30, 3 };
+  Params p = { 5, 30, 3, FALSE };
   gchar *error;
 
   gst_element_set_bus (h->element, bus);
@@ -497,7 +497,7 @@ GST_START_TEST (test_huge_caps)
   GstPad *sink = gst_element_get_static_pad (h->element, "sink");
   GstCaps *zero = caps_for ("RGBA", 0, 480);
   GstBus *bus = gst_bus_new ();
-  Params p = { 5, 30, 3 };
+  Params p = { 5, 30, 3, FALSE };
 
   fail_if (gst_pad_query_accept_caps (sink, zero));
   gst_caps_unref (zero);
@@ -528,7 +528,7 @@ GST_START_TEST (test_fault_then_recovery)
   GstBus *bus = gst_element_get_bus (bad);
   GstMessage *msg;
   GstHarness *h;
-  Params p = { 7, 30, 3 };
+  Params p = { 7, 30, 3, FALSE };
 
   gst_element_set_state (bad, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR
@@ -566,7 +566,9 @@ run_worker (gpointer data)
   Worker *wk = data;
   static const gchar *fmts[] = { "RGBA", "NV12", "I420", "YUY2" };
   const gchar *format = fmts[wk->index % G_N_ELEMENTS (fmts)];
-  Params p = { 3 + 2 * wk->index, 20.0 + 5 * wk->index, 2.0 + wk->index };
+  Params p = { 3 + 2 * wk->index, 20.0 + 5 * wk->index, 2.0 + wk->index,
+    FALSE
+  };
   GstHarness *h = gst_harness_new ("cudabilateral");
   guint i;
 
