@@ -26,22 +26,26 @@ cbf_plane_row_bytes (const GstVideoInfo * info, guint plane)
 
 /* The entries of each layout, by CbfMode. */
 static const CbfBilateralFunc colour_first[CBF_N_MODES] = {
-  cbf_bilateral_colour_first, cbf_gaussian_colour_first
+  cbf_bilateral_colour_first, cbf_gaussian_colour_first,
+  cbf_grid_colour_first
 };
 static const CbfBilateralFunc colour_last[CBF_N_MODES] = {
-  cbf_bilateral_colour_last, cbf_gaussian_colour_last
+  cbf_bilateral_colour_last, cbf_gaussian_colour_last, cbf_grid_colour_last
 };
 static const CbfBilateralFunc colour_packed24[CBF_N_MODES] = {
-  cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24
+  cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24,
+  cbf_grid_colour_packed24
 };
 static const CbfBilateralFunc colour_planar[CBF_N_MODES] = {
-  cbf_bilateral_colour_planar, cbf_gaussian_colour_planar
+  cbf_bilateral_colour_planar, cbf_gaussian_colour_planar,
+  cbf_grid_colour_planar
 };
 static const CbfBilateralFunc channel[CBF_N_MODES] = {
-  cbf_bilateral_channel, cbf_gaussian_channel
+  cbf_bilateral_channel, cbf_gaussian_channel, cbf_grid_channel
 };
 static const CbfBilateralFunc channel_pair[CBF_N_MODES] = {
-  cbf_bilateral_channel_pair, cbf_gaussian_channel_pair
+  cbf_bilateral_channel_pair, cbf_gaussian_channel_pair,
+  cbf_grid_channel_pair
 };
 
 /* The entries that filter the three colour channels of @format together,
@@ -98,6 +102,7 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
   }
   pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
   pass->blend_bytes = 1;
+  pass->channels = 1;
   pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
   pass->chroma = chroma;
@@ -136,6 +141,7 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 
     add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), colour, FALSE);
     pass = &plan->passes[0];
+    pass->channels = 3;
     /* Whole packed pixels: alpha or padding blends to itself. */
     if (pass->n_views == 1)
       pass->blend_bytes = pass->pixel_bytes;

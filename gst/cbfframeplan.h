@@ -21,15 +21,18 @@
 #include "bilateral.h"
 #include "gaussian.h"
 #include "mask.h"
+#include "grid.h"
 
 G_BEGIN_DECLS
 
 /* What the element computes: the bilateral filter, or (range weight off)
- * OpenCV's GaussianBlur. Indexes a pass's kernel entries. */
+ * OpenCV's GaussianBlur, or the bilateral grid's approximation of the
+ * bilateral filter (grid.h). Indexes a pass's kernel entries. */
 typedef enum
 {
   CBF_MODE_BILATERAL,
   CBF_MODE_GAUSSIAN,
+  CBF_MODE_GRID,
   CBF_N_MODES
 } CbfMode;
 
@@ -44,6 +47,7 @@ typedef struct
   gsize offset[3];              /* of each view's first byte in a pixel */
   gint pixel_bytes;
   gint blend_bytes;             /* bytes of a pixel a mask blends */
+  gint channels;                /* 3: colour filtered together; 1 */
   gint width;
   gint height;
   gboolean chroma;              /* filtered with the chroma weights */

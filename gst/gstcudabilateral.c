@@ -77,6 +77,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define MAX_SIGMA_SPACE 200.0
 #define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
+#define DEFAULT_METHOD METHOD_EXACT
 
 enum
 {
@@ -87,6 +88,7 @@ enum
   PROP_FILTER_CHROMA,
   PROP_MODE,
   PROP_MASK_LOCATION,
+  PROP_METHOD,
 };
 
 /* The filter's weights for one set of parameters: host and device copies
@@ -96,7 +98,15 @@ typedef struct
   CbfBilateralWeights weights;
   float *host_tables;           /* pinned staging of the tables */
   float *dev_tables;
+  CbfGridScratch grid;          /* method=grid's buffers, else empty */
 } Tables;
+
+/* method: how the bilateral filter is computed. */
+typedef enum
+{
+  METHOD_EXACT,
+  METHOD_GRID,
+} Method;
 
 struct _GstCudaBilateral
 {
@@ -108,6 +118,7 @@ struct _GstCudaBilateral
   gdouble sigma_space;
   gboolean filter_chroma;
   CbfMode mode;
+  Method method;
   gchar *mask_location;
   gboolean params_dirty;
   gboolean started;             /* between start and stop */
@@ -171,8 +182,33 @@ gst_cuda_bilateral_mode_get_type (void)
             modes));
   return type;
 }
+
+GType
+gst_cuda_bilateral_method_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue methods[] = {
+    {METHOD_EXACT, "Exact: OpenCV's bilateralFilter within +-1", "exact"},
+    {METHOD_GRID, "Bilateral grid: an approximation whose cost does not grow "
+          "with the window, for sigma-space >= 8", "grid"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaBilateralMethod", methods));
+  return type;
+}
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
+
+static void
+free_grid (CbfGridScratch * grid)
+{
+  cudaFree (grid->cells[0]);
+  cudaFree (grid->cells[1]);
+  memset (grid, 0, sizeof (*grid));
+}
 
 static void
 free_tables (Tables * tables)
@@ -181,6 +217,59 @@ free_tables (Tables * tables)
   cudaFreeHost (tables->host_tables);
   tables->dev_tables = NULL;
   tables->host_tables = NULL;
+  free_grid (&tables->grid);
+}
+
+/* Sizes the grid of @tables for the passes of @plan that use them (the
+ * chroma ones or the others), with cells for @sigma_space and @sigma_color,
+ * and points the weights at it. Allocates only when the grid grows: at a
+ * parameter or caps change, never per frame. */
+static cudaError_t
+update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
+    gdouble sigma_space, gdouble sigma_color)
+{
+  size_t floats = 0;
+  guint i;
+
+  for (i = 0; i < plan->n_passes; i++) {
+    const CbfPass *pass = &plan->passes[i];
+    float cell_space, cell_range;
+
+    if (pass->chroma != chroma)
+      continue;
+    cbf_grid_cells (sigma_space, sigma_color, pass->channels, &cell_space,
+        &cell_range);
+    /* One plan has one kind of pass per set of tables. */
+    tables->grid.cell_space = cell_space;
+    tables->grid.cell_range = cell_range;
+    floats = MAX (floats, cbf_grid_floats (pass->width, pass->height,
+            pass->channels, pass->channels == 3 ? 1 : pass->n_views,
+            cell_space, cell_range));
+  }
+  tables->weights.grid = &tables->grid;
+  tables->weights.radius = 0;
+  if (floats <= tables->grid.capacity)
+    return cudaSuccess;
+  {
+    gfloat cell_space = tables->grid.cell_space;
+    gfloat cell_range = tables->grid.cell_range;
+    cudaError_t err;
+
+    free_grid (&tables->grid);
+    tables->grid.cell_space = cell_space;
+    tables->grid.cell_range = cell_range;
+    err = cudaMalloc ((void **) &tables->grid.cells[0],
+        floats * sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMalloc ((void **) &tables->grid.cells[1],
+          floats * sizeof (float));
+    if (err != cudaSuccess) {
+      free_grid (&tables->grid);
+      return err;
+    }
+    tables->grid.capacity = floats;
+  }
+  return cudaSuccess;
 }
 
 /* Sized once for the largest radius, so a property change never
@@ -491,7 +580,9 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
 
   GST_OBJECT_LOCK (self);
   dirty = self->params_dirty;
-  mode = self->mode;
+  /* The grid approximates the bilateral filter only. */
+  mode = self->mode == CBF_MODE_BILATERAL && self->method == METHOD_GRID ?
+      CBF_MODE_GRID : self->mode;
   diameter = self->diameter;
   sigma_color = self->sigma_color;
   sigma_space = self->sigma_space;
@@ -507,6 +598,13 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     if (err == cudaSuccess)
       err = update_tables (&self->chroma, mode, chroma_diameter, sigma_color,
           chroma_sigma_space, stream);
+    if (err == cudaSuccess && mode == CBF_MODE_GRID) {
+      err = update_grid (&self->luma, &self->plan, FALSE, sigma_space,
+          sigma_color);
+      if (err == cudaSuccess)
+        err = update_grid (&self->chroma, &self->plan, TRUE,
+            chroma_sigma_space, sigma_color);
+    }
     if (err != cudaSuccess)
       return err;
     self->active_mode = mode;
@@ -525,6 +623,12 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     if (err != cudaSuccess)
       return err;
     self->mask_scaled = TRUE;
+  }
+  /* The grid is made from the whole picture before the first band is
+   * read back: that band waits for every row. */
+  if (self->active_mode == CBF_MODE_GRID) {
+    *halo_rows = self->plan.passes[0].height;
+    return cudaSuccess;
   }
   /* Bands cut one-plane formats only, whose chroma rows are luma's. */
   *halo_rows = MAX (self->luma.weights.radius, self->chroma.weights.radius);
@@ -586,6 +690,9 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     case PROP_MODE:
       self->mode = g_value_get_enum (value);
       break;
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -619,6 +726,9 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MASK_LOCATION:
       g_value_set_string (value, self->mask_location);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -717,6 +827,26 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           GST_TYPE_CUDA_BILATERAL_MODE, DEFAULT_MODE, live));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_MODE, 0);
   /**
+   * GstCudaBilateral:method:
+   *
+   * exact (default): OpenCV's bilateralFilter within ±1, whose cost grows
+   * with the square of the window. grid: the bilateral grid (Chen, Paris &
+   * Durand 2007), an approximation whose cost per pixel does not depend on
+   * the window: pixels are gathered into a grid of cells of sigma-space
+   * pixels (at least 4) by sigma-color levels (the range axis is the level,
+   * or the sum of the three channels for colour), blurred, and read back
+   * by trilinear interpolation. Meant for sigma-space >= 8, where the exact
+   * method slows down; diameter is not used (the grid's Gaussian is not
+   * cut to a disc). Its error against the exact output is in the
+   * documentation. Ignored in mode=gaussian.
+   */
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method",
+          "exact: OpenCV's bilateralFilter; grid: bilateral grid "
+          "approximation, cost independent of the window (sigma-space >= 8)",
+          GST_TYPE_CUDA_BILATERAL_METHOD, DEFAULT_METHOD, live));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_METHOD, 0);
+  /**
    * GstCudaBilateral:mask-location:
    *
    * A strength mask: an image file (a GRAY8 PNG, or any picture
@@ -768,6 +898,7 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->sigma_space = DEFAULT_SIGMA_SPACE;
   self->filter_chroma = DEFAULT_FILTER_CHROMA;
   self->mode = DEFAULT_MODE;
+  self->method = DEFAULT_METHOD;
   self->params_dirty = TRUE;
   g_mutex_init (&self->mask_lock);
 }

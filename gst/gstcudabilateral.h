@@ -20,6 +20,8 @@ G_DECLARE_FINAL_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST,
 
 #define GST_TYPE_CUDA_BILATERAL_MODE (gst_cuda_bilateral_mode_get_type ())
 GType gst_cuda_bilateral_mode_get_type (void);
+#define GST_TYPE_CUDA_BILATERAL_METHOD (gst_cuda_bilateral_method_get_type ())
+GType gst_cuda_bilateral_method_get_type (void);
 
 GST_ELEMENT_REGISTER_DECLARE (cudabilateral);
 

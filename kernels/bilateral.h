@@ -138,12 +138,24 @@ typedef struct
   int height;
 } CbfPlane;
 
+/* Device scratch of the bilateral grid (grid.h): two buffers of
+ * @capacity floats each, and the grid's cell size in pixels and in levels
+ * of the range axis. */
+typedef struct
+{
+  float *cells[2];
+  size_t capacity;
+  float cell_space;
+  float cell_range;
+} CbfGridScratch;
+
 /* What a launch needs of the filter's parameters. Built on the host when
  * the parameters change; passed by value to the specialised kernels, whose
  * spatial weights then sit in the kernel's constant parameter bank. */
 typedef struct
 {
   int radius;
+  const CbfGridScratch *grid;   /* the grid entries' scratch (grid.h) */
   const float *tables_dev;      /* cbf_bilateral_tables_len (radius) floats */
   /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
    * outside the disc; filled when radius <= CBF_FAST_MAX_RADIUS. */

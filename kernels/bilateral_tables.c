@@ -127,6 +127,7 @@ cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
   int dx, dy, side = 2 * radius + 1;
 
   weights->radius = radius;
+  weights->grid = NULL;
   weights->tables_dev = dev_tables;
   for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
     weights->space_taps[dy] = 0.f;

@@ -11,6 +11,7 @@
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 #include <unistd.h>
+#include <math.h>
 
 #include "bilateral.h"
 #include "golden.h"
@@ -666,6 +667,121 @@ GST_START_TEST (test_mask_unreadable)
 
 GST_END_TEST;
 
+/* ---------------------------------------------------------------- */
+/* method=grid */
+
+/* PSNR of @out against @expected over the filtered bytes. */
+static double
+image_psnr (const Image * out, const Image * expected)
+{
+  const Format *f = out->format;
+  double se = 0;
+  gint x, y, c;
+
+  for (y = 0; y < out->height; y++)
+    for (x = 0; x < out->width; x++)
+      for (c = 0; c < f->channels; c++) {
+        gsize b = x * f->pixel_bytes + f->colour_offset + c;
+        double d = (double) out->pixels[y * out->stride + b] -
+            expected->pixels[y * expected->stride + b];
+        se += d * d;
+      }
+  if (se == 0)
+    return 99;
+  return 10 * log10 (255.0 * 255.0 * out->width * out->height * f->channels /
+      se);
+}
+
+static Image
+filter_grid (const Image * in, const Params * p)
+{
+  GstHarness *h = harness_new (in, p);
+  Image out;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "method", "grid");
+  out = filter_image (h, in);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* The grid keeps a flat picture exactly, stays close to the exact filter
+ * on real pictures (frames cut into bands here: the grid is made from the
+ * whole frame before the first band is read back), and the method can be
+ * switched while PLAYING. */
+GST_START_TEST (test_grid)
+{
+  const Format *fmts[] = { &formats[0], &formats[4], GRAY8 };
+  static const gdouble sigmas[] = { 8, 16 };
+  guint fi, si;
+
+  for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++) {
+    const Format *f = fmts[fi];
+    Image flat = image_random (f, 97, 61, 4, 7), out;
+    Params p = { 0, 30, 8, FALSE };
+    gint x, y, c;
+
+    for (y = 0; y < flat.height; y++)
+      for (x = 0; x < flat.width; x++)
+        for (c = 0; c < f->channels; c++)
+          flat.pixels[y * flat.stride + x * f->pixel_bytes + f->colour_offset +
+              c] = 60 + 70 * c;
+    out = filter_grid (&flat, &p);
+    assert_images_equal (&out, &flat, "grid, flat picture");
+    image_free (&out);
+    image_free (&flat);
+  }
+
+  for (fi = 0; fi < 2; fi++) {
+    const Format *f = fi == 0 ? GRAY8 : &formats[0];
+    gint w, h, ch;
+    guint8 *pnm = golden_load_pnm (fi == 0 ? "gray_camera_96x72.pgm" :
+        "rgb_astronaut_96x72.ppm", &w, &h, &ch);
+    Image in = image_from_golden (f, pnm, w, h, ch, 8, 3);
+
+    for (si = 0; si < G_N_ELEMENTS (sigmas); si++) {
+      Params p = { 0, 30, sigmas[si], FALSE };
+      Image exact = reference_image (&in, &p), out = filter_grid (&in, &p);
+      double db = image_psnr (&out, &exact);
+
+      g_print ("grid against exact, %s 96x72, sigma-space %g: %.2f dB\n",
+          f->name, sigmas[si], db);
+      fail_unless (db >= 28.0, "grid PSNR %.2f dB (%s, sigma-space %g)", db,
+          f->name, sigmas[si]);
+      image_free (&exact);
+      image_free (&out);
+    }
+    image_free (&in);
+    g_free (pnm);
+  }
+
+  {
+    /* exact -> grid -> exact while PLAYING. */
+    Params p = { 0, 30, 8, FALSE };
+    Image in = image_random (&formats[1], 80, 50, 0, 9);
+    Image exact = reference_image (&in, &p), grid = filter_grid (&in, &p);
+    GstHarness *h = harness_new (&in, &p);
+    Image out = filter_image (h, &in);
+
+    assert_matches (&out, &exact, &in, "exact, before the switch");
+    image_free (&out);
+    gst_util_set_object_arg (G_OBJECT (h->element), "method", "grid");
+    out = filter_image (h, &in);
+    assert_images_equal (&out, &grid, "grid, switched to while PLAYING");
+    image_free (&out);
+    gst_util_set_object_arg (G_OBJECT (h->element), "method", "exact");
+    out = filter_image (h, &in);
+    assert_matches (&out, &exact, &in, "exact, switched back");
+    image_free (&out);
+    gst_harness_teardown (h);
+    image_free (&exact);
+    image_free (&grid);
+    image_free (&in);
+  }
+}
+
+GST_END_TEST;
+
+
 GST_START_TEST (test_out_of_memory)
 {
   Params p = { 5, 30, 5, FALSE };
@@ -736,6 +852,7 @@ gpu_suite (void)
   tcase_add_test (tc, test_out_of_memory);
   tcase_add_test (tc, test_mask_blend);
   tcase_add_test (tc, test_mask_unreadable);
+  tcase_add_test (tc, test_grid);
   return s;
 }
 

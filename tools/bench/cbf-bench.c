@@ -214,6 +214,25 @@ typedef struct
   double ms;
 } GaussianRow;
 
+/* method=grid (issue 6): its error against the exact filter on the shared
+ * images as they are, and its time against the exact kernel and NPP. */
+static const double grid_sigma_space[] = { 8, 16, 32 };
+static const double grid_sigma_color[] = { 10, 30, 60 };
+
+typedef struct
+{
+  const char *image;
+  const char *format;
+  double sigma_space, sigma_color, psnr_db;
+} GridPsnrRow;
+
+typedef struct
+{
+  int width, height;
+  double sigma_space;
+  double exact_ms, grid_ms, npp_ms;
+} GridTimeRow;
+
 typedef struct
 {
   const char *format;           /* RGBA or GRAY8 */
@@ -292,6 +311,28 @@ run_npp (void *p, int input, cudaStream_t stream)
     fprintf (stderr, "NPP bilateral returned %d\n", status);
     exit (1);
   }
+}
+
+/* NPP with the sigma-space of the grid rows (kept in npp_sigma_space);
+ * a failure is noted in npp_failed, not fatal. */
+static double npp_sigma_space = SIGMA_SPACE;
+static int npp_failed;
+
+static void
+run_npp_sigma (void *p, int input, cudaStream_t stream)
+{
+  KernelCtx *c = p;
+  NppiSize size = { c->out.width, c->out.height };
+  NppiPoint origin = { 0, 0 };
+  int status;
+
+  c->npp_ctx.hStream = stream;
+  status = npp_c3 (c->npp_in[input], (int) c->npp_in_pitch, size, origin,
+      c->npp_out, (int) c->npp_out_pitch, size, c->radius, 1,
+      SIGMA_COLOR * SIGMA_COLOR, npp_sigma_space * npp_sigma_space,
+      NPP_BORDER_REPLICATE, c->npp_ctx);
+  if (status != 0)
+    npp_failed = status;        /* e.g. a radius NPP does not take */
 }
 
 static void
@@ -397,6 +438,225 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
   }
   cudaFree (dev_tables);
   g_free (host_tables);
+  cudaStreamDestroy (stream);
+}
+
+/* The bilateral weights for radius cbf_bilateral_radius (0, @sigma_space)
+ * (OpenCV's derived window) in @dev_tables, and for method=grid the grid
+ * scratch for a @width x @height view of @channels. */
+static void
+grid_weights (double sigma_space, double sigma_color, int width, int height,
+    int channels, float *host_tables, float *dev_tables,
+    CbfBilateralWeights * exact, CbfBilateralWeights * grid,
+    CbfGridScratch * scratch)
+{
+  int radius = cbf_bilateral_radius (0, sigma_space);
+  size_t floats;
+
+  cbf_bilateral_tables_fill (host_tables, radius, sigma_color, sigma_space);
+  CHECK (cudaMemcpy (dev_tables, host_tables,
+          cbf_bilateral_tables_len (radius) * sizeof (float),
+          cudaMemcpyHostToDevice));
+  cbf_bilateral_weights_init (exact, radius, host_tables, dev_tables);
+  *grid = *exact;
+  cbf_grid_cells (sigma_space, sigma_color, channels, &scratch->cell_space,
+      &scratch->cell_range);
+  floats = cbf_grid_floats (width, height, channels, 1, scratch->cell_space,
+      scratch->cell_range);
+  if (floats > scratch->capacity) {
+    cudaFree (scratch->cells[0]);
+    cudaFree (scratch->cells[1]);
+    CHECK (cudaMalloc ((void **) &scratch->cells[0], floats * sizeof (float)));
+    CHECK (cudaMalloc ((void **) &scratch->cells[1], floats * sizeof (float)));
+    scratch->capacity = floats;
+  }
+  grid->grid = scratch;
+}
+
+/* PSNR of @b against @a over the first @channels bytes of each pixel. */
+static double
+psnr (const guint8 * a, const guint8 * b, gsize n_pixels, int pixel_bytes,
+    int channels)
+{
+  double se = 0;
+  gsize i;
+  int c;
+
+  for (i = 0; i < n_pixels; i++)
+    for (c = 0; c < channels; c++) {
+      double d = (double) a[i * pixel_bytes + c] - b[i * pixel_bytes + c];
+      se += d * d;
+    }
+  if (se == 0)
+    return INFINITY;
+  return 10 * log10 (255.0 * 255.0 * n_pixels * channels / se);
+}
+
+static void
+bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
+{
+  gchar *dir = g_path_get_dirname (image);
+  struct
+  {
+    gchar *path;
+    const char *format;
+  } images[] = {
+    {g_strdup (image), "RGBA"}, {g_build_filename (dir, "camera.png", NULL),
+    "GRAY8"}
+  };
+  float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
+      sizeof (float));
+  float *dev_tables;
+  CbfGridScratch scratch = { {NULL, NULL}, 0, 0, 0 };
+  cudaStream_t stream;
+  guint im, i, j, s;
+
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  CHECK (cudaMalloc ((void **) &dev_tables,
+          cbf_bilateral_tables_max_len () * sizeof (float)));
+
+  /* Error: the images at their own size (512 x 512), no noise. */
+  for (im = 0; im < G_N_ELEMENTS (images); im++) {
+    const char *format = images[im].format;
+    int bpp = strcmp (format, "RGBA") == 0 ? 4 : 1, channels = bpp == 4 ? 3 : 1;
+    int w = 512, h = 512, stride;
+    guint8 *pixels, *exact_out, *grid_out;
+    CbfPlane in = { NULL, 0, bpp, w, h }, out;
+    CbfBilateralFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
+        cbf_bilateral_channel;
+    CbfBilateralFunc grid_f = bpp == 4 ? cbf_grid_colour_first :
+        cbf_grid_channel;
+
+    if (!g_file_test (images[im].path, G_FILE_TEST_EXISTS)) {
+      fprintf (stderr, "grid PSNR: %s not found, skipped\n", images[im].path);
+      continue;
+    }
+    pixels = load_image (images[im].path, format, w, h, &stride);
+    exact_out = g_malloc ((gsize) stride * h);
+    grid_out = g_malloc ((gsize) stride * h);
+    CHECK (cudaMallocPitch ((void **) &in.data, &in.pitch_bytes, stride, h));
+    CHECK (cudaMemcpy2D (in.data, in.pitch_bytes, pixels, stride, stride, h,
+            cudaMemcpyHostToDevice));
+    out = in;
+    CHECK (cudaMallocPitch ((void **) &out.data, &out.pitch_bytes, stride,
+            h));
+    for (i = 0; i < G_N_ELEMENTS (grid_sigma_space); i++)
+      for (j = 0; j < G_N_ELEMENTS (grid_sigma_color); j++) {
+        GridPsnrRow row = { bpp == 4 ? "astronaut.png" : "camera.png", format,
+          grid_sigma_space[i], grid_sigma_color[j], 0
+        };
+        CbfBilateralWeights exact, grid;
+
+        grid_weights (row.sigma_space, row.sigma_color, w, h, channels,
+            host_tables, dev_tables, &exact, &grid, &scratch);
+        CHECK (exact_f (&in, &out, 0, h, &exact, stream));
+        CHECK (cudaMemcpy2DAsync (exact_out, stride, out.data,
+                out.pitch_bytes, stride, h, cudaMemcpyDeviceToHost, stream));
+        CHECK (grid_f (&in, &out, 0, h, &grid, stream));
+        CHECK (cudaMemcpy2DAsync (grid_out, stride, out.data,
+                out.pitch_bytes, stride, h, cudaMemcpyDeviceToHost, stream));
+        CHECK (cudaStreamSynchronize (stream));
+        row.psnr_db = psnr (exact_out, grid_out, (gsize) w * h, bpp,
+            channels);
+        g_array_append_val (psnr_rows, row);
+        printf ("grid PSNR %-13s %-5s sigma-space %2.0f sigma-color %2.0f  "
+            "%6.2f dB\n", row.image, format, row.sigma_space, row.sigma_color,
+            row.psnr_db);
+      }
+    cudaFree (in.data);
+    cudaFree (out.data);
+    g_free (pixels);
+    g_free (exact_out);
+    g_free (grid_out);
+  }
+
+  /* Time: RGBA, sigma-space 8, 16, 32 (exact diameters 25, 49, 97),
+   * sigma-color 30, noised input. */
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+    int w = sizes[s][0], h = sizes[s][1], stride;
+    guint8 *pixels = load_image (image, "RGBA", w, h, &stride);
+    KernelCtx c = { 0 };
+    struct cudaDeviceProp prop;
+
+    CHECK (cudaGetDeviceProperties (&prop, 0));
+    c.npp_channels = 3;
+    c.npp_ctx.nCudaDeviceId = 0;
+    c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
+    c.npp_ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+    c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+    c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
+    for (i = 0; i < N_INPUTS; i++) {
+      guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
+      guint8 *packed = g_malloc ((gsize) w * h * 3);
+      gsize px;
+
+      add_noise (noisy, (gsize) stride * h, 4, 300 + i);
+      c.in[i] = (CbfPlane) {
+      NULL, 0, 4, w, h};
+      CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
+              stride, h));
+      CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy, stride,
+              stride, h, cudaMemcpyHostToDevice));
+      for (px = 0; px < (gsize) w * h; px++)
+        memcpy (packed + px * 3, noisy + px * 4, 3);
+      CHECK (cudaMallocPitch ((void **) &c.npp_in[i], &c.npp_in_pitch,
+              (size_t) w * 3, h));
+      CHECK (cudaMemcpy2D (c.npp_in[i], c.npp_in_pitch, packed, (size_t) w * 3,
+              (size_t) w * 3, h, cudaMemcpyHostToDevice));
+      g_free (packed);
+      g_free (noisy);
+    }
+    c.out = c.in[0];
+    CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes, stride,
+            h));
+    CHECK (cudaMallocPitch ((void **) &c.npp_out, &c.npp_out_pitch,
+            (size_t) w * 3, h));
+    for (i = 0; i < G_N_ELEMENTS (grid_sigma_space); i++) {
+      GridTimeRow row = { w, h, grid_sigma_space[i], 0, 0, -1 };
+      CbfBilateralWeights exact, grid;
+
+      grid_weights (row.sigma_space, SIGMA_COLOR, w, h, 3, host_tables,
+          dev_tables, &exact, &grid, &scratch);
+      c.radius = exact.radius;
+      c.weights = exact;
+      c.func = cbf_bilateral_colour_first;
+      row.exact_ms = time_kernel (run_ours, &c, stream);
+      c.weights = grid;
+      c.func = cbf_grid_colour_first;
+      row.grid_ms = time_kernel (run_ours, &c, stream);
+      npp_sigma_space = row.sigma_space;
+      npp_failed = 0;
+      if (npp_c3)
+        row.npp_ms = time_kernel (run_npp_sigma, &c, stream);
+      if (npp_failed) {
+        fprintf (stderr, "NPP bilateral returned %d for radius %d\n",
+            npp_failed, c.radius);
+        row.npp_ms = -1;
+      }
+      g_array_append_val (time_rows, row);
+      printf ("grid time RGBA %4dx%-4d sigma-space %2.0f (exact d=%d)  grid "
+          "%7.3f ms  exact %8.3f ms  NPP %8.3f ms\n", w, h, row.sigma_space,
+          2 * c.radius + 1, row.grid_ms, row.exact_ms, row.npp_ms);
+      fflush (stdout);
+    }
+    for (i = 0; i < N_INPUTS; i++) {
+      cudaFree (c.in[i].data);
+      cudaFree (c.npp_in[i]);
+    }
+    cudaFree (c.out.data);
+    cudaFree (c.npp_out);
+    g_free (pixels);
+  }
+  cudaFree (scratch.cells[0]);
+  cudaFree (scratch.cells[1]);
+  cudaFree (dev_tables);
+  g_free (host_tables);
+  for (im = 0; im < G_N_ELEMENTS (images); im++)
+    g_free (images[im].path);
+  g_free (dir);
   cudaStreamDestroy (stream);
 }
 
@@ -997,7 +1257,8 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 
 static void
 write_json (const char *path, const char *commit, GArray * kernels,
-    GArray * gaussian, GArray * frames, GArray * pipelines)
+    GArray * gaussian, GArray * grid_psnr, GArray * grid_time,
+    GArray * frames, GArray * pipelines)
 {
   FILE *f = fopen (path, "w");
   struct cudaDeviceProp prop;
@@ -1033,6 +1294,22 @@ write_json (const char *path, const char *commit, GArray * kernels,
     fprintf (f, "    {\"format\": \"RGBA\", \"width\": %d, \"height\": %d, "
         "\"diameter\": %d, \"ms\": %.5f}%s\n", r->width, r->height,
         r->diameter, r->ms, i + 1 < gaussian->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"grid_psnr\": [\n");
+  for (i = 0; i < grid_psnr->len; i++) {
+    GridPsnrRow *r = &g_array_index (grid_psnr, GridPsnrRow, i);
+    fprintf (f, "    {\"image\": \"%s\", \"format\": \"%s\", "
+        "\"sigma_space\": %g, \"sigma_color\": %g, \"psnr_db\": %.3f}%s\n",
+        r->image, r->format, r->sigma_space, r->sigma_color, r->psnr_db,
+        i + 1 < grid_psnr->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"grid_time\": [\n");
+  for (i = 0; i < grid_time->len; i++) {
+    GridTimeRow *r = &g_array_index (grid_time, GridTimeRow, i);
+    fprintf (f, "    {\"format\": \"RGBA\", \"width\": %d, \"height\": %d, "
+        "\"sigma_space\": %g, \"grid_ms\": %.5f, \"exact_ms\": %.5f, "
+        "\"npp_ms\": %.5f}%s\n", r->width, r->height, r->sigma_space,
+        r->grid_ms, r->exact_ms, r->npp_ms, i + 1 < grid_time->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"frames\": [\n");
   for (i = 0; i < frames->len; i++) {
@@ -1079,6 +1356,8 @@ main (int argc, char **argv)
   GArray *kernels = g_array_new (FALSE, TRUE, sizeof (KernelRow));
   GArray *frames = g_array_new (FALSE, TRUE, sizeof (FormatRow));
   GArray *gaussian = g_array_new (FALSE, TRUE, sizeof (GaussianRow));
+  GArray *grid_psnr = g_array_new (FALSE, TRUE, sizeof (GridPsnrRow));
+  GArray *grid_time = g_array_new (FALSE, TRUE, sizeof (GridTimeRow));
   GArray *pipelines = g_array_new (FALSE, TRUE, sizeof (PipelineRow));
   int n_devices = 0;
 
@@ -1099,10 +1378,11 @@ main (int argc, char **argv)
     bench_kernels (image, kernels, quick);
     bench_formats (image, frames);
     bench_gaussian (image, gaussian);
+    bench_grid (image, grid_psnr, grid_time);
   }
   if (!no_pipelines)
     bench_pipelines (pipelines, quick, clip);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
-      gaussian, frames, pipelines);
+      gaussian, grid_psnr, grid_time, frames, pipelines);
   return 0;
 }

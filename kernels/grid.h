@@ -1,0 +1,97 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* method=grid: the bilateral grid (Chen, Paris & Durand 2007), an
+ * approximation of the bilateral filter whose cost per pixel does not grow
+ * with the window. Each pixel is added to the cell of a 3-D grid (x / s,
+ * y / s, level / r) nearest to it, the grid is blurred with a 5-tap
+ * binomial kernel (a Gaussian of one cell) along each axis, and each pixel
+ * reads the blurred grid back by trilinear interpolation: the ratio of the
+ * blurred value sums to the blurred counts. Splatting to the nearest cell
+ * (a box of one cell, variance 1/12), the blur (variance 1) and the
+ * trilinear read (a tent, variance 1/6) together weigh like a Gaussian of
+ * sqrt (1.25) cells, so a cell is sigma / sqrt (1.25) = 0.894 sigma: in
+ * pixels for sigma-space (at least 4 pixels), in levels for sigma-color (at
+ * least 1/96 of the range axis). The
+ * range axis is the level for one channel and the sum of the three channels
+ * for colour. */
+
+#ifndef CBF_GRID_H
+#define CBF_GRID_H
+
+#include "bilateral.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Cells of padding on each side of every axis: the blur's radius. */
+#define CBF_GRID_PAD 2
+/* At most this many cells on the range axis (and at least 4 pixels a cell
+ * in space) bound the grid's memory. */
+#define CBF_GRID_MAX_RANGE_CELLS 96
+#define CBF_GRID_MIN_CELL_SPACE 4.0
+
+/* Cells along each axis, padding included, for a @width x @height view. */
+typedef struct
+{
+  int w, h, d;
+} CbfGridDims;
+
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline CbfGridDims
+cbf_grid_dims (int width, int height, int channels, float cell_space,
+    float cell_range)
+{
+  CbfGridDims dims;
+  float range_max = channels == 1 ? 255.f : 765.f;
+
+  dims.w = (int) ((width - 1) / cell_space + 0.5f) + 1 + 2 * CBF_GRID_PAD;
+  dims.h = (int) ((height - 1) / cell_space + 0.5f) + 1 + 2 * CBF_GRID_PAD;
+  dims.d = (int) (range_max / cell_range + 0.5f) + 1 + 2 * CBF_GRID_PAD;
+  return dims;
+}
+
+/* The cell sizes for the parameters, for @channels 1 or 3. */
+void cbf_grid_cells (double sigma_space, double sigma_color, int channels,
+    float *cell_space, float *cell_range);
+
+/* Floats one grid buffer needs for @n_views views of @width x @height. */
+size_t cbf_grid_floats (int width, int height, int channels, int n_views,
+    float cell_space, float cell_range);
+
+/* Entries (CbfBilateralFunc): the weights' grid must be set, with buffers
+ * of at least cbf_grid_floats for the views. The grid is built from the
+ * whole picture when @row_begin is 0 (so the first band must come first and
+ * see every row), then rows [@row_begin, @row_end) are read from it. */
+cudaError_t cbf_grid_channel (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * weights,
+    cudaStream_t stream);
+cudaError_t cbf_grid_channel_pair (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+cudaError_t cbf_grid_colour_first (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+cudaError_t cbf_grid_colour_last (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * weights,
+    cudaStream_t stream);
+cudaError_t cbf_grid_colour_packed24 (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+cudaError_t cbf_grid_colour_planar (const CbfPlane * src,
+    const CbfPlane * dst, int row_begin, int row_end,
+    const CbfBilateralWeights * weights, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CBF_GRID_H */
