@@ -12,15 +12,15 @@
  * pixel layouts (their loads and stores).
  *
  * Radius 1 to 8 (kernel size up to 17), gaussian_columns: a block of 32 x 8
- * threads makes 32 columns x 64 rows of output and first copies its source
- * pixels (with the halo) into shared memory, read from the frame once and
- * converted to float once. Each thread then owns a column of 8 outputs: it
- * filters the 8 + 2r source rows of that column horizontally, one at a
- * time, and adds each result at once to the outputs whose vertical window
+ * threads makes 32 columns x 32 or 64 rows of output and first copies its
+ * source pixels (with the halo) into shared memory, read from the frame once
+ * and converted to float once. Each thread then owns a column of 4 or 8
+ * outputs (column_rows): it filters their source rows horizontally, one at
+ * a time, and adds each result at once to the outputs whose vertical window
  * holds it, so the intermediate never leaves registers and there is one
  * barrier. The radius is a template parameter: every loop is unrolled,
- * every coefficient a register. The horizontal pass is done (8 + 2r) / 8
- * times per output row; versions and their times are in
+ * every coefficient a register. The horizontal pass is done
+ * (rows + 2r) / rows times per output row; versions and their times are in
  * docs/performance-notes.md.
  *
  * Any radius, gaussian_chunked: the block's source rows go 16 at a time
@@ -110,14 +110,29 @@ gaussian_chunked (Io io, int row_begin, int row_end, int radius,
   }
 }
 
-constexpr int kColumnRows = 8;
-constexpr int kColumnBlockRows = kGaussBlockY * kColumnRows;
+/* Output rows per thread, and blocks per SM (a register cap), by radius:
+ * the horizontal pass is done (rows + 2r) / rows times per output row, so
+ * larger radii want more rows; small ones gain more from occupancy (4K
+ * RGBA on an H100: d = 5 0.072 -> 0.067 ms with 4 rows and 5 blocks, d = 15
+ * 0.168 -> 0.231 ms, so 8 rows and 3 blocks from radius 3 on). */
+template < int R > __host__ __device__ constexpr int column_rows ()
+{
+  return R <= 2 ? 4 : 8;
+}
+
+template < int R > __host__ __device__ constexpr int column_min_blocks ()
+{
+  return R <= 2 ? 5 : 3;
+}
 
 template < class T, int R >
-__global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY, 3)
+__global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY,
+    column_min_blocks < R > ())
 gaussian_columns (Io io, int row_begin, int row_end,
     const float *__restrict__ coeffs_dev)
 {
+  constexpr int kColumnRows = column_rows < R > ();
+  constexpr int kColumnBlockRows = kGaussBlockY * kColumnRows;
   constexpr int kTileW = kGaussBlockX + 2 * R;
   constexpr int kTileH = kColumnBlockRows + 2 * R;
   /* Channels as floats: each pixel is read 2r + 1 times, converted once. */
@@ -182,13 +197,13 @@ cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
   const dim3 block (kGaussBlockX, kGaussBlockY);
   const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
   const int rows = row_end - row_begin;
-  const dim3 columns_grid (grid_x,
-      (rows + kColumnBlockRows - 1) / kColumnBlockRows, T::kGridLayers);
   switch (w->radius) {
 #define CBF_GAUSSIAN_CASE(R) \
     case R: \
-      gaussian_columns < T, R > <<<columns_grid, block, 0, stream >>> (io, \
-          row_begin, row_end, w->tables_dev); \
+      gaussian_columns < T, R > <<<dim3 (grid_x, (rows + \
+                  kGaussBlockY * column_rows < R > () - 1) / \
+              (kGaussBlockY * column_rows < R > ()), T::kGridLayers), \
+          block, 0, stream >>> (io, row_begin, row_end, w->tables_dev); \
       break;
       CBF_GAUSSIAN_CASE (1) CBF_GAUSSIAN_CASE (2) CBF_GAUSSIAN_CASE (3)
       CBF_GAUSSIAN_CASE (4) CBF_GAUSSIAN_CASE (5) CBF_GAUSSIAN_CASE (6)
