@@ -469,7 +469,8 @@ gst_cuda_bilateral_start (GstBaseTransform * trans)
     return FALSE;
   }
   g_free (location);
-  self->mask_serial_on_device = self->mask_serial - 1;
+  /* The first frame uploads the mask, whatever its serial. */
+  self->mask_scaled = FALSE;
   GST_OBJECT_LOCK (self);
   self->started = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -640,14 +641,12 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-
   const CbfPlane *luma_mask = self->mask_on ? &self->mask_luma : NULL;
   const CbfPlane *chroma_mask = self->mask_on ? &self->mask_chroma : NULL;
 
   return cbf_frame_plan_run (&self->plan, self->active_mode, in, out,
-      row_begin, row_end,
-      &self->luma.weights, &self->chroma.weights, self->chroma_filtered,
-      luma_mask, chroma_mask, stream);
+      row_begin, row_end, &self->luma.weights, &self->chroma.weights,
+      self->chroma_filtered, luma_mask, chroma_mask, stream);
 }
 
 static void
