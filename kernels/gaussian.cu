@@ -122,7 +122,12 @@ template < int R > __host__ __device__ constexpr int column_rows ()
 
 template < int R > __host__ __device__ constexpr int column_min_blocks ()
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  /* GPUs before Ampere hold at most 1024 threads an SM (sm_75). */
+  return R <= 2 ? 4 : 3;
+#else
   return R <= 2 ? 5 : 3;
+#endif
 }
 
 template < class T, int R >
