@@ -166,6 +166,36 @@ typedef int (*NppBilateralFunc) (const guint8 * src, int src_step,
     NppStreamContext ctx);
 
 static NppBilateralFunc npp_c1, npp_c3;
+
+/* nppiFilterGaussBorder_8u_C4R_Ctx: NPP's Gaussian with fixed masks of 3 to
+ * 15 (NppiMaskSize values from nppdefs.h), for the Gaussian rows. */
+typedef int (*NppGaussFunc) (const guint8 * src, int src_step,
+    NppiSize src_size, NppiPoint src_offset, guint8 * dst, int dst_step,
+    NppiSize roi, int mask_size, int border, NppStreamContext ctx);
+static NppGaussFunc npp_gauss_c4;
+
+static int
+npp_mask_size (int diameter)
+{
+  switch (diameter) {
+    case 3:
+      return 200;
+    case 5:
+      return 201;
+    case 7:
+      return 400;
+    case 9:
+      return 500;
+    case 11:
+      return 600;
+    case 13:
+      return 700;
+    case 15:
+      return 800;
+    default:
+      return -1;
+  }
+}
 static char npp_version[64] = "not found";
 
 static void
@@ -185,6 +215,8 @@ load_npp (void)
       "nppiFilterBilateralGaussBorder_8u_C1R_Ctx");
   npp_c3 = (NppBilateralFunc) dlsym (lib,
       "nppiFilterBilateralGaussBorder_8u_C3R_Ctx");
+  npp_gauss_c4 = (NppGaussFunc) dlsym (lib,
+      "nppiFilterGaussBorder_8u_C4R_Ctx");
   {
     typedef const struct
     {
@@ -211,7 +243,7 @@ static const int gaussian_sizes[][2] = { {1920, 1080}, {3840, 2160},
 typedef struct
 {
   int width, height, diameter;
-  double ms;
+  double ms, npp_ms;
 } GaussianRow;
 
 /* method=grid (issue 6): its error against the exact filter on the shared
@@ -660,8 +692,28 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
   cudaStreamDestroy (stream);
 }
 
+static int npp_gauss_mask, npp_gauss_status;
+
+/* NPP's Gaussian on the RGBA frame (all four channels: C4R). */
+static void
+run_npp_gauss (void *p, int input, cudaStream_t stream)
+{
+  KernelCtx *c = p;
+  NppiSize size = { c->out.width, c->out.height };
+  NppiPoint origin = { 0, 0 };
+  int status;
+
+  c->npp_ctx.hStream = stream;
+  status = npp_gauss_c4 (c->in[input].data, (int) c->in[input].pitch_bytes,
+      size, origin, c->out.data, (int) c->out.pitch_bytes, size,
+      npp_gauss_mask, NPP_BORDER_REPLICATE, c->npp_ctx);
+  if (status != 0)
+    npp_gauss_status = status;
+}
+
 /* mode=gaussian's kernel, RGBA (cbf_gaussian_colour_first: what the element
- * launches for RGBA), one input and one output frame in device memory. */
+ * launches for RGBA), one input and one output frame in device memory;
+ * NPP's fixed-mask Gaussian beside it where it has the size. */
 static void
 bench_gaussian (const char *image, GArray * rows)
 {
@@ -691,9 +743,23 @@ bench_gaussian (const char *image, GArray * rows)
     c.out = c.in[0];
     CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes,
             stride, h));
+    {
+      struct cudaDeviceProp prop;
+
+      CHECK (cudaGetDeviceProperties (&prop, 0));
+      c.npp_ctx.nCudaDeviceId = 0;
+      c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
+      c.npp_ctx.nMaxThreadsPerMultiProcessor =
+          prop.maxThreadsPerMultiProcessor;
+      c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+      c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+      c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+      c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+      c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
+    }
     c.func = cbf_gaussian_colour_first;
     for (d = 0; d < G_N_ELEMENTS (gaussian_diameters); d++) {
-      GaussianRow row = { w, h, gaussian_diameters[d], 0 };
+      GaussianRow row = { w, h, gaussian_diameters[d], 0, -1 };
       int ksize;
       double sigma;
 
@@ -703,9 +769,19 @@ bench_gaussian (const char *image, GArray * rows)
               cudaMemcpyHostToDevice));
       cbf_gaussian_weights_init (&c.weights, ksize, dev_coeffs);
       row.ms = time_kernel (run_ours, &c, stream);
+      npp_gauss_mask = npp_mask_size (row.diameter);
+      npp_gauss_status = 0;
+      if (npp_gauss_c4 && npp_gauss_mask >= 0) {
+        row.npp_ms = time_kernel (run_npp_gauss, &c, stream);
+        if (npp_gauss_status != 0) {
+          fprintf (stderr, "NPP Gaussian returned %d\n", npp_gauss_status);
+          row.npp_ms = -1;
+        }
+      }
       g_array_append_val (rows, row);
-      printf ("gaussian RGBA %5dx%-4d d=%-2d  %8.3f ms  %8.0f MP/s\n", w, h,
-          row.diameter, row.ms, w * (double) h / row.ms / 1e3);
+      printf ("gaussian RGBA %5dx%-4d d=%-2d  %8.3f ms  %8.0f MP/s  NPP %8.3f "
+          "ms\n", w, h, row.diameter, row.ms, w * (double) h / row.ms / 1e3,
+          row.npp_ms);
       fflush (stdout);
     }
     for (i = 0; i < N_INPUTS; i++)
@@ -1292,8 +1368,9 @@ write_json (const char *path, const char *commit, GArray * kernels,
   for (i = 0; i < gaussian->len; i++) {
     GaussianRow *r = &g_array_index (gaussian, GaussianRow, i);
     fprintf (f, "    {\"format\": \"RGBA\", \"width\": %d, \"height\": %d, "
-        "\"diameter\": %d, \"ms\": %.5f}%s\n", r->width, r->height,
-        r->diameter, r->ms, i + 1 < gaussian->len ? "," : "");
+        "\"diameter\": %d, \"ms\": %.5f, \"npp_ms\": %.5f}%s\n", r->width,
+        r->height, r->diameter, r->ms, r->npp_ms,
+        i + 1 < gaussian->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"grid_psnr\": [\n");
   for (i = 0; i < grid_psnr->len; i++) {
