@@ -325,6 +325,11 @@ run_ours (void *p, int input, cudaStream_t stream)
           stream));
 }
 
+/* NPP's bilateral with sigma-space npp_sigma_space; a failure (a radius
+ * NPP does not take, say) is kept in npp_failed for the caller. */
+static double npp_sigma_space = SIGMA_SPACE;
+static int npp_failed;
+
 static void
 run_npp (void *p, int input, cudaStream_t stream)
 {
@@ -337,34 +342,89 @@ run_npp (void *p, int input, cudaStream_t stream)
   c->npp_ctx.hStream = stream;
   status = f (c->npp_in[input], (int) c->npp_in_pitch, size, origin,
       c->npp_out, (int) c->npp_out_pitch, size, c->radius, 1,
-      SIGMA_COLOR * SIGMA_COLOR, SIGMA_SPACE * SIGMA_SPACE,
-      NPP_BORDER_REPLICATE, c->npp_ctx);
-  if (status != 0) {
-    fprintf (stderr, "NPP bilateral returned %d\n", status);
-    exit (1);
-  }
-}
-
-/* NPP with the sigma-space of the grid rows (kept in npp_sigma_space);
- * a failure is noted in npp_failed, not fatal. */
-static double npp_sigma_space = SIGMA_SPACE;
-static int npp_failed;
-
-static void
-run_npp_sigma (void *p, int input, cudaStream_t stream)
-{
-  KernelCtx *c = p;
-  NppiSize size = { c->out.width, c->out.height };
-  NppiPoint origin = { 0, 0 };
-  int status;
-
-  c->npp_ctx.hStream = stream;
-  status = npp_c3 (c->npp_in[input], (int) c->npp_in_pitch, size, origin,
-      c->npp_out, (int) c->npp_out_pitch, size, c->radius, 1,
       SIGMA_COLOR * SIGMA_COLOR, npp_sigma_space * npp_sigma_space,
       NPP_BORDER_REPLICATE, c->npp_ctx);
   if (status != 0)
-    npp_failed = status;        /* e.g. a radius NPP does not take */
+    npp_failed = status;
+}
+
+/* NPP's stream context for device 0 (the stream is set per call). */
+static void
+npp_context_init (NppStreamContext * ctx)
+{
+  struct cudaDeviceProp prop;
+
+  CHECK (cudaGetDeviceProperties (&prop, 0));
+  memset (ctx, 0, sizeof (*ctx));
+  ctx->nCudaDeviceId = 0;
+  ctx->nMultiProcessorCount = prop.multiProcessorCount;
+  ctx->nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+  ctx->nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+  ctx->nSharedMemPerBlock = prop.sharedMemPerBlock;
+  ctx->nCudaDevAttrComputeCapabilityMajor = prop.major;
+  ctx->nCudaDevAttrComputeCapabilityMinor = prop.minor;
+  ctx->nStreamFlags = cudaStreamNonBlocking;
+}
+
+/* The inputs of a kernel timing in device memory: N_INPUTS copies of
+ * @pixels (@width x @height, @bpp bytes a pixel, rows @stride apart), each
+ * with its own noise (seeds from @seed), an output frame, and for NPP's
+ * bilateral (@npp_channels 1 or 3; 0: none) the same channel bytes packed,
+ * with an output of their own. */
+static void
+kernel_ctx_init (KernelCtx * c, const guint8 * pixels, int stride, int width,
+    int height, int bpp, int npp_channels, guint32 seed)
+{
+  gsize n_bytes = (gsize) stride * height;
+  size_t npp_row = (size_t) width * npp_channels;
+  int i;
+
+  memset (c, 0, sizeof (*c));
+  c->npp_channels = npp_channels;
+  npp_context_init (&c->npp_ctx);
+  for (i = 0; i < N_INPUTS; i++) {
+    guint8 *noisy = g_memdup2 (pixels, n_bytes);
+
+    add_noise (noisy, n_bytes, bpp, seed + i);
+    c->in[i] = (CbfPlane) {
+    NULL, 0, bpp, width, height};
+    CHECK (cudaMallocPitch ((void **) &c->in[i].data, &c->in[i].pitch_bytes,
+            stride, height));
+    CHECK (cudaMemcpy2D (c->in[i].data, c->in[i].pitch_bytes, noisy, stride,
+            stride, height, cudaMemcpyHostToDevice));
+    if (npp_channels) {
+      guint8 *packed = g_malloc (npp_row * height);
+      gsize px;
+
+      for (px = 0; px < (gsize) width * height; px++)
+        memcpy (packed + px * npp_channels, noisy + px * bpp, npp_channels);
+      CHECK (cudaMallocPitch ((void **) &c->npp_in[i], &c->npp_in_pitch,
+              npp_row, height));
+      CHECK (cudaMemcpy2D (c->npp_in[i], c->npp_in_pitch, packed, npp_row,
+              npp_row, height, cudaMemcpyHostToDevice));
+      g_free (packed);
+    }
+    g_free (noisy);
+  }
+  c->out = c->in[0];
+  CHECK (cudaMallocPitch ((void **) &c->out.data, &c->out.pitch_bytes,
+          stride, height));
+  if (npp_channels)
+    CHECK (cudaMallocPitch ((void **) &c->npp_out, &c->npp_out_pitch,
+            npp_row, height));
+}
+
+static void
+kernel_ctx_free (KernelCtx * c)
+{
+  int i;
+
+  for (i = 0; i < N_INPUTS; i++) {
+    cudaFree (c->in[i].data);
+    cudaFree (c->npp_in[i]);
+  }
+  cudaFree (c->out.data);
+  cudaFree (c->npp_out);
 }
 
 static void
@@ -374,63 +434,20 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
   float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
       sizeof (float));
   float *dev_tables;
-  struct cudaDeviceProp prop;
   guint s, d, f;
 
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK (cudaMalloc ((void **) &dev_tables,
           cbf_bilateral_tables_max_len () * sizeof (float)));
-  CHECK (cudaGetDeviceProperties (&prop, 0));
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     for (f = 0; f < 2; f++) {
       const char *format = f == 0 ? "RGBA" : "GRAY8";
       int w = sizes[s][0], h = sizes[s][1], stride, bpp = f == 0 ? 4 : 1;
       guint8 *pixels = load_image (image, format, w, h, &stride);
-      KernelCtx c = { 0 };
-      int i;
+      KernelCtx c;
 
-      c.npp_channels = f == 0 ? 3 : 1;
-      c.npp_ctx.nCudaDeviceId = 0;
-      c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
-      c.npp_ctx.nMaxThreadsPerMultiProcessor =
-          prop.maxThreadsPerMultiProcessor;
-      c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-      c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-      c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-      c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-      c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
-
-      for (i = 0; i < N_INPUTS; i++) {
-        guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
-        guint8 *packed = g_malloc ((gsize) w * h * c.npp_channels);
-        gsize px;
-
-        add_noise (noisy, (gsize) stride * h, bpp, 100 + i);
-        c.in[i].width = w;
-        c.in[i].height = h;
-        c.in[i].pixel_bytes = bpp;
-        CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
-                stride, h));
-        CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy,
-                stride, stride, h, cudaMemcpyHostToDevice));
-        /* NPP's 3-channel input: the same colour bytes, packed. */
-        for (px = 0; px < (gsize) w * h; px++)
-          memcpy (packed + px * c.npp_channels, noisy + px * bpp,
-              c.npp_channels);
-        CHECK (cudaMallocPitch ((void **) &c.npp_in[i], &c.npp_in_pitch,
-                (size_t) w * c.npp_channels, h));
-        CHECK (cudaMemcpy2D (c.npp_in[i], c.npp_in_pitch, packed,
-                (size_t) w * c.npp_channels, (size_t) w * c.npp_channels, h,
-                cudaMemcpyHostToDevice));
-        g_free (packed);
-        g_free (noisy);
-      }
-      c.out = c.in[0];
-      CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes,
-              stride, h));
-      CHECK (cudaMallocPitch ((void **) &c.npp_out, &c.npp_out_pitch,
-              (size_t) w * c.npp_channels, h));
+      kernel_ctx_init (&c, pixels, stride, w, h, bpp, f == 0 ? 3 : 1, 100);
 
       for (d = 0; d < G_N_ELEMENTS (diameters); d++) {
         KernelRow row = { format, w, h, diameters[d], 0, 0, -1 };
@@ -450,8 +467,14 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         c.func = f == 0 ? cbf_bilateral_colour_first_generic :
             cbf_bilateral_channel_generic;
         row.generic_ms = time_kernel (run_ours, &c, stream);
+        npp_sigma_space = SIGMA_SPACE;
+        npp_failed = 0;
         if ((f == 0 && npp_c3) || (f == 1 && npp_c1))
           row.npp_ms = time_kernel (run_npp, &c, stream);
+        if (npp_failed) {
+          fprintf (stderr, "NPP bilateral returned %d\n", npp_failed);
+          exit (1);
+        }
         g_array_append_val (rows, row);
         printf ("kernel %-5s %4dx%-4d d=%-2d  ours %8.3f ms  generic %8.3f ms"
             "  NPP %8.3f ms  (%.1fx NPP)\n", format, w, h, diameters[d],
@@ -459,12 +482,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
             row.npp_ms > 0 ? row.npp_ms / row.ours_ms : 0);
         fflush (stdout);
       }
-      for (i = 0; i < N_INPUTS; i++) {
-        cudaFree (c.in[i].data);
-        cudaFree (c.npp_in[i]);
-      }
-      cudaFree (c.out.data);
-      cudaFree (c.npp_out);
+      kernel_ctx_free (&c);
       g_free (pixels);
     }
   }
@@ -607,45 +625,9 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     int w = sizes[s][0], h = sizes[s][1], stride;
     guint8 *pixels = load_image (image, "RGBA", w, h, &stride);
-    KernelCtx c = { 0 };
-    struct cudaDeviceProp prop;
+    KernelCtx c;
 
-    CHECK (cudaGetDeviceProperties (&prop, 0));
-    c.npp_channels = 3;
-    c.npp_ctx.nCudaDeviceId = 0;
-    c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
-    c.npp_ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-    c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-    c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-    c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-    c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-    c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
-    for (i = 0; i < N_INPUTS; i++) {
-      guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
-      guint8 *packed = g_malloc ((gsize) w * h * 3);
-      gsize px;
-
-      add_noise (noisy, (gsize) stride * h, 4, 300 + i);
-      c.in[i] = (CbfPlane) {
-      NULL, 0, 4, w, h};
-      CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
-              stride, h));
-      CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy, stride,
-              stride, h, cudaMemcpyHostToDevice));
-      for (px = 0; px < (gsize) w * h; px++)
-        memcpy (packed + px * 3, noisy + px * 4, 3);
-      CHECK (cudaMallocPitch ((void **) &c.npp_in[i], &c.npp_in_pitch,
-              (size_t) w * 3, h));
-      CHECK (cudaMemcpy2D (c.npp_in[i], c.npp_in_pitch, packed, (size_t) w * 3,
-              (size_t) w * 3, h, cudaMemcpyHostToDevice));
-      g_free (packed);
-      g_free (noisy);
-    }
-    c.out = c.in[0];
-    CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes, stride,
-            h));
-    CHECK (cudaMallocPitch ((void **) &c.npp_out, &c.npp_out_pitch,
-            (size_t) w * 3, h));
+    kernel_ctx_init (&c, pixels, stride, w, h, 4, 3, 300);
     for (i = 0; i < G_N_ELEMENTS (grid_sigma_space); i++) {
       GridTimeRow row = { w, h, grid_sigma_space[i], 0, 0, -1 };
       CbfBilateralWeights exact, grid;
@@ -662,7 +644,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
       npp_sigma_space = row.sigma_space;
       npp_failed = 0;
       if (npp_c3)
-        row.npp_ms = time_kernel (run_npp_sigma, &c, stream);
+        row.npp_ms = time_kernel (run_npp, &c, stream);
       if (npp_failed) {
         fprintf (stderr, "NPP bilateral returned %d for radius %d\n",
             npp_failed, c.radius);
@@ -674,12 +656,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
           2 * c.radius + 1, row.grid_ms, row.exact_ms, row.npp_ms);
       fflush (stdout);
     }
-    for (i = 0; i < N_INPUTS; i++) {
-      cudaFree (c.in[i].data);
-      cudaFree (c.npp_in[i]);
-    }
-    cudaFree (c.out.data);
-    cudaFree (c.npp_out);
+    kernel_ctx_free (&c);
     g_free (pixels);
   }
   cudaFree (scratch.cells[0]);
@@ -724,39 +701,12 @@ bench_gaussian (const char *image, GArray * rows)
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   CHECK (cudaMalloc ((void **) &dev_coeffs, sizeof (coeffs)));
   for (s = 0; s < G_N_ELEMENTS (gaussian_sizes); s++) {
-    int w = gaussian_sizes[s][0], h = gaussian_sizes[s][1], stride, i;
+    int w = gaussian_sizes[s][0], h = gaussian_sizes[s][1], stride;
     guint8 *pixels = load_image (image, "RGBA", w, h, &stride);
-    KernelCtx c = { 0 };
+    KernelCtx c;
 
-    for (i = 0; i < N_INPUTS; i++) {
-      guint8 *noisy = g_memdup2 (pixels, (gsize) stride * h);
-
-      add_noise (noisy, (gsize) stride * h, 4, 200 + i);
-      c.in[i] = (CbfPlane) {
-      NULL, 0, 4, w, h};
-      CHECK (cudaMallocPitch ((void **) &c.in[i].data, &c.in[i].pitch_bytes,
-              stride, h));
-      CHECK (cudaMemcpy2D (c.in[i].data, c.in[i].pitch_bytes, noisy, stride,
-              stride, h, cudaMemcpyHostToDevice));
-      g_free (noisy);
-    }
-    c.out = c.in[0];
-    CHECK (cudaMallocPitch ((void **) &c.out.data, &c.out.pitch_bytes,
-            stride, h));
-    {
-      struct cudaDeviceProp prop;
-
-      CHECK (cudaGetDeviceProperties (&prop, 0));
-      c.npp_ctx.nCudaDeviceId = 0;
-      c.npp_ctx.nMultiProcessorCount = prop.multiProcessorCount;
-      c.npp_ctx.nMaxThreadsPerMultiProcessor =
-          prop.maxThreadsPerMultiProcessor;
-      c.npp_ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-      c.npp_ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-      c.npp_ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-      c.npp_ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
-      c.npp_ctx.nStreamFlags = cudaStreamNonBlocking;
-    }
+    /* NPP's Gaussian reads the RGBA inputs themselves: no packed copy. */
+    kernel_ctx_init (&c, pixels, stride, w, h, 4, 0, 200);
     c.func = cbf_gaussian_colour_first;
     for (d = 0; d < G_N_ELEMENTS (gaussian_diameters); d++) {
       GaussianRow row = { w, h, gaussian_diameters[d], 0, -1 };
@@ -784,9 +734,7 @@ bench_gaussian (const char *image, GArray * rows)
           row.npp_ms);
       fflush (stdout);
     }
-    for (i = 0; i < N_INPUTS; i++)
-      cudaFree (c.in[i].data);
-    cudaFree (c.out.data);
+    kernel_ctx_free (&c);
     g_free (pixels);
   }
   cudaFree (dev_coeffs);
