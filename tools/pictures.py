@@ -1,6 +1,17 @@
 #!/usr/bin/env python3
 """Helper of tools/make-pictures.sh: the noisy input and the mask
-(prepare), and the labelled layout of the outputs (layout)."""
+(prepare), the labelled layout of the outputs (layout: modes.png; sigmas:
+the sigma-color x sigma-space grid), and OpenCV's stand-ins for the
+element's outputs of the grid (fake-sigmas), to check the layout without a
+GPU (the element equals cv::bilateralFilter within +-1).
+
+  pictures.py prepare IMAGE WORK
+  pictures.py layout WORK OUT
+  pictures.py sigmas WORK OUT DIAMETER "SPACES" "COLORS"
+  pictures.py fake-sigmas WORK DIAMETER "SPACES" "COLORS"
+
+SPACES and COLORS are lists of sigmas separated by spaces ("2 5 10"); the
+element's outputs are WORK/sigma-s<SPACE>-c<COLOR>.png (sigma_name)."""
 import sys
 
 import cv2
@@ -8,20 +19,44 @@ import numpy as np
 
 # A 256 x 256 crop around the astronaut's face (the picture is 512 x 512).
 CROP = (slice(40, 296), slice(150, 406))
+# The sigmas grid: a 128 x 128 crop of the face (hair, eyes, smile), shown
+# at SCALE x with nearest-neighbour pixels, so single pixels stay visible.
+SIGMA_CROP = (slice(50, 178), slice(170, 298))
+SCALE = 2
+NOISE_SIGMA = 12
+FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
 def prepare(image, work):
     img = cv2.imread(image, cv2.IMREAD_COLOR)
+    if img is None:
+        sys.exit(f"pictures.py: cannot read {image}")
     rng = np.random.default_rng(1)
-    noisy = np.clip(img.astype(np.int32) + rng.normal(0, 12, img.shape).round(),
+    noisy = np.clip(img.astype(np.int32) +
+                    rng.normal(0, NOISE_SIGMA, img.shape).round(),
                     0, 255).astype(np.uint8)
     cv2.imwrite(f"{work}/noisy.png", noisy)
+    cv2.imwrite(f"{work}/original.png", img)
     # Strength mask: full inside a disc on the face, fading out over 40 px.
     h, w = img.shape[:2]
     y, x = np.mgrid[0:h, 0:w]
     r = np.hypot(x - 278, y - 150)
     mask = np.clip((130 - r) / 40 * 255, 0, 255).astype(np.uint8)
     cv2.imwrite(f"{work}/mask.png", mask)
+
+
+def read(path):
+    img = cv2.imread(path, cv2.IMREAD_COLOR)
+    if img is None:
+        sys.exit(f"pictures.py: cannot read {path}")
+    return img
+
+
+def label(cell, text):
+    """A black bar with white text across the top of @cell."""
+    cv2.rectangle(cell, (0, 0), (cell.shape[1] - 1, 18), (0, 0, 0), -1)
+    cv2.putText(cell, text, (4, 13), FONT, 0.4, (255, 255, 255), 1,
+                cv2.LINE_AA)
 
 
 def layout(work, out):
@@ -32,18 +67,134 @@ def layout(work, out):
              ("bilateral exact, ss=16 (d=49)", "exact16"),
              ("method=grid, ss=16", "grid16")]
     cells = []
-    for label, name in tiles:
-        crop = cv2.imread(f"{work}/{name}.png", cv2.IMREAD_COLOR)[CROP].copy()
-        cv2.rectangle(crop, (0, 0), (255, 18), (0, 0, 0), -1)
-        cv2.putText(crop, label, (4, 13), cv2.FONT_HERSHEY_SIMPLEX, 0.4,
-                    (255, 255, 255), 1, cv2.LINE_AA)
+    for text, name in tiles:
+        crop = read(f"{work}/{name}.png")[CROP].copy()
+        label(crop, text)
         cells.append(crop)
     rows = [np.hstack(cells[i:i + 3]) for i in range(0, len(cells), 3)]
     cv2.imwrite(out, np.vstack(rows))
 
 
+def sigma_name(space, color):
+    return f"sigma-s{space}-c{color}"
+
+
+def radius(diameter, space):
+    """The element's (OpenCV's) window radius."""
+    if diameter > 0:
+        return max(diameter // 2, 1)
+    # cvRound: half to even, as Python's round.
+    return max(round(1.5 * (float(space) if float(space) > 0 else 1.0)), 1)
+
+
+def zoom(img):
+    crop = img[SIGMA_CROP]
+    return cv2.resize(crop, (crop.shape[1] * SCALE, crop.shape[0] * SCALE),
+                      interpolation=cv2.INTER_NEAREST)
+
+
+def text_block(h, w, lines, colour=(0, 0, 0), background=255, scale=0.45,
+               top=None):
+    """A @h x @w picture with @lines of text, left aligned."""
+    block = np.full((h, w, 3), background, np.uint8)
+    step = int(32 * scale) + 6
+    y = top if top is not None else (h - step * len(lines)) // 2 + step - 4
+    for line in lines:
+        cv2.putText(block, line, (8, y), FONT, scale, colour, 1, cv2.LINE_AA)
+        y += step
+    return block
+
+
+def sigmas(work, out, diameter, spaces, colors):
+    """Rows: sigma-space; columns: a reference (the noisy input, the
+    original, a legend), then one per sigma-color. Every cell is the same
+    crop of the element's output, enlarged, with its parameters on it."""
+    diameter = int(diameter)
+    spaces, colors = spaces.split(), colors.split()
+    noisy = zoom(read(f"{work}/noisy.png"))
+    ch, cw = noisy.shape[:2]
+    head_w, head_h, gap = 112, 24, 2
+    window = ("diameter=0: radius = round(1.5 sigma-space)" if diameter <= 0
+              else f"diameter={diameter}: radius {radius(diameter, 1)}")
+    reference = [("input: noise sigma 12", noisy.copy()),
+                 ("original, no noise", zoom(read(f"{work}/original.png")))]
+    legend = text_block(ch, cw, [
+        "cudabilateral, RGBA",
+        f"diameter={diameter}" + (" (from sigma-space)"
+                                  if diameter <= 0 else ""),
+        "rows: sigma-space (px)",
+        "columns: sigma-color (levels",
+        "  of |dR| + |dG| + |dB|)",
+        f"crop {SIGMA_CROP[1].stop - SIGMA_CROP[1].start}x"
+        f"{SIGMA_CROP[0].stop - SIGMA_CROP[0].start} px, "
+        f"shown {SCALE}x",
+        "input: noise sigma 12"], scale=0.42)
+
+    title = text_block(head_h + 6, 0 + head_w + (cw + gap) * (len(colors) + 1),
+                       ["cudabilateral: sigma-color (columns) x sigma-space "
+                        "(rows), " + window],
+                       colour=(255, 255, 255), background=0, scale=0.5)
+    header = [text_block(head_h, head_w, [""]),
+              text_block(head_h, cw, ["reference"], scale=0.5)]
+    for color in colors:
+        header.append(text_block(head_h, cw, [f"sigma-color {color}"],
+                                 scale=0.5))
+    rows = [join(header, gap)]
+    for i, space in enumerate(spaces):
+        r = radius(diameter, space)
+        d = 2 * r + 1 if diameter <= 0 else diameter
+        row = [text_block(ch, head_w, [f"sigma-space {space}",
+                                       f"radius {r}", f"(d = {d})"],
+                          scale=0.45)]
+        if i < len(reference):
+            text, ref = reference[i]
+            label(ref, text)
+        elif i == len(reference):
+            ref = legend
+        else:
+            ref = text_block(ch, cw, [""])
+        row.append(ref)
+        for color in colors:
+            cell = zoom(read(f"{work}/{sigma_name(space, color)}.png")).copy()
+            label(cell, f"sigma-space {space}, sigma-color {color}")
+            row.append(cell)
+        rows.append(join(row, gap))
+    grid = np.vstack([title] + [np.vstack([r, np.full((gap, r.shape[1], 3),
+                                                      255, np.uint8)])
+                                for r in rows])
+    cv2.imwrite(out, grid, [cv2.IMWRITE_PNG_COMPRESSION, 9])
+
+
+def join(cells, gap):
+    """@cells side by side, @gap white columns apart."""
+    parts = []
+    for cell in cells:
+        if parts:
+            parts.append(np.full((cell.shape[0], gap, 3), 255, np.uint8))
+        parts.append(cell)
+    return np.hstack(parts)
+
+
+def fake_sigmas(work, diameter, spaces, colors):
+    """What the element writes for the sigmas grid, made with OpenCV
+    (within +-1 of the element's output), for checking the layout here."""
+    noisy = read(f"{work}/noisy.png")
+    for space in spaces.split():
+        for color in colors.split():
+            out = cv2.bilateralFilter(noisy, int(diameter), float(color),
+                                      float(space))
+            cv2.imwrite(f"{work}/{sigma_name(space, color)}.png", out)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "prepare":
-        prepare(sys.argv[2], sys.argv[3])
+    command, args = sys.argv[1], sys.argv[2:]
+    if command == "prepare":
+        prepare(*args)
+    elif command == "layout":
+        layout(*args)
+    elif command == "sigmas":
+        sigmas(*args)
+    elif command == "fake-sigmas":
+        fake_sigmas(*args)
     else:
-        layout(sys.argv[2], sys.argv[3])
+        sys.exit(__doc__)
