@@ -23,6 +23,10 @@
  * (rows + 2r) / rows times per output row; versions and their times are in
  * docs/performance-notes.md.
  *
+ * RGBA-like frames at radius 1 and 2, gaussian_stream: no shared memory,
+ * each thread walks four adjacent pixels down a strip of rows with the
+ * window's horizontal results in registers (described at the kernel).
+ *
  * Any radius, gaussian_chunked: the block's source rows go 16 at a time
  * through shared memory, filtered horizontally by all threads (loads through
  * L1), then added to the outputs vertically, so nothing larger than a chunk
@@ -187,6 +191,231 @@ gaussian_columns (Io io, int row_begin, int row_end,
   }
 }
 
+/* RGBA-like frames (32-bit pixels), radius 1 and 2 (kernel sizes 3 and 5):
+ * gaussian_stream. At these sizes the tiled kernel above spends most of its
+ * time in the shared-memory pipe (each tap of the horizontal pass is three
+ * shared loads, for one FMA each) rather than on memory. Here nothing goes
+ * through shared memory and there is no barrier: each thread owns four
+ * adjacent pixels (one 16-byte word) and walks down a strip of rows. A
+ * source row is read once (the 16-byte word, and the two pixels each side
+ * as 8-byte words, which its neighbours read too, so they come from L1),
+ * converted once, filtered horizontally into a ring of the last 2r + 1
+ * rows held in registers, and each output row is the ring's weighted sum.
+ * The ring's slots are fixed at compile time by unrolling the row loop by
+ * the window; the next row's load is issued before the current row is
+ * filtered, to overlap memory latency with arithmetic. The arithmetic and
+ * rounding are those of gaussian_columns: the horizontal sums unnormalised,
+ * the result divided by the vertical coefficients' sum. */
+/* CBF_GAUSS_STREAM_* override the shape at build time, for experiments
+ * (CBF_GAUSS_STREAM_MAX_RADIUS=0 turns the kernel off). */
+#ifndef CBF_GAUSS_STREAM_THREADS
+#define CBF_GAUSS_STREAM_THREADS 64
+#endif
+#ifndef CBF_GAUSS_STREAM_ROWS
+#define CBF_GAUSS_STREAM_ROWS 32
+#endif
+#ifndef CBF_GAUSS_STREAM_MIN_BLOCKS
+#define CBF_GAUSS_STREAM_MIN_BLOCKS 8
+#endif
+#ifndef CBF_GAUSS_STREAM_MAX_RADIUS
+#define CBF_GAUSS_STREAM_MAX_RADIUS 2
+#endif
+constexpr int kStreamPixels = 4;
+constexpr int kStreamThreads = CBF_GAUSS_STREAM_THREADS;
+/* Output rows a strip: the 2r halo rows are read and filtered again by the
+ * strip below. */
+constexpr int kStreamRows = CBF_GAUSS_STREAM_ROWS;
+constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
+static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
+/* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
+ * enough row loads in flight. */
+constexpr int kStreamMinBlocks = CBF_GAUSS_STREAM_MIN_BLOCKS;
+
+/* A row's source pixels, x - r .. x + 3 + r, as words. */
+template < int R > struct StreamWords
+{
+  uint32_t w[kStreamPixels + 2 * R];
+};
+
+/* The colour bytes kFirst .. kFirst + 2 of a word, exactly, as floats. */
+template < int kFirst >
+__device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
+{
+  return Colour::Value { Colour::exact (word, 0x7440 + kFirst),
+      Colour::exact (word, 0x7441 + kFirst),
+      Colour::exact (word, 0x7442 + kFirst) };
+}
+
+/* @inside: the 16-byte word and the 8-byte words each side lie in the row
+ * (then no reflection is needed for radius <= 2). */
+template < int R >
+__device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
+    int y, int x, bool inside)
+{
+  StreamWords < R > s;
+  const int sy = reflect101 (y, io.height);
+  if (inside) {
+    const uint8_t *p = io.in < 4 > (0, sy, x);
+    const uint2 left = *reinterpret_cast < const uint2 * >(p - 8);
+    const uint4 mid = *reinterpret_cast < const uint4 * >(p);
+    const uint2 right = *reinterpret_cast < const uint2 * >(p + 16);
+    const uint32_t all[kStreamPixels + 4] = { left.x, left.y, mid.x, mid.y,
+      mid.z, mid.w, right.x, right.y
+    };
+#pragma unroll
+    for (int k = 0; k < kStreamPixels + 2 * R; k++)
+      s.w[k] = all[k + 2 - R];
+  } else {
+#pragma unroll
+    for (int k = 0; k < kStreamPixels + 2 * R; k++) {
+      /* Pixels right of the picture (the last thread's) are not stored:
+       * any source will do, one reflection keeps it inside. */
+      const int sx = min (x - R + k, io.width - 1 + R);
+      s.w[k] = *reinterpret_cast < const uint32_t * >(io.in < 4 > (0, sy,
+              reflect101 (sx, io.width)));
+    }
+  }
+  return s;
+}
+
+template < int kFirst, int R >
+__global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
+gaussian_stream (Io io, int row_begin, int row_end,
+    const float *__restrict__ coeffs_dev)
+{
+  using Value = Colour::Value;
+  constexpr int kWindow = 2 * R + 1;
+  constexpr uint32_t kColourMask = Colour32 < kFirst >::kColourMask;
+
+  const int x = (blockIdx.x * kStreamThreads + threadIdx.x) * kStreamPixels;
+  if (x >= io.width)
+    return;
+  const int y_begin = row_begin + blockIdx.y * kStreamRows;
+  const int y_end = min (y_begin + kStreamRows, row_end);
+  const bool inside = x >= 2 && x + kStreamPixels + 2 <= io.width;
+
+  float c[kWindow];
+  float weight_sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < kWindow; i++) {
+    c[i] = __ldg (coeffs_dev + i);
+    weight_sum += c[i];
+  }
+  const float inv = 1.f / weight_sum;
+
+  Value ring[kWindow][kStreamPixels];
+  int s = y_begin - R;
+  const int s_end = y_end + R;
+  StreamWords < R > next = stream_load < R > (io, s, x, inside);
+  while (s < s_end) {
+#pragma unroll
+    for (int j = 0; j < kWindow; j++, s++) {
+      if (s >= s_end)
+        break;
+      const StreamWords < R > row = next;
+      if (s + 1 < s_end)
+        next = stream_load < R > (io, s + 1, x, inside);
+
+      Value v[kStreamPixels + 2 * R];
+#pragma unroll
+      for (int k = 0; k < kStreamPixels + 2 * R; k++)
+        v[k] = stream_colour < kFirst > (row.w[k]);
+#pragma unroll
+      for (int p = 0; p < kStreamPixels; p++) {
+        Value h { 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int d = 0; d < kWindow; d++) {
+          h.c0 += c[d] * v[p + d].c0;
+          h.c1 += c[d] * v[p + d].c1;
+          h.c2 += c[d] * v[p + d].c2;
+        }
+        ring[j][p] = h;
+      }
+
+      const int y = s - R;
+      if (y < y_begin)
+        continue;
+      /* Rows y - r .. y + r are in slots j + 1 .. j + 2r + 1 (mod window). */
+      uint32_t out[kStreamPixels];
+      uint32_t src[kStreamPixels];
+      if (inside) {
+        const uint4 q = *reinterpret_cast < const uint4 * >(io.in < 4 > (0, y,
+                x));
+        src[0] = q.x;
+        src[1] = q.y;
+        src[2] = q.z;
+        src[3] = q.w;
+      } else {
+#pragma unroll
+        for (int p = 0; p < kStreamPixels; p++)
+          src[p] = x + p < io.width ? *reinterpret_cast < const uint32_t *
+              >(io.in < 4 > (0, y, x + p)) : 0u;
+      }
+#pragma unroll
+      for (int p = 0; p < kStreamPixels; p++) {
+        Value o { 0.f, 0.f, 0.f };
+#pragma unroll
+        for (int d = 0; d < kWindow; d++) {
+          const Value & r = ring[(j + 1 + d) % kWindow][p];
+          o.c0 += c[d] * r.c0;
+          o.c1 += c[d] * r.c1;
+          o.c2 += c[d] * r.c2;
+        }
+        const uint32_t colour = (uint32_t) __float2int_rn (o.c0 * inv)
+            | ((uint32_t) __float2int_rn (o.c1 * inv) << 8)
+            | ((uint32_t) __float2int_rn (o.c2 * inv) << 16);
+        out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
+      }
+      if (inside) {
+        *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
+            make_uint4 (out[0], out[1], out[2], out[3]);
+      } else {
+#pragma unroll
+        for (int p = 0; p < kStreamPixels; p++)
+          if (x + p < io.width)
+            *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) =
+                out[p];
+      }
+    }
+  }
+}
+
+/* Which layouts gaussian_stream serves: the 32-bit colour ones. */
+template < class T > struct StreamLayout
+{
+  static constexpr bool kServed = false;
+  static constexpr int kFirst = 0;
+};
+template < int F > struct StreamLayout <Colour32 < F > >
+{
+  static constexpr bool kServed = true;
+  static constexpr int kFirst = F;
+};
+
+/* Launches gaussian_stream where it serves: a 32-bit colour layout, radius
+ * 1 or 2, and rows whose 16-byte words are aligned. */
+template < class T >
+bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, int radius, const float *coeffs_dev,
+    cudaStream_t stream)
+{
+  if (!StreamLayout < T >::kServed || radius < 1 || radius > kStreamMaxRadius
+      || ((uintptr_t) src->data | src->pitch_bytes | (uintptr_t) dst->data |
+          dst->pitch_bytes) % 16 != 0)
+    return false;
+  const int pixels_a_block = kStreamThreads * kStreamPixels;
+  const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
+      (row_end - row_begin + kStreamRows - 1) / kStreamRows);
+  constexpr int kFirst = StreamLayout < T >::kFirst;
+  if (radius == 1)
+    gaussian_stream < kFirst, 1 > <<<grid, kStreamThreads, 0, stream >>> (io,
+        row_begin, row_end, coeffs_dev);
+  else
+    gaussian_stream < kFirst, 2 > <<<grid, kStreamThreads, 0, stream >>> (io,
+        row_begin, row_end, coeffs_dev);
+  return true;
+}
+
 template < class T >
 cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, const CbfBilateralWeights * w,
@@ -198,6 +427,10 @@ cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
     return err;
   if (w->radius < 0 || w->radius > CBF_GAUSSIAN_MAX_KSIZE / 2)
     return cudaErrorInvalidValue;
+
+  if (launch_stream < T > (io, src, dst, row_begin, row_end, w->radius,
+          w->tables_dev, stream))
+    return cudaGetLastError ();
 
   const dim3 block (kGaussBlockX, kGaussBlockY);
   const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
