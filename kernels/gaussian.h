@@ -45,9 +45,10 @@ void cbf_gaussian_kernel_fill (float *coeffs, int ksize, double sigma);
 void cbf_gaussian_weights_init (CbfBilateralWeights * weights, int ksize,
     const float *coeffs_dev);
 
-/* Separable blur: each block filters its rows horizontally into shared
- * memory, then vertically, so the cost per pixel grows with the kernel
- * size, not with its square. Layouts as the bilateral entries of the same
+/* Separable blur: rows filtered horizontally, then the results
+ * vertically (in shared memory or registers, never through a frame in
+ * global memory), so the cost per pixel grows with the kernel size, not
+ * with its square. Layouts as the bilateral entries of the same
  * name (colour channels are blurred each on its own, as OpenCV does;
  * alpha and padding pass unchanged). */
 cudaError_t cbf_gaussian_channel (const CbfPlane * src, const CbfPlane * dst,

@@ -918,7 +918,7 @@ record_time (Probe * p, GstPadProbeInfo * info, gint64 * times)
 }
 
 static GstPadProbeReturn
-probe_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
   record_time (p, info, p->t_in);
@@ -926,7 +926,7 @@ probe_in (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 }
 
 static GstPadProbeReturn
-probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
   record_time (p, info, p->t_out);
@@ -939,7 +939,8 @@ probe_out (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 
 /* Arrival times at a sink, in order. */
 static GstPadProbeReturn
-probe_decoded (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+probe_decoded (GstPad * pad G_GNUC_UNUSED,
+    GstPadProbeInfo * info G_GNUC_UNUSED, gpointer data)
 {
   Probe *p = data;
 
