@@ -35,24 +35,63 @@
  * sigma #GstCudaBilateral:sigma-space, BORDER_DEFAULT) within ±1, computed
  * as two 1-D passes, so its cost grows with the diameter, not its square.
  *
+ * With #GstCudaBilateral:method=grid the bilateral filter is approximated
+ * with a bilateral grid, whose cost per pixel does not grow with the window:
+ * for large #GstCudaBilateral:sigma-space (8 and more), where the exact
+ * filter slows down. #GstCudaBilateral:mask-location sets a strength mask:
+ * a gray picture that says, per pixel, how much of the filter to apply.
+ *
+ * The element never converts: input and output caps are the same, in
+ * system memory or in CUDA memory (memory:CUDAMemory, GStreamer's
+ * GstCudaMemory). CUDA memory is preferred where the neighbours take it:
+ * frames from nvh264dec, cudaupload or another cudabilateral are filtered
+ * where they are, with no copy, in the pipeline's CUDA context. Frames in
+ * system memory are uploaded, filtered and downloaded in overlapping bands;
+ * the element offers upstream a pool of pinned (page-locked) buffers that
+ * the GPU reads directly.
+ *
+ * Choosing the parameters: sigma-color decides what counts as noise (10 to
+ * 20 keeps texture; 60 and more flattens skin and fabric), sigma-space how
+ * far the smoothing reaches; diameter=0 derives the window from
+ * sigma-space. The bilateral filter's cost grows with the square of the
+ * window's radius (method=grid excepted), the Gaussian's with the radius;
+ * sigma-color does not change it.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
  * ]| Filters a test pattern and shows it.
  * |[
- * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudabilateral sigma-color=40 ! x264enc ! mp4mux ! filesink location=out.mp4
- * ]| Denoises a video file in the decoder's own format (I420 or NV12).
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudabilateral sigma-color=40 sigma-space=5 ! x264enc ! mp4mux ! filesink location=out.mp4
+ * ]| Denoises a video file, in the decoder's own format (I420 or NV12), and
+ * encodes the result.
  * |[
- * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=7 ! videoconvert ! autovideosink sync=false
- * ]| Live camera preview, straight from the camera's YUY2.
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2,width=1280,height=720 ! cudabilateral diameter=7 sigma-color=30 ! videoconvert ! autovideosink sync=false
+ * ]| Live camera preview, filtered straight from the camera's YUY2. The
+ * element holds no frames: it adds its processing time to the latency and
+ * nothing more.
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudabilateral sigma-color=40 sigma-space=5 ! cudadownload ! videoconvert ! autovideosink
+ * ]| Decoded and filtered on the GPU without a copy: nvh264dec hands over
+ * CUDA memory, which the element filters in the decoder's CUDA context;
+ * cudadownload brings the result to system memory for display.
+ * |[
+ * gst-launch-1.0 videotestsrc ! video/x-raw,format=NV12 ! cudaupload ! cudabilateral diameter=5 ! cudabilateral diameter=9 ! cudadownload ! videoconvert ! autovideosink
+ * ]| Frames uploaded once by cudaupload stay in CUDA memory through both
+ * filters, which share one CUDA context, until cudadownload.
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral mode=gaussian diameter=15 sigma-space=4 ! videoconvert ! autovideosink
  * ]| A Gaussian blur (OpenCV's GaussianBlur with ksize 15, sigma 4).
  * |[
- * gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! cudabilateral ! cudadownload ! videoconvert ! autovideosink
- * ]| Decoded and filtered on the GPU without a copy: the element takes and
- * gives CUDA memory (memory:CUDAMemory) where its neighbours do, sharing
- * their CUDA context, and system memory otherwise.
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudabilateral method=grid sigma-color=40 sigma-space=16 ! videoconvert ! autovideosink
+ * ]| Strong, wide smoothing with the bilateral grid: with method=exact the
+ * same sigma-space would take a window of diameter 49 (diameter is not
+ * used by the grid).
+ * |[
+ * gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! cudabilateral mask-location=mask.png diameter=15 sigma-color=40 ! videoconvert ! autovideosink
+ * ]| Filters only where mask.png is white (for example a face), leaves the
+ * picture untouched where it is black, and blends in between. The mask is
+ * scaled to the frame; it can be changed while playing.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -78,6 +117,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
 #define DEFAULT_METHOD METHOD_EXACT
+/* Starts an example pipeline's line in the element's description, indented
+ * to gst-inspect-1.0's value column (and 2 more); the documentation above
+ * has more examples. */
+#define EXAMPLE_INDENT "\n                              "
 
 enum
 {
@@ -188,7 +231,7 @@ gst_cuda_bilateral_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue methods[] = {
-    {METHOD_EXACT, "Exact: OpenCV's bilateralFilter within +-1", "exact"},
+    {METHOD_EXACT, "Exact: OpenCV's bilateralFilter within ±1", "exact"},
     {METHOD_GRID, "Bilateral grid: an approximation whose cost does not grow "
           "with the window, for sigma-space >= 8", "grid"},
     {0, NULL, NULL},
@@ -763,36 +806,48 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   /**
    * GstCudaBilateral:diameter:
    *
-   * Diameter of the window in pixels, as OpenCV's d: the radius is
-   * diameter / 2 (at least 1) and the window is the disc of that radius.
-   * A value <= 0 derives the radius from sigma-space: round (1.5 *
-   * sigma-space). Cost grows with the square of the radius.
+   * Diameter of the window in pixels, as OpenCV's d, from 1 to 255: the
+   * radius is diameter / 2 (at least 1) and the window is the disc of that
+   * radius. -1 or 0 derives the radius from sigma-space: round (1.5 *
+   * sigma-space), up to 300 pixels. Cost grows with the square of the
+   * radius. In mode=gaussian it is the kernel size (an even one is taken as
+   * the next odd number; -1 or 0: derived from sigma-space).
    */
   g_object_class_install_property (gobject_class, PROP_DIAMETER,
       g_param_spec_int ("diameter", "Diameter",
-          "Window diameter in pixels (<= 0: derived from sigma-space as "
-          "round(1.5 * sigma-space) for the radius)", -1, MAX_DIAMETER,
-          DEFAULT_DIAMETER, live));
+          "Window diameter in pixels, 1 to 255 (radius = diameter / 2); "
+          "-1 or 0: radius = round(1.5 * sigma-space). In mode=gaussian, "
+          "the kernel size", -1, MAX_DIAMETER, DEFAULT_DIAMETER, live));
   /**
    * GstCudaBilateral:sigma-color:
    *
-   * Range sigma in 8-bit levels: colour differences (the sum of absolute
-   * differences of the three channels) much larger than this are not
-   * averaged together. Larger values blur across edges; <= 0 acts as 1.
+   * Range sigma in 8-bit levels, from 0 to 1000: colour differences (for
+   * RGB and Y444 the sum of the absolute differences of the three
+   * channels, else one channel's difference) much larger than this are not
+   * averaged together. Small values (10 to 20) smooth only noise and keep
+   * texture; large ones (60 and more) flatten skin and fabric, and edges
+   * start to blur. 0 acts as 1. Not used in mode=gaussian.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_COLOR,
       g_param_spec_double ("sigma-color", "Sigma color",
-          "Range sigma in 8-bit levels (<= 0 acts as 1)", 0.0,
+          "Range sigma in 8-bit levels, 0 to 1000 (0 acts as 1): colour "
+          "differences well above it are not averaged, so edges stay; "
+          "not used in mode=gaussian", 0.0,
           MAX_SIGMA_COLOR, DEFAULT_SIGMA_COLOR, live));
   /**
    * GstCudaBilateral:sigma-space:
    *
-   * Spatial sigma in pixels: how quickly a neighbour's weight falls with
-   * its distance; <= 0 acts as 1.
+   * Spatial sigma in pixels, from 0 to 200: how quickly a neighbour's
+   * weight falls with its distance. With diameter -1 or 0 it also sets the
+   * window (radius round (1.5 * sigma-space)). 0 acts as 1, except in
+   * mode=gaussian with a diameter > 0, where OpenCV derives the sigma from
+   * the kernel size.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_SPACE,
       g_param_spec_double ("sigma-space", "Sigma space",
-          "Spatial sigma in pixels (<= 0 acts as 1)", 0.0, MAX_SIGMA_SPACE,
+          "Spatial sigma in pixels, 0 to 200 (0 acts as 1): how fast a "
+          "neighbour's weight falls with distance; sets the window when "
+          "diameter is -1 or 0", 0.0, MAX_SIGMA_SPACE,
           DEFAULT_SIGMA_SPACE, live));
   /**
    * GstCudaBilateral:filter-chroma:
@@ -803,9 +858,10 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_FILTER_CHROMA,
       g_param_spec_boolean ("filter-chroma", "Filter chroma",
-          "Filter the chroma of subsampled YUV formats too (with diameter and "
-          "sigma-space halved), else copy it unchanged", DEFAULT_FILTER_CHROMA,
-          live));
+          "Filter the chroma of subsampled YUV formats (I420, YV12, NV12, "
+          "NV21, YUY2, UYVY) too, with diameter and sigma-space halved; "
+          "false: copy it unchanged. Other formats ignore it",
+          DEFAULT_FILTER_CHROMA, live));
 
   /**
    * GstCudaBilateral:mode:
@@ -821,8 +877,9 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MODE,
       g_param_spec_enum ("mode", "Mode",
-          "bilateral: edge-preserving filter; gaussian: range weight off, "
-          "OpenCV's GaussianBlur (kernel size diameter, sigma sigma-space)",
+          "The filter: bilateral (edge-preserving, OpenCV's bilateralFilter) "
+          "or gaussian (range weight off: OpenCV's GaussianBlur, kernel size "
+          "diameter, sigma sigma-space)",
           GST_TYPE_CUDA_BILATERAL_MODE, DEFAULT_MODE, live));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_MODE, 0);
   /**
@@ -831,18 +888,20 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * exact (default): OpenCV's bilateralFilter within ±1, whose cost grows
    * with the square of the window. grid: the bilateral grid (Chen, Paris &
    * Durand 2007), an approximation whose cost per pixel does not depend on
-   * the window: pixels are gathered into a grid of cells of sigma-space
-   * pixels (at least 4) by sigma-color levels (the range axis is the level,
-   * or the sum of the three channels for colour), blurred, and read back
-   * by trilinear interpolation. Meant for sigma-space >= 8, where the exact
+   * the window: pixels are gathered into a grid of cells of 0.894
+   * sigma-space pixels (at least 4) by 0.894 sigma-color levels (the range
+   * axis is the level, or the sum of the three channels for colour; at
+   * most 96 cells), blurred, and read back by trilinear interpolation. Meant for sigma-space >= 8, where the exact
    * method slows down; diameter is not used (the grid's Gaussian is not
    * cut to a disc). Its error against the exact output is in the
    * documentation. Ignored in mode=gaussian.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method",
-          "exact: OpenCV's bilateralFilter; grid: bilateral grid "
-          "approximation, cost independent of the window (sigma-space >= 8)",
+          "How mode=bilateral is computed: exact (OpenCV's bilateralFilter, "
+          "cost grows with the window's area) or grid (bilateral grid "
+          "approximation, cost independent of the window; for sigma-space "
+          ">= 8; diameter not used)",
           GST_TYPE_CUDA_BILATERAL_METHOD, DEFAULT_METHOD, live));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_METHOD, 0);
   /**
@@ -861,19 +920,38 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    */
   g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
       g_param_spec_string ("mask-location", "Mask location",
-          "Strength mask image (GRAY8 PNG or any picture GStreamer decodes), "
-          "scaled to the frame: 0 = unfiltered, 255 = fully filtered, "
-          "between = blend; unset = filter everything", NULL,
+          "Strength mask: path of a picture file (a GRAY8 PNG, or any "
+          "picture GStreamer decodes), scaled to the frame; per pixel "
+          "0 = unfiltered, 255 = fully filtered, between = blended. "
+          "Unset: the whole frame is filtered", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
-      "Edge-preserving bilateral filter on an NVIDIA GPU, equal to OpenCV's "
-      "bilateralFilter within ±1.\n"
-      "Example: gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
-      "cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert "
-      "! autovideosink",
+      "Edge-preserving bilateral filter on an NVIDIA GPU (CUDA), equal to "
+      "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY8 in system "
+      "or CUDA memory; also a Gaussian blur (mode=gaussian), a bilateral "
+      "grid for large windows (method=grid) and a strength mask "
+      "(mask-location). Examples:"
+      EXAMPLE_INDENT "gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! "
+          "cudabilateral diameter=7 sigma-color=30 ! videoconvert ! "
+          "autovideosink sync=false"
+      EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! "
+          "h264parse ! nvh264dec ! cudabilateral sigma-color=40 "
+          "sigma-space=5 ! cudadownload ! videoconvert ! autovideosink"
+      EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! "
+          "cudabilateral sigma-color=40 sigma-space=5 ! x264enc ! mp4mux ! "
+          "filesink location=out.mp4"
+      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
+          "cudabilateral mode=gaussian diameter=15 sigma-space=4 ! "
+          "videoconvert ! autovideosink"
+      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
+          "cudabilateral method=grid sigma-color=40 sigma-space=16 ! "
+          "videoconvert ! autovideosink"
+      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA "
+          "! cudabilateral mask-location=mask.png ! videoconvert ! "
+          "autovideosink",
       "gst-cudabilateral authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
