@@ -908,6 +908,27 @@ typedef struct
   int capacity;
 } Probe;
 
+/* Room for the times of the frames with offsets 0 to @capacity - 1. */
+static void
+probe_init (Probe * p, int capacity)
+{
+  memset (p, 0, sizeof (*p));
+  g_mutex_init (&p->lock);
+  g_cond_init (&p->cond);
+  p->capacity = capacity;
+  p->t_in = g_new0 (gint64, capacity);
+  p->t_out = g_new0 (gint64, capacity);
+}
+
+static void
+probe_clear (Probe * p)
+{
+  g_free (p->t_in);
+  g_free (p->t_out);
+  g_mutex_clear (&p->lock);
+  g_cond_clear (&p->cond);
+}
+
 /* Notes when the frame numbered by the buffer's offset passed. */
 static void
 record_time (Probe * p, GstPadProbeInfo * info, gint64 * times)
@@ -925,15 +946,22 @@ probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* One more frame out (wakes wait_frames). */
+static void
+count_out (Probe * p)
+{
+  g_mutex_lock (&p->lock);
+  p->n_out++;
+  g_cond_signal (&p->cond);
+  g_mutex_unlock (&p->lock);
+}
+
 static GstPadProbeReturn
 probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
   record_time (p, info, p->t_out);
-  g_mutex_lock (&p->lock);
-  p->n_out++;
-  g_cond_signal (&p->cond);
-  g_mutex_unlock (&p->lock);
+  count_out (p);
   return GST_PAD_PROBE_OK;
 }
 
@@ -1048,7 +1076,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   GstVideoInfo info;
   GstBuffer *pushed[N_POOL_FRAMES] = { NULL };
   GstBufferPool *pool = NULL;
-  Probe probe = { 0 };
+  Probe probe;
   double *lat = g_new (double, frames);
   gint64 t0 = 0, t1;
   int i, first_offset = 0, n_pushed = 1, warmup = 20;
@@ -1058,11 +1086,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     row.fps = -1;
     return row;
   }
-  g_mutex_init (&probe.lock);
-  g_cond_init (&probe.cond);
-  probe.capacity = frames + warmup + 1;
-  probe.t_in = g_new0 (gint64, probe.capacity);
-  probe.t_out = g_new0 (gint64, probe.capacity);
+  probe_init (&probe, frames + warmup + 1);
 
   src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   e_first = gst_bin_get_by_name (GST_BIN (pipeline), first);
@@ -1155,8 +1179,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   gst_object_unref (e_last);
   gst_object_unref (src);
   gst_object_unref (pipeline);
-  g_free (probe.t_in);
-  g_free (probe.t_out);
+  probe_clear (&probe);
   g_free (lat);
   return row;
 }
@@ -1174,17 +1197,13 @@ bench_decode (const char *name, const char *desc)
   GstPad *pad;
   GstBus *bus;
   GstMessage *msg;
-  Probe probe = { 0 };
+  Probe probe;
 
   if (!pipeline) {
     fprintf (stderr, "%s: %s\n", desc, error->message);
     return row;
   }
-  g_mutex_init (&probe.lock);
-  g_cond_init (&probe.cond);
-  probe.capacity = 1 << 16;
-  probe.t_in = g_new0 (gint64, probe.capacity);
-  probe.t_out = g_new0 (gint64, probe.capacity);
+  probe_init (&probe, 1 << 16);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, probe_decoded, &probe,
@@ -1217,8 +1236,7 @@ bench_decode (const char *name, const char *desc)
   gst_object_unref (pad);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
-  g_free (probe.t_in);
-  g_free (probe.t_out);
+  probe_clear (&probe);
   return row;
 }
 
