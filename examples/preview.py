@@ -165,8 +165,9 @@ def source_description(args):
             sys.stderr.write("ERROR: no camera found (use --device)\n")
             sys.exit(EXIT_CANNOT_RUN)
     if args.device:
-        # Raw frames: the camera's own format (often YUY2) goes to the GPU
-        # as it is; the filter takes it without conversion.
+        # Raw frames (a camera that gives only MJPEG would need jpegdec).
+        # videoconvert converts only where the camera's format is not one
+        # the filter takes: YUY2, NV12, I420, ... pass through untouched.
         return (f'v4l2src device="{args.device}"{limit} ! video/x-raw '
                 "! videoconvert")
     print("No camera: a test pattern")
