@@ -38,7 +38,6 @@ struct Grid
   }
 };
 
-template < class T >
 __device__ __forceinline__ void grid_position (const Grid & g, int x, int y,
     float guide, float *gx, float *gy, float *gz)
 {
@@ -59,7 +58,7 @@ grid_splat (Io io, Grid g, float *cells)
   const typename T::Value p = T::template unpack < false > (T::load (io, y,
           x));
   float gx, gy, gz, v[T::kValues];
-  grid_position < T > (g, x, y, T::guide (p), &gx, &gy, &gz);
+  grid_position (g, x, y, T::guide (p), &gx, &gy, &gz);
   float *c = cells + g.cell (blockIdx.z, (int) (gx + 0.5f), (int) (gy + 0.5f),
       (int) (gz + 0.5f));
   T::to_floats (p, v);
@@ -74,12 +73,11 @@ grid_splat (Io io, Grid g, float *cells)
 __global__ void
 grid_blur (const float *in, float *out, Grid g, int axis)
 {
-  const size_t n = g.layer_floats () * gridDim.y;
-  const size_t i = (size_t) blockIdx.x * blockDim.x + threadIdx.x +
-      (size_t) blockIdx.y * g.layer_floats ();
-  if (i >= n || (size_t) blockIdx.x * blockDim.x + threadIdx.x >=
-      g.layer_floats ())
+  /* blockIdx.y is the layer (channel), x the float within it. */
+  const size_t in_layer = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
+  if (in_layer >= g.layer_floats ())
     return;
+  const size_t i = in_layer + (size_t) blockIdx.y * g.layer_floats ();
   const size_t cell = (i / g.floats_per_cell) % ((size_t) g.dims.w *
       g.dims.h * g.dims.d);
   const int x = cell % g.dims.w;
@@ -110,7 +108,7 @@ grid_slice (Io io, int row_begin, int row_end, Grid g, const float *cells)
   const typename T::Value p = T::template unpack < false > (T::load (io, y,
           x));
   float gx, gy, gz, acc[T::kValues + 1] = { };
-  grid_position < T > (g, x, y, T::guide (p), &gx, &gy, &gz);
+  grid_position (g, x, y, T::guide (p), &gx, &gy, &gz);
   const int x0 = (int) gx, y0 = (int) gy, z0 = (int) gz;
   const float fx = gx - x0, fy = gy - y0, fz = gz - z0;
 #pragma unroll
