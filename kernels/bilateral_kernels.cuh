@@ -604,6 +604,202 @@ bilateral_fast (Io io, int row_begin, int row_end,
 }
 
 /* ------------------------------------------------------------------ */
+/* Streaming kernels (32-bit colour layouts, small radii): each thread
+ * owns four adjacent pixels, one 16-byte word, and walks down a strip of
+ * rows, keeping what the window needs of the rows above in registers. No
+ * shared tile and its barrier: at these small windows the tiled kernels
+ * spend more time filling and reading the tile than filtering. What they
+ * share: */
+
+constexpr int kStreamPixels = 4;
+
+/* A row's source pixels, x - r .. x + 3 + r, as words. */
+template < int R > struct StreamWords
+{
+  uint32_t w[kStreamPixels + 2 * R];
+};
+
+/* The colour bytes kFirst .. kFirst + 2 of a word, exactly, as floats. */
+template < int kFirst >
+__device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
+{
+  return Colour::Value { Colour::exact (word, 0x7440 + kFirst),
+      Colour::exact (word, 0x7441 + kFirst),
+      Colour::exact (word, 0x7442 + kFirst) };
+}
+
+/* Row @y's words x - R .. x + 3 + R, reflected at the picture's edges;
+ * @inside from stream_inside. */
+template < int R >
+__device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
+    int y, int x, bool inside)
+{
+  StreamWords < R > s;
+  const int sy = reflect101 (y, io.height);
+  if (inside) {
+    const uint8_t *p = io.in < 4 > (0, sy, x);
+    const uint2 left = *reinterpret_cast < const uint2 * >(p - 8);
+    const uint4 mid = *reinterpret_cast < const uint4 * >(p);
+    const uint2 right = *reinterpret_cast < const uint2 * >(p + 16);
+    const uint32_t all[kStreamPixels + 4] = { left.x, left.y, mid.x, mid.y,
+      mid.z, mid.w, right.x, right.y
+    };
+#pragma unroll
+    for (int k = 0; k < kStreamPixels + 2 * R; k++)
+      s.w[k] = all[k + 2 - R];
+  } else {
+#pragma unroll
+    for (int k = 0; k < kStreamPixels + 2 * R; k++) {
+      /* Pixels right of the picture (the last thread's) are not stored:
+       * any source will do, one reflection keeps it inside. */
+      const int sx = min (x - R + k, io.width - 1 + R);
+      s.w[k] = *reinterpret_cast < const uint32_t * >(io.in < 4 > (0, sy,
+              reflect101 (sx, io.width)));
+    }
+  }
+  return s;
+}
+
+/* Whether the 16-byte word at @x and the 8-byte words each side of it lie
+ * in the row (for radius <= 2 the fast loads, with no reflection). */
+__device__ __forceinline__ bool stream_inside (const Io & io, int x)
+{
+  return x >= 2 && x + kStreamPixels + 2 <= io.width;
+}
+
+/* The layouts the streaming kernels serve: the 32-bit colour ones. */
+template < class T > struct StreamLayout
+{
+  static constexpr bool kServed = false;
+  static constexpr int kFirst = 0;
+};
+template < int F > struct StreamLayout <Colour32 < F > >
+{
+  static constexpr bool kServed = true;
+  static constexpr int kFirst = F;
+};
+
+/* Whether a streaming kernel can take a launch: its layout, and rows whose
+ * 16-byte words are aligned. */
+template < class T >
+bool stream_serves (const CbfPlane * src, const CbfPlane * dst)
+{
+  return StreamLayout < T >::kServed && ((uintptr_t) src->data |
+      src->pitch_bytes | (uintptr_t) dst->data | dst->pitch_bytes) % 16 == 0;
+}
+
+/* Output rows a strip: short strips, as a bilateral output row costs far
+ * more than the halo's loads, and more strips fill the GPU at 1080p.
+ * Measured on an H100 (4K RGBA d = 3, rows / blocks an SM): 32 / 8 0.051
+ * ms, 16 / 8 0.046, 8 / 8 0.046, 8 / 12 0.047; the specialised kernel
+ * 0.060. At radius 2 every shape was slower than the specialised kernel
+ * (4K d = 5: 0.100 to 0.111 ms against 0.085), so only radius 1 streams.
+ * CBF_BILATERAL_STREAM_{ROWS,MIN_BLOCKS} override the shape at build
+ * time, for experiments. */
+#ifndef CBF_BILATERAL_STREAM_ROWS
+#define CBF_BILATERAL_STREAM_ROWS 8
+#endif
+#ifndef CBF_BILATERAL_STREAM_MIN_BLOCKS
+#define CBF_BILATERAL_STREAM_MIN_BLOCKS 8
+#endif
+constexpr int kBilateralStreamThreads = 64;
+constexpr int kBilateralStreamRows = CBF_BILATERAL_STREAM_ROWS;
+
+/* The specialised kernel's sums (biased bytes, the same range table and
+ * spatial taps), with the words of the window's 2r + 1 rows in a ring of
+ * registers: output row y is filtered when source row y + r arrives. The
+ * ring's slots are fixed at compile time by unrolling the row loop by the
+ * window, so every tap's word is a register. Words are kept with their
+ * fourth byte cleared, for the range distance. */
+template < int kFirst, int R >
+__global__ void __launch_bounds__ (kBilateralStreamThreads,
+    CBF_BILATERAL_STREAM_MIN_BLOCKS)
+bilateral_stream (Io io, int row_begin, int row_end,
+    const float *__restrict__ tables, SpaceTaps space)
+{
+  constexpr int kWindow = 2 * R + 1;
+  constexpr int kWords = kStreamPixels + 2 * R;
+  constexpr uint32_t kColourMask = Colour32 < kFirst >::kColourMask;
+  __shared__ float range_lut[CBF_RANGE_LUT_LEN];
+  const int tid = threadIdx.x;
+  for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kBilateralStreamThreads)
+    range_lut[i] = tables[i];
+  __syncthreads ();
+
+  const int x = (blockIdx.x * kBilateralStreamThreads + threadIdx.x) *
+      kStreamPixels;
+  if (x >= io.width)
+    return;
+  const int y_begin = row_begin + blockIdx.y * kBilateralStreamRows;
+  const int y_end = min (y_begin + kBilateralStreamRows, row_end);
+  const bool inside = stream_inside (io, x);
+
+  uint32_t ring[kWindow][kWords];
+  int s = y_begin - R;
+  const int s_end = y_end + R;
+  StreamWords < R > next = stream_load < R > (io, s, x, inside);
+  while (s < s_end) {
+#pragma unroll
+    for (int j = 0; j < kWindow; j++, s++) {
+      if (s >= s_end)
+        break;
+#pragma unroll
+      for (int k = 0; k < kWords; k++)
+        ring[j][k] = next.w[k] & kColourMask;
+      if (s + 1 < s_end)
+        next = stream_load < R > (io, s + 1, x, inside);
+
+      const int y = s - R;
+      if (y < y_begin)
+        continue;
+      /* Row y + dy is in slot (j + 1 + r + dy) mod window. */
+      uint32_t out[kStreamPixels];
+#pragma unroll
+      for (int p = 0; p < kStreamPixels; p++) {
+        const uint32_t centre = ring[(j + 1 + R) % kWindow][p + R];
+        Colour::Sum sum;
+#pragma unroll
+        for (int dy = -R; dy <= R; dy++)
+#pragma unroll
+          for (int dx = -R; dx <= R; dx++)
+            if (in_disc < R > (dx, dy)) {
+              const uint32_t word = ring[(j + 1 + R + dy) % kWindow][p + R +
+                  dx];
+              const float w = range_at (range_lut, Colour::lut_offset (word,
+                      centre)) * space.w[(dy + R) * (2 * R + 1) + dx + R];
+              /* Colour::unpack's selectors, moved to byte kFirst. */
+              constexpr uint32_t kByte = 0x10 * kFirst;
+              const Colour::Value value { Colour::biased (word,
+                    0x7604 + kByte), Colour::biased (word, 0x7614 + kByte),
+                Colour::biased (word, 0x7624 + kByte)
+              };
+              Colour::add (sum, value, w);
+            }
+        out[p] = Colour::result < true > (sum) << (8 * kFirst);
+      }
+      /* The fourth byte of each pixel, copied through. */
+      if (inside) {
+        const uint4 q = *reinterpret_cast < const uint4 * >(io.in < 4 > (0, y,
+                x));
+        *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
+            make_uint4 (out[0] | (q.x & ~kColourMask),
+            out[1] | (q.y & ~kColourMask), out[2] | (q.z & ~kColourMask),
+            out[3] | (q.w & ~kColourMask));
+      } else {
+#pragma unroll
+        for (int p = 0; p < kStreamPixels; p++)
+          if (x + p < io.width) {
+            const uint32_t q = *reinterpret_cast < const uint32_t * >(io.in <
+                4 > (0, y, x + p));
+            *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) =
+                out[p] | (q & ~kColourMask);
+          }
+      }
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ */
 /* The generic kernel: the same layouts, one output pixel per thread, taps
  * walked at run time. */
 
@@ -673,6 +869,13 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
 
 /* ------------------------------------------------------------------ */
 /* Launchers */
+
+/* CASE (R) for each radius that has compile-time kernels (the cases of a
+ * launcher's switch over the radius). */
+#define CBF_EACH_FAST_RADIUS(CASE) \
+  CASE (1) CASE (2) CASE (3) CASE (4) CASE (5) CASE (6) CASE (7) CASE (8)
+static_assert (CBF_FAST_MAX_RADIUS == 8,
+    "CBF_EACH_FAST_RADIUS names each specialised radius");
 
 /* The Io of a launch, after checking the planes against the layout. */
 template < class T >
@@ -751,6 +954,22 @@ void launch_fast_radius (const Io & io, int row_begin, int row_end,
 }
 
 template < class T >
+void launch_bilateral_stream (const Io & io, int row_begin, int row_end,
+    const CbfBilateralWeights * w, cudaStream_t stream)
+{
+  constexpr int pixels_a_block = kBilateralStreamThreads * kStreamPixels;
+  const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
+      (row_end - row_begin + kBilateralStreamRows - 1) /
+      kBilateralStreamRows);
+  SpaceTaps space;
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
+    space.w[i] = w->space_taps[i];
+  bilateral_stream < StreamLayout < T >::kFirst, 1 > <<<grid,
+      kBilateralStreamThreads, 0, stream >>> (io, row_begin, row_end,
+      w->tables_dev, space);
+}
+
+template < class T >
 cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, const CbfBilateralWeights * w,
     cudaStream_t stream)
@@ -762,14 +981,16 @@ cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
   if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
     return cudaErrorInvalidValue;
 
+  if (w->radius == 1 && stream_serves < T > (src, dst)) {
+    launch_bilateral_stream < T > (io, row_begin, row_end, w, stream);
+    return cudaGetLastError ();
+  }
   switch (w->radius) {
 #define CBF_FAST_CASE(R) \
     case R: \
       launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
       break;
-      CBF_FAST_CASE (1) CBF_FAST_CASE (2) CBF_FAST_CASE (3)
-      CBF_FAST_CASE (4) CBF_FAST_CASE (5) CBF_FAST_CASE (6)
-      CBF_FAST_CASE (7) CBF_FAST_CASE (8)
+      CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
     default:
       return launch_generic < T > (src, dst, row_begin, row_end, w, stream);
@@ -777,7 +998,6 @@ cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
   return cudaGetLastError ();
 }
 
-static_assert (CBF_FAST_MAX_RADIUS == 8, "one case per specialised radius");
 
 }                               /* namespace */
 

@@ -217,66 +217,26 @@ gaussian_columns (Io io, int row_begin, int row_end,
 #ifndef CBF_GAUSS_STREAM_MIN_BLOCKS
 #define CBF_GAUSS_STREAM_MIN_BLOCKS 8
 #endif
+#ifndef CBF_GAUSS_STREAM_AHEAD
+#define CBF_GAUSS_STREAM_AHEAD 2
+#endif
 #ifndef CBF_GAUSS_STREAM_MAX_RADIUS
 #define CBF_GAUSS_STREAM_MAX_RADIUS 2
 #endif
-constexpr int kStreamPixels = 4;
 constexpr int kStreamThreads = CBF_GAUSS_STREAM_THREADS;
 /* Output rows a strip: the 2r halo rows are read and filtered again by the
  * strip below. */
 constexpr int kStreamRows = CBF_GAUSS_STREAM_ROWS;
 constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
+/* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5
+ * (two runs): 1 row 0.0515 / 0.0503 ms, 2 rows 0.0499 / 0.0498, 3 rows
+ * 0.0505 / 0.0494; strips of 64 rows 0.073 (half the warps: one wave of
+ * 32-row strips just fills the GPU at 4K). */
+constexpr int kStreamAhead = CBF_GAUSS_STREAM_AHEAD;
 static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
  * enough row loads in flight. */
 constexpr int kStreamMinBlocks = CBF_GAUSS_STREAM_MIN_BLOCKS;
-
-/* A row's source pixels, x - r .. x + 3 + r, as words. */
-template < int R > struct StreamWords
-{
-  uint32_t w[kStreamPixels + 2 * R];
-};
-
-/* The colour bytes kFirst .. kFirst + 2 of a word, exactly, as floats. */
-template < int kFirst >
-__device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
-{
-  return Colour::Value { Colour::exact (word, 0x7440 + kFirst),
-      Colour::exact (word, 0x7441 + kFirst),
-      Colour::exact (word, 0x7442 + kFirst) };
-}
-
-/* @inside: the 16-byte word and the 8-byte words each side lie in the row
- * (then no reflection is needed for radius <= 2). */
-template < int R >
-__device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
-    int y, int x, bool inside)
-{
-  StreamWords < R > s;
-  const int sy = reflect101 (y, io.height);
-  if (inside) {
-    const uint8_t *p = io.in < 4 > (0, sy, x);
-    const uint2 left = *reinterpret_cast < const uint2 * >(p - 8);
-    const uint4 mid = *reinterpret_cast < const uint4 * >(p);
-    const uint2 right = *reinterpret_cast < const uint2 * >(p + 16);
-    const uint32_t all[kStreamPixels + 4] = { left.x, left.y, mid.x, mid.y,
-      mid.z, mid.w, right.x, right.y
-    };
-#pragma unroll
-    for (int k = 0; k < kStreamPixels + 2 * R; k++)
-      s.w[k] = all[k + 2 - R];
-  } else {
-#pragma unroll
-    for (int k = 0; k < kStreamPixels + 2 * R; k++) {
-      /* Pixels right of the picture (the last thread's) are not stored:
-       * any source will do, one reflection keeps it inside. */
-      const int sx = min (x - R + k, io.width - 1 + R);
-      s.w[k] = *reinterpret_cast < const uint32_t * >(io.in < 4 > (0, sy,
-              reflect101 (sx, io.width)));
-    }
-  }
-  return s;
-}
 
 template < int kFirst, int R >
 __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
@@ -292,7 +252,7 @@ gaussian_stream (Io io, int row_begin, int row_end,
     return;
   const int y_begin = row_begin + blockIdx.y * kStreamRows;
   const int y_end = min (y_begin + kStreamRows, row_end);
-  const bool inside = x >= 2 && x + kStreamPixels + 2 <= io.width;
+  const bool inside = stream_inside (io, x);
 
   float c[kWindow];
   float weight_sum = 0.f;
@@ -306,15 +266,24 @@ gaussian_stream (Io io, int row_begin, int row_end,
   Value ring[kWindow][kStreamPixels];
   int s = y_begin - R;
   const int s_end = y_end + R;
-  StreamWords < R > next = stream_load < R > (io, s, x, inside);
+  /* Rows s .. s + kStreamAhead - 1, loaded before they are needed. */
+  StreamWords < R > ahead[kStreamAhead];
+#pragma unroll
+  for (int a = 0; a < kStreamAhead; a++)
+    if (s + a < s_end)
+      ahead[a] = stream_load < R > (io, s + a, x, inside);
   while (s < s_end) {
 #pragma unroll
     for (int j = 0; j < kWindow; j++, s++) {
       if (s >= s_end)
         break;
-      const StreamWords < R > row = next;
-      if (s + 1 < s_end)
-        next = stream_load < R > (io, s + 1, x, inside);
+      const StreamWords < R > row = ahead[0];
+#pragma unroll
+      for (int a = 0; a + 1 < kStreamAhead; a++)
+        ahead[a] = ahead[a + 1];
+      if (s + kStreamAhead < s_end)
+        ahead[kStreamAhead - 1] = stream_load < R > (io, s + kStreamAhead, x,
+            inside);
 
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
@@ -380,18 +349,6 @@ gaussian_stream (Io io, int row_begin, int row_end,
   }
 }
 
-/* Which layouts gaussian_stream serves: the 32-bit colour ones. */
-template < class T > struct StreamLayout
-{
-  static constexpr bool kServed = false;
-  static constexpr int kFirst = 0;
-};
-template < int F > struct StreamLayout <Colour32 < F > >
-{
-  static constexpr bool kServed = true;
-  static constexpr int kFirst = F;
-};
-
 /* Launches gaussian_stream where it serves: a 32-bit colour layout, radius
  * 1 or 2, and rows whose 16-byte words are aligned. */
 template < class T >
@@ -399,9 +356,8 @@ bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
     int row_begin, int row_end, int radius, const float *coeffs_dev,
     cudaStream_t stream)
 {
-  if (!StreamLayout < T >::kServed || radius < 1 || radius > kStreamMaxRadius
-      || ((uintptr_t) src->data | src->pitch_bytes | (uintptr_t) dst->data |
-          dst->pitch_bytes) % 16 != 0)
+  if (!stream_serves < T > (src, dst) || radius < 1
+      || radius > kStreamMaxRadius)
     return false;
   const int pixels_a_block = kStreamThreads * kStreamPixels;
   const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
@@ -443,9 +399,7 @@ cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
               (kGaussBlockY * column_rows < R > ()), T::kGridLayers), \
           block, 0, stream >>> (io, row_begin, row_end, w->tables_dev); \
       break;
-      CBF_GAUSSIAN_CASE (1) CBF_GAUSSIAN_CASE (2) CBF_GAUSSIAN_CASE (3)
-      CBF_GAUSSIAN_CASE (4) CBF_GAUSSIAN_CASE (5) CBF_GAUSSIAN_CASE (6)
-      CBF_GAUSSIAN_CASE (7) CBF_GAUSSIAN_CASE (8)
+      CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
 #undef CBF_GAUSSIAN_CASE
     default:
       gaussian_chunked < T > <<<dim3 (grid_x,
