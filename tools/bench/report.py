@@ -4,7 +4,8 @@
     python3 tools/bench/report.py DIR [--plot docs/perf-diameter.png] > table.md
 
 The Markdown goes into docs/performance.md (each run keeps its own section:
-device, date, commit). The plot shows 4K kernel time against diameter for
+device, date, commit); tables whose rows the run lacks are left out (a
+`cbf-bench --live` run gives the live-source table alone). The plot shows 4K kernel time against diameter for
 us, the generic one-pixel-per-thread kernel and NPP.
 """
 import argparse
@@ -16,6 +17,78 @@ TARGETS = {  # (format, width, diameter): (target ms, what)
     ("RGBA", 3840, 5): 0.08,
     ("GRAY8", 3840, 15): 0.2,
 }
+
+
+def kernel_table(bench, cv_ms):
+    out = []
+    out.append("| format | size | d | ours ms | MP/s | generic kernel ms | NPP ms | OpenCV CPU ms | × generic | × NPP | × OpenCV |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in bench["kernels"]:
+        key = (r["format"], r["width"], r["diameter"])
+        mp = r["width"] * r["height"] / 1e6 / (r["ours_ms"] / 1e3)
+        npp = r["npp_ms"] if r["npp_ms"] > 0 else None
+        c = cv_ms.get(key)
+        out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
+                   f"{mp:,.0f} | {r['generic_ms']:.3f} | {npp:.3f} | " if npp else
+                   f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
+                   f"{mp:,.0f} | {r['generic_ms']:.3f} | – | ")
+        out[-1] += (f"{c:.1f} | " if c else "– | ") + f"{r['generic_ms'] / r['ours_ms']:.1f} | " + \
+            (f"{npp / r['ours_ms']:.1f} | " if npp else "– | ") + (f"{c / r['ours_ms']:.0f} |" if c else "– |")
+    return out
+
+
+def pipeline_table(bench):
+    out = []
+    out.append("")
+    out.append("Through GStreamer (`appsrc ! … ! fakesink sync=false`, RGBA, d=15): frames/s over the run; "
+               "latency from the buffer entering the first element's sink pad to leaving the last one's "
+               "source pad (pad probes), median and 99th percentile. \"CUDA memory in and out\": frames "
+               "already in CUDA memory of the element's context (uploaded once, outside the timing). "
+               "nvh264dec rows: the H.264 clip decoded into CUDA memory, with and without the filter, "
+               "frames/s from the first to the last frame at the sink.\n")
+    out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: |")
+    for p in bench["pipelines"]:
+        lat = (f"{p['latency_median_ms']:.3f} | {p['latency_p99_ms']:.3f} |" if p["latency_median_ms"] >= 0
+               else "– | – |")
+        out.append(f"| {p['name']} | {p['width']}×{p['height']} | {p['frames']} | {p['fps']:.0f} | " + lat)
+    return out
+
+
+def live_table(bench):
+    """The live-source rows (cbf-bench --live): a frame's time in the element, what it declares, drops."""
+    def ms(v):
+        return "∞" if v < 0 else f"{v:.1f}"
+    out = [""]
+    out.append("Live source, as a camera preview runs: `videotestsrc is-live=true pattern=checkers-8 ! "
+               "video/x-raw,format=RGBA,… ! ELEMENT ! fakesink sync=true qos=true max-lateness=20000000` "
+               f"(sigma-color {bench['sigma_color']:g}, sigma-space {bench['sigma_space']:g}). In → out: per frame "
+               "from the buffer entering the element's sink pad to leaving its source pad (pad probes, monotonic "
+               "clock), over the frames after a third of a second of warm-up; identity in the element's place "
+               "gives the probes' own cost. At once: the most frames inside the element at the same time (1: "
+               "no queueing). Dropped: by the element (its QoS) + by the sink (late by more than 20 ms); late: "
+               "frames that reached the sink after their due time (QoS jitter > 0); least margin: how long before "
+               "its due time the latest frame reached the sink (the sink's QoS jitter, sign flipped). With no "
+               "queue, source, element and sink share one streaming thread that waits in the sink until each "
+               "frame is due and draws the next one after that, so the margin is about the frame period less the "
+               "source's drawing and the element's time: compare identity at the same size. Latency query: the pipeline's answer (min / "
+               "max; it includes the sink's 20 ms processing deadline), and what the element adds to upstream's "
+               "answer (its source pad's min minus its sink pad peer's).\n")
+    out.append("| element | size | frames/s | frames | in → out median ms | p99 ms | max ms | at once | "
+               "dropped | late | least margin ms | pipeline latency ms | element adds ms |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    for r in bench["live"]:
+        margin = "–" if r["sink_jitter_max_ms"] is None else f"{-r['sink_jitter_max_ms']:.1f}"
+        sink = "?" if r["dropped_sink"] < 0 else r["dropped_sink"]
+        pipe = (f"{ms(r['pipeline_latency_min_ms'])} / {ms(r['pipeline_latency_max_ms'])}"
+                + (" (live)" if r["live"] else ""))
+        added = r["element_latency_min_ms"] - r["upstream_latency_min_ms"]
+        lat = " | ".join("–" if r[k] < 0 else f"{r[k]:.3f}"
+                         for k in ("latency_median_ms", "latency_p99_ms", "latency_max_ms"))
+        out.append(f"| {r['name']} | {r['width']}×{r['height']} @ {r['framerate']} | {r['fps']:.1f} | "
+                   f"{r['frames']} | {lat} | {r['max_in_flight']} | {r['dropped_element']} + {sink} | "
+                   f"{r['late_sink']} | {margin} | {pipe} | {added:.3f} |")
+    return out
 
 
 def main():
@@ -31,7 +104,8 @@ def main():
         for r in cv["rows"]:
             fmt = "RGBA" if r["format"] == "RGB" else r["format"]
             cv_ms[(fmt, r["width"], r["diameter"])] = r["ms"]
-    gpu_txt = open(os.path.join(args.dir, "gpu.txt")).read().strip().splitlines()
+    gpu_path = os.path.join(args.dir, "gpu.txt")
+    gpu_txt = open(gpu_path).read().strip().splitlines() if os.path.exists(gpu_path) else []
 
     out = []
     out.append(f"### {bench['gpu']}, {bench['date'][:10]}, commit {bench['commit']}\n")
@@ -44,19 +118,8 @@ def main():
                f"kernel times: CUDA events, median of {bench['runs']} runs after warm-up, three noised "
                "inputs in rotation. NPP: `nppiFilterBilateralGaussBorder_8u_C3R` for RGBA rows (RGB, "
                "3 bytes a pixel), `_C1R` for GRAY8. OpenCV: `cv::bilateralFilter`, RGB for RGBA rows.\n")
-    out.append("| format | size | d | ours ms | MP/s | generic kernel ms | NPP ms | OpenCV CPU ms | × generic | × NPP | × OpenCV |")
-    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r in bench["kernels"]:
-        key = (r["format"], r["width"], r["diameter"])
-        mp = r["width"] * r["height"] / 1e6 / (r["ours_ms"] / 1e3)
-        npp = r["npp_ms"] if r["npp_ms"] > 0 else None
-        c = cv_ms.get(key)
-        out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
-                   f"{mp:,.0f} | {r['generic_ms']:.3f} | {npp:.3f} | " if npp else
-                   f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | **{r['ours_ms']:.3f}** | "
-                   f"{mp:,.0f} | {r['generic_ms']:.3f} | – | ")
-        out[-1] += (f"{c:.1f} | " if c else "– | ") + f"{r['generic_ms'] / r['ours_ms']:.1f} | " + \
-            (f"{npp / r['ours_ms']:.1f} | " if npp else "– | ") + (f"{c / r['ours_ms']:.0f} |" if c else "– |")
+    if bench["kernels"]:
+        out += kernel_table(bench, cv_ms)
     if bench.get("frames"):
         out.append("")
         out.append("A whole frame per format: every kernel the element launches for it (YUV: luma, then each "
@@ -71,19 +134,10 @@ def main():
             mp = r["width"] * r["height"] / 1e6 / (r["ms"] / 1e3)
             out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | {r['ms']:.3f} | "
                        + (f"{r['ms'] / g:.2f} | " if g else "– | ") + f"{mp:,.0f} |")
-    out.append("")
-    out.append("Through GStreamer (`appsrc ! … ! fakesink sync=false`, RGBA, d=15): frames/s over the run; "
-               "latency from the buffer entering the first element's sink pad to leaving the last one's "
-               "source pad (pad probes), median and 99th percentile. \"CUDA memory in and out\": frames "
-               "already in CUDA memory of the element's context (uploaded once, outside the timing). "
-               "nvh264dec rows: the H.264 clip decoded into CUDA memory, with and without the filter, "
-               "frames/s from the first to the last frame at the sink.\n")
-    out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms |")
-    out.append("| --- | --- | ---: | ---: | ---: | ---: |")
-    for p in bench["pipelines"]:
-        lat = (f"{p['latency_median_ms']:.3f} | {p['latency_p99_ms']:.3f} |" if p["latency_median_ms"] >= 0
-               else "– | – |")
-        out.append(f"| {p['name']} | {p['width']}×{p['height']} | {p['frames']} | {p['fps']:.0f} | " + lat)
+    if bench["pipelines"]:
+        out += pipeline_table(bench)
+    if bench.get("live"):
+        out += live_table(bench)
     print("\n".join(out))
 
     if args.plot:
