@@ -660,6 +660,31 @@ __device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
   return s;
 }
 
+/* Asks the line holding @p into L2, taking no register for the result. */
+__device__ __forceinline__ void prefetch_l2 (const void *p)
+{
+  asm volatile ("prefetch.global.L2 [%0];"::"l" (p));
+}
+
+/* The strip height for a streaming launch: the longest of @max_rows,
+ * halved down to 8, that still gives every SM @warps_per_sm warps, so that
+ * a small frame or a band is not left to a few SMs. @warps_a_strip: warps
+ * across the picture. */
+inline int stream_strip_rows (int warps_a_strip, int rows, int max_rows,
+    int warps_per_sm)
+{
+  int device = 0, sms = 0;
+  if (cudaGetDevice (&device) != cudaSuccess
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
+          device) != cudaSuccess)
+    sms = 0;
+  int strip = max_rows;
+  while (strip > 8 && (long) warps_a_strip * ((rows + strip - 1) / strip) <
+      (long) sms * warps_per_sm)
+    strip /= 2;
+  return strip;
+}
+
 /* Whether the 16-byte word at @x and the 8-byte words each side of it lie
  * in the row (for radius <= 2 the fast loads, with no reflection). */
 __device__ __forceinline__ bool stream_inside (const Io & io, int x)

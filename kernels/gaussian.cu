@@ -220,12 +220,16 @@ gaussian_columns (Io io, int row_begin, int row_end,
 #ifndef CBF_GAUSS_STREAM_AHEAD
 #define CBF_GAUSS_STREAM_AHEAD 2
 #endif
+#ifndef CBF_GAUSS_STREAM_PREFETCH
+#define CBF_GAUSS_STREAM_PREFETCH 4
+#endif
 #ifndef CBF_GAUSS_STREAM_MAX_RADIUS
 #define CBF_GAUSS_STREAM_MAX_RADIUS 2
 #endif
 constexpr int kStreamThreads = CBF_GAUSS_STREAM_THREADS;
-/* Output rows a strip: the 2r halo rows are read and filtered again by the
- * strip below. */
+/* Output rows a strip, at most: the 2r halo rows are read and filtered
+ * again by the strip below, so long strips waste less, but a frame (or a
+ * band) must give enough strips to fill the GPU (stream_strip_rows). */
 constexpr int kStreamRows = CBF_GAUSS_STREAM_ROWS;
 constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
 /* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5
@@ -233,6 +237,11 @@ constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
  * 0.0505 / 0.0494; strips of 64 rows 0.073 (half the warps: one wave of
  * 32-row strips just fills the GPU at 4K). */
 constexpr int kStreamAhead = CBF_GAUSS_STREAM_AHEAD;
+/* Rows ahead whose words are asked into L2 (0: none). H100, inputs taken
+ * in turn from three frames (as the benchmark does, so that L2 does not
+ * hold them): 9984x6400 d = 5 0.29 -> 0.263 ms with 4 rows, 0.28 with 8;
+ * 4K d = 3 0.046 -> 0.042; 4K d = 5 unchanged (0.053). */
+constexpr int kStreamPrefetch = CBF_GAUSS_STREAM_PREFETCH;
 static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
  * enough row loads in flight. */
@@ -240,7 +249,7 @@ constexpr int kStreamMinBlocks = CBF_GAUSS_STREAM_MIN_BLOCKS;
 
 template < int kFirst, int R >
 __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
-gaussian_stream (Io io, int row_begin, int row_end,
+gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
     const float *__restrict__ coeffs_dev)
 {
   using Value = Colour::Value;
@@ -250,8 +259,8 @@ gaussian_stream (Io io, int row_begin, int row_end,
   const int x = (blockIdx.x * kStreamThreads + threadIdx.x) * kStreamPixels;
   if (x >= io.width)
     return;
-  const int y_begin = row_begin + blockIdx.y * kStreamRows;
-  const int y_end = min (y_begin + kStreamRows, row_end);
+  const int y_begin = row_begin + blockIdx.y * strip_rows;
+  const int y_end = min (y_begin + strip_rows, row_end);
   const bool inside = stream_inside (io, x);
 
   float c[kWindow];
@@ -284,6 +293,9 @@ gaussian_stream (Io io, int row_begin, int row_end,
       if (s + kStreamAhead < s_end)
         ahead[kStreamAhead - 1] = stream_load < R > (io, s + kStreamAhead, x,
             inside);
+      if (kStreamPrefetch > 0 && s + kStreamPrefetch < s_end)
+        prefetch_l2 (io.in < 4 > (0, reflect101 (s + kStreamPrefetch,
+                    io.height), x));
 
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
@@ -360,15 +372,19 @@ bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
       || radius > kStreamMaxRadius)
     return false;
   const int pixels_a_block = kStreamThreads * kStreamPixels;
+  const int rows = row_end - row_begin;
+  const int strip_rows = stream_strip_rows ((io.width + pixels_a_block - 1) /
+      pixels_a_block * (kStreamThreads / 32), rows, kStreamRows,
+      kStreamMinBlocks * kStreamThreads / 32);
   const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
-      (row_end - row_begin + kStreamRows - 1) / kStreamRows);
+      (rows + strip_rows - 1) / strip_rows);
   constexpr int kFirst = StreamLayout < T >::kFirst;
   if (radius == 1)
     gaussian_stream < kFirst, 1 > <<<grid, kStreamThreads, 0, stream >>> (io,
-        row_begin, row_end, coeffs_dev);
+        row_begin, row_end, strip_rows, coeffs_dev);
   else
     gaussian_stream < kFirst, 2 > <<<grid, kStreamThreads, 0, stream >>> (io,
-        row_begin, row_end, coeffs_dev);
+        row_begin, row_end, strip_rows, coeffs_dev);
   return true;
 }
 
