@@ -232,15 +232,16 @@ constexpr int kStreamThreads = CBF_GAUSS_STREAM_THREADS;
  * band) must give enough strips to fill the GPU (stream_strip_rows). */
 constexpr int kStreamRows = CBF_GAUSS_STREAM_ROWS;
 constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
-/* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5
- * (two runs): 1 row 0.0515 / 0.0503 ms, 2 rows 0.0499 / 0.0498, 3 rows
- * 0.0505 / 0.0494; strips of 64 rows 0.073 (half the warps: one wave of
- * 32-row strips just fills the GPU at 4K). */
+/* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5,
+ * inputs read from DRAM (two runs): 2 rows 0.0490 / 0.0506 ms, 3 rows
+ * 0.0500 / 0.0499, 4 rows 0.0513 / 0.0514; before the rows had fixed slots
+ * (a shifted array of loaded rows, whose copies waited for the loads) 2
+ * rows took 0.053 / 0.055. Strips of 64 rows: 0.073 (half the warps: one
+ * wave of 32-row strips just fills the GPU at 4K). */
 constexpr int kStreamAhead = CBF_GAUSS_STREAM_AHEAD;
-/* Rows ahead whose words are asked into L2 (0: none). H100, inputs taken
- * in turn from three frames (as the benchmark does, so that L2 does not
- * hold them): 9984x6400 d = 5 0.29 -> 0.263 ms with 4 rows, 0.28 with 8;
- * 4K d = 3 0.046 -> 0.042; 4K d = 5 unchanged (0.053). */
+/* Rows ahead whose words are asked into L2 (0: none). H100, inputs read
+ * from DRAM, three rows loaded ahead: 4K d = 3 0.045 -> 0.040 ms with 4
+ * rows, d = 5 0.052 -> 0.050; 9984x6400 d = 5 0.295 -> 0.264. */
 constexpr int kStreamPrefetch = CBF_GAUSS_STREAM_PREFETCH;
 static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
@@ -275,24 +276,25 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
   Value ring[kWindow][kStreamPixels];
   int s = y_begin - R;
   const int s_end = y_end + R;
-  /* Rows s .. s + kStreamAhead - 1, loaded before they are needed. */
-  StreamWords < R > ahead[kStreamAhead];
+  /* Source rows in slots of the window's length, row s + a in slot
+   * (j + a) mod window: rows are loaded kAhead steps before their use into
+   * slots fixed at compile time, so no register holding a load in flight is
+   * ever copied (a copy would wait for the load). */
+  constexpr int kAhead = kStreamAhead < kWindow ? kStreamAhead : kWindow - 1;
+  StreamWords < R > raw[kWindow];
 #pragma unroll
-  for (int a = 0; a < kStreamAhead; a++)
+  for (int a = 0; a < kAhead; a++)
     if (s + a < s_end)
-      ahead[a] = stream_load < R > (io, s + a, x, inside);
+      raw[a] = stream_load < R > (io, s + a, x, inside);
   while (s < s_end) {
 #pragma unroll
     for (int j = 0; j < kWindow; j++, s++) {
       if (s >= s_end)
         break;
-      const StreamWords < R > row = ahead[0];
-#pragma unroll
-      for (int a = 0; a + 1 < kStreamAhead; a++)
-        ahead[a] = ahead[a + 1];
-      if (s + kStreamAhead < s_end)
-        ahead[kStreamAhead - 1] = stream_load < R > (io, s + kStreamAhead, x,
+      if (s + kAhead < s_end)
+        raw[(j + kAhead) % kWindow] = stream_load < R > (io, s + kAhead, x,
             inside);
+      const StreamWords < R > &row = raw[j];
       if (kStreamPrefetch > 0 && s + kStreamPrefetch < s_end)
         prefetch_l2 (io.in < 4 > (0, reflect101 (s + kStreamPrefetch,
                     io.height), x));
