@@ -248,9 +248,11 @@ GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
 static void
 free_grid (CbfGridScratch * grid)
 {
+  /* The cell sizes stay: update_grid sets them before it allocates. */
   cudaFree (grid->cells[0]);
   cudaFree (grid->cells[1]);
-  memset (grid, 0, sizeof (*grid));
+  grid->cells[0] = grid->cells[1] = NULL;
+  grid->capacity = 0;
 }
 
 static void
@@ -294,13 +296,9 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
   if (floats <= tables->grid.capacity)
     return cudaSuccess;
   {
-    gfloat cell_space = tables->grid.cell_space;
-    gfloat cell_range = tables->grid.cell_range;
     cudaError_t err;
 
     free_grid (&tables->grid);
-    tables->grid.cell_space = cell_space;
-    tables->grid.cell_range = cell_range;
     err = cudaMalloc ((void **) &tables->grid.cells[0],
         floats * sizeof (float));
     if (err == cudaSuccess)
