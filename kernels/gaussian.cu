@@ -202,10 +202,11 @@ gaussian_columns (Io io, int row_begin, int row_end,
  * converted once, filtered horizontally into a ring of the last 2r + 1
  * rows held in registers, and each output row is the ring's weighted sum.
  * The ring's slots are fixed at compile time by unrolling the row loop by
- * the window; the next row's load is issued before the current row is
- * filtered, to overlap memory latency with arithmetic. The arithmetic and
- * rounding are those of gaussian_columns: the horizontal sums unnormalised,
- * the result divided by the vertical coefficients' sum. */
+ * the window; each row is loaded two rows before it is filtered (and asked
+ * into L2 four rows before), to overlap memory latency with arithmetic.
+ * The arithmetic and rounding are those of gaussian_columns: the horizontal
+ * sums unnormalised, the result divided by the vertical coefficients' sum.
+ * The strip height adapts to the launch (stream_strip_rows). */
 /* CBF_GAUSS_STREAM_* override the shape at build time, for experiments
  * (CBF_GAUSS_STREAM_MAX_RADIUS=0 turns the kernel off). */
 #ifndef CBF_GAUSS_STREAM_THREADS
