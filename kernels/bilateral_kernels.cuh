@@ -760,6 +760,8 @@ bilateral_stream (Io io, int row_begin, int row_end,
   const bool inside = stream_inside (io, x);
 
   uint32_t ring[kWindow][kWords];
+  /* Each row's fourth bytes of the thread's own pixels, copied through. */
+  uint32_t kept[kWindow][kStreamPixels];
   int s = y_begin - R;
   const int s_end = y_end + R;
   StreamWords < R > next = stream_load < R > (io, s, x, inside);
@@ -771,6 +773,9 @@ bilateral_stream (Io io, int row_begin, int row_end,
 #pragma unroll
       for (int k = 0; k < kWords; k++)
         ring[j][k] = next.w[k] & kColourMask;
+#pragma unroll
+      for (int p = 0; p < kStreamPixels; p++)
+        kept[j][p] = next.w[R + p] & ~kColourMask;
       if (s + 1 < s_end)
         next = stream_load < R > (io, s + 1, x, inside);
 
@@ -802,23 +807,17 @@ bilateral_stream (Io io, int row_begin, int row_end,
             }
         out[p] = Colour::result < true > (sum) << (8 * kFirst);
       }
-      /* The fourth byte of each pixel, copied through. */
+      const uint32_t *keep = kept[(j + 1 + R) % kWindow];
       if (inside) {
-        const uint4 q = *reinterpret_cast < const uint4 * >(io.in < 4 > (0, y,
-                x));
         *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
-            make_uint4 (out[0] | (q.x & ~kColourMask),
-            out[1] | (q.y & ~kColourMask), out[2] | (q.z & ~kColourMask),
-            out[3] | (q.w & ~kColourMask));
+            make_uint4 (out[0] | keep[0], out[1] | keep[1],
+            out[2] | keep[2], out[3] | keep[3]);
       } else {
 #pragma unroll
         for (int p = 0; p < kStreamPixels; p++)
-          if (x + p < io.width) {
-            const uint32_t q = *reinterpret_cast < const uint32_t * >(io.in <
-                4 > (0, y, x + p));
+          if (x + p < io.width)
             *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) =
-                out[p] | (q & ~kColourMask);
-          }
+                out[p] | keep[p];
       }
     }
   }

@@ -292,6 +292,12 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
     for (int j = 0; j < kWindow; j++, s++) {
       if (s >= s_end)
         break;
+      /* Output row s - r's own words, for the byte each pixel copies
+       * through: taken before this step's load may reuse their slot. */
+      uint32_t src[kStreamPixels];
+#pragma unroll
+      for (int p = 0; p < kStreamPixels; p++)
+        src[p] = raw[(j + kWindow - R) % kWindow].w[R + p];
       if (s + kAhead < s_end)
         raw[(j + kAhead) % kWindow] = stream_load < R > (io, s + kAhead, x,
             inside);
@@ -321,20 +327,6 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
         continue;
       /* Rows y - r .. y + r are in slots j + 1 .. j + 2r + 1 (mod window). */
       uint32_t out[kStreamPixels];
-      uint32_t src[kStreamPixels];
-      if (inside) {
-        const uint4 q = *reinterpret_cast < const uint4 * >(io.in < 4 > (0, y,
-                x));
-        src[0] = q.x;
-        src[1] = q.y;
-        src[2] = q.z;
-        src[3] = q.w;
-      } else {
-#pragma unroll
-        for (int p = 0; p < kStreamPixels; p++)
-          src[p] = x + p < io.width ? *reinterpret_cast < const uint32_t *
-              >(io.in < 4 > (0, y, x + p)) : 0u;
-      }
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++) {
         Value o { 0.f, 0.f, 0.f };
