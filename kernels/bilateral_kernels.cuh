@@ -660,6 +660,23 @@ __device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
   return s;
 }
 
+/* Writes output row @y's four words at @x: one 16-byte store where the
+ * thread's pixels lie in the row (@inside), else each pixel in the
+ * picture. */
+__device__ __forceinline__ void stream_store (const Io & io, int y, int x,
+    bool inside, const uint32_t (&out)[kStreamPixels])
+{
+  if (inside) {
+    *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
+        make_uint4 (out[0], out[1], out[2], out[3]);
+    return;
+  }
+#pragma unroll
+  for (int p = 0; p < kStreamPixels; p++)
+    if (x + p < io.width)
+      *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) = out[p];
+}
+
 /* Asks the line holding @p into L2, taking no register for the result. */
 __device__ __forceinline__ void prefetch_l2 (const void *p)
 {
@@ -805,20 +822,10 @@ bilateral_stream (Io io, int row_begin, int row_end,
               };
               Colour::add (sum, value, w);
             }
-        out[p] = Colour::result < true > (sum) << (8 * kFirst);
+        out[p] = (Colour::result < true > (sum) << (8 * kFirst)) |
+            kept[(j + 1 + R) % kWindow][p];
       }
-      const uint32_t *keep = kept[(j + 1 + R) % kWindow];
-      if (inside) {
-        *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
-            make_uint4 (out[0] | keep[0], out[1] | keep[1],
-            out[2] | keep[2], out[3] | keep[3]);
-      } else {
-#pragma unroll
-        for (int p = 0; p < kStreamPixels; p++)
-          if (x + p < io.width)
-            *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) =
-                out[p] | keep[p];
-      }
+      stream_store (io, y, x, inside, out);
     }
   }
 }

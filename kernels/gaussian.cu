@@ -342,16 +342,7 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
             | ((uint32_t) __float2int_rn (o.c2 * inv) << 16);
         out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
       }
-      if (inside) {
-        *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
-            make_uint4 (out[0], out[1], out[2], out[3]);
-      } else {
-#pragma unroll
-        for (int p = 0; p < kStreamPixels; p++)
-          if (x + p < io.width)
-            *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) =
-                out[p];
-      }
+      stream_store (io, y, x, inside, out);
     }
   }
 }
@@ -367,12 +358,11 @@ bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
       || radius > kStreamMaxRadius)
     return false;
   const int pixels_a_block = kStreamThreads * kStreamPixels;
+  const int blocks_x = (io.width + pixels_a_block - 1) / pixels_a_block;
   const int rows = row_end - row_begin;
-  const int strip_rows = stream_strip_rows ((io.width + pixels_a_block - 1) /
-      pixels_a_block * (kStreamThreads / 32), rows, kStreamRows,
-      kStreamMinBlocks * kStreamThreads / 32);
-  const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
-      (rows + strip_rows - 1) / strip_rows);
+  const int strip_rows = stream_strip_rows (blocks_x * (kStreamThreads / 32),
+      rows, kStreamRows, kStreamMinBlocks * kStreamThreads / 32);
+  const dim3 grid (blocks_x, (rows + strip_rows - 1) / strip_rows);
   constexpr int kFirst = StreamLayout < T >::kFirst;
   if (radius == 1)
     gaussian_stream < kFirst, 1 > <<<grid, kStreamThreads, 0, stream >>> (io,
