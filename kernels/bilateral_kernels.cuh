@@ -158,25 +158,20 @@ template < int kChannels > struct Channels
   {
     return Value { s.v };
   }
-  /* For the bilateral grid: the value that places a pixel on the range
-   * axis (its level, 0 to kGuideMax), and a pixel's value and a cell's
-   * sums as kValues floats (then the weight). */
-  static constexpr int kValues = 1;
-  static constexpr float kGuideMax = 255.f;
-  static __device__ __forceinline__ float guide (const Value & p)
+  /* For the bilateral grid: kGuides grids a view, one a channel, each
+   * placing a pixel by its channel's level (0 to 255) and summing that
+   * level; from_levels makes the Sum store () writes for the levels a
+   * pixel reads back. */
+  static constexpr int kGuides = 1;
+  static __device__ __forceinline__ float level (const Value & p, int)
   {
     return p.v * 0.25f;
   }
-  static __device__ __forceinline__ void to_floats (const Value & p,
-      float *f)
-  {
-    f[0] = p.v;
-  }
-  static __device__ __forceinline__ Sum from_floats (const float *f)
+  static __device__ __forceinline__ Sum from_levels (const float *levels)
   {
     Sum s;
-    s.v = f[0];
-    s.w = f[1];
+    s.v = levels[0] * 4.f;
+    s.w = 1.f;
     return s;
   }
   static __device__ __forceinline__ void add (Sum & s, const Value & p,
@@ -257,29 +252,19 @@ struct Colour
   {
     return Value { s.c0, s.c1, s.c2 };
   }
-  /* The grid's range axis: the sum of the three channels, whose
-   * differences are at most the L1 colour distance the exact filter
-   * weighs (equal where the channels change the same way). */
-  static constexpr int kValues = 3;
-  static constexpr float kGuideMax = 765.f;
-  static __device__ __forceinline__ float guide (const Value & p)
+  /* The grid (grid.h): a grid per channel, placed by that channel. */
+  static constexpr int kGuides = 3;
+  static __device__ __forceinline__ float level (const Value & p, int c)
   {
-    return p.c0 + p.c1 + p.c2;
+    return c == 0 ? p.c0 : c == 1 ? p.c1 : p.c2;
   }
-  static __device__ __forceinline__ void to_floats (const Value & p,
-      float *f)
-  {
-    f[0] = p.c0;
-    f[1] = p.c1;
-    f[2] = p.c2;
-  }
-  static __device__ __forceinline__ Sum from_floats (const float *f)
+  static __device__ __forceinline__ Sum from_levels (const float *levels)
   {
     Sum s;
-    s.c0 = f[0];
-    s.c1 = f[1];
-    s.c2 = f[2];
-    s.w = f[3];
+    s.c0 = levels[0];
+    s.c1 = levels[1];
+    s.c2 = levels[2];
+    s.w = 1.f;
     return s;
   }
   static __device__ __forceinline__ void add (Sum & s, const Value & p,

@@ -8,9 +8,10 @@
  */
 
 /* The bilateral grid (method=grid), for every pixel layout of the exact
- * kernels: splat, blur, slice (grid.h). A cell holds T::kValues sums of
- * channel values and a count; views of one launch (U and V) have a grid
- * each, one after the other in the buffers. */
+ * kernels: splat, blur, slice (grid.h). A grid is of one channel, a cell
+ * holding the sum of its levels and a count (kFloatsPerCell); a view has
+ * T::kGuides grids (three for colour), and the views of one launch (U and
+ * V) follow one another: grid (layer) view * kGuides + channel. */
 
 #include "bilateral_kernels.cuh"
 #include "grid.h"
@@ -19,34 +20,48 @@
 
 namespace {
 
+constexpr int kFloatsPerCell = 2;
+
 /* Blocks of kBlockW x kBlockH pixels (bilateral_kernels.cuh). */
 struct Grid
 {
   CbfGridDims dims;
   float inv_cell_space;
   float inv_cell_range;
-  int floats_per_cell;
 
   __device__ __forceinline__ size_t cell (int layer, int x, int y, int z) const
   {
     return ((((size_t) layer * dims.d + z) * dims.h + y) * dims.w + x) *
-        floats_per_cell;
+        kFloatsPerCell;
   }
   __host__ __device__ __forceinline__ size_t layer_floats () const
   {
-    return (size_t) dims.w * dims.h * dims.d * floats_per_cell;
+    return (size_t) dims.w * dims.h * dims.d * kFloatsPerCell;
   }
 };
 
 __device__ __forceinline__ void grid_position (const Grid & g, int x, int y,
-    float guide, float *gx, float *gy, float *gz)
+    float level, float *gx, float *gy, float *gz)
 {
   *gx = x * g.inv_cell_space + CBF_GRID_PAD;
   *gy = y * g.inv_cell_space + CBF_GRID_PAD;
-  *gz = guide * g.inv_cell_range + CBF_GRID_PAD;
+  *gz = level * g.inv_cell_range + CBF_GRID_PAD;
 }
 
-/* Each pixel adds its values and a count of 1 to its nearest cell. */
+/* One pixel's level and count into a cell: one 64-bit atomic where the
+ * GPU has them for floats (compute capability 9.0), else two. */
+__device__ __forceinline__ void add_to_cell (float *cell, float level)
+{
+#if __CUDA_ARCH__ >= 900 && !defined (CBF_GRID_SCALAR_ATOMICS)
+  atomicAdd (reinterpret_cast < float2 * >(cell), make_float2 (level, 1.f));
+#else
+  atomicAdd (cell, level);
+  atomicAdd (cell + 1, 1.f);
+#endif
+}
+
+/* Each pixel adds, in each of its view's grids, its level and a count of 1
+ * to the cell nearest to it. */
 template < class T >
 __global__ void
 grid_splat (Io io, Grid g, float *cells)
@@ -57,46 +72,53 @@ grid_splat (Io io, Grid g, float *cells)
     return;
   const typename T::Value p = T::template unpack < false > (T::load (io, y,
           x));
-  float gx, gy, gz, v[T::kValues];
-  grid_position (g, x, y, T::guide (p), &gx, &gy, &gz);
-  float *c = cells + g.cell (blockIdx.z, (int) (gx + 0.5f), (int) (gy + 0.5f),
-      (int) (gz + 0.5f));
-  T::to_floats (p, v);
 #pragma unroll
-  for (int i = 0; i < T::kValues; i++)
-    atomicAdd (c + i, v[i]);
-  atomicAdd (c + T::kValues, 1.f);
+  for (int c = 0; c < T::kGuides; c++) {
+    const float level = T::level (p, c);
+    float gx, gy, gz;
+    grid_position (g, x, y, level, &gx, &gy, &gz);
+    float *cell = cells + g.cell (blockIdx.z * T::kGuides + c,
+        (int) (gx + 0.5f), (int) (gy + 0.5f), (int) (gz + 0.5f));
+    add_to_cell (cell, level);
+  }
 }
 
 /* One axis of the blur, [1 4 6 4 1] / 16 (a Gaussian of one cell); the
- * padding keeps every tap inside the grid for cells that hold anything. */
+ * padding keeps every tap inside the grid for cells that hold anything.
+ * A thread per cell (both floats), the launch shaped as the grid (x across
+ * blocks of kBlurThreads, y, then z and the layer) so that no thread
+ * divides to find its cell. */
+constexpr int kBlurThreads = 64;
+
 __global__ void
 grid_blur (const float *in, float *out, Grid g, int axis)
 {
-  /* blockIdx.y is the layer (channel), x the float within it. */
-  const size_t in_layer = (size_t) blockIdx.x * blockDim.x + threadIdx.x;
-  if (in_layer >= g.layer_floats ())
+  const int x = blockIdx.x * kBlurThreads + threadIdx.x;
+  const int y = blockIdx.y;
+  const int z = blockIdx.z % g.dims.d;
+  const int layer = blockIdx.z / g.dims.d;
+  if (x >= g.dims.w)
     return;
-  const size_t i = in_layer + (size_t) blockIdx.y * g.layer_floats ();
-  const size_t cell = (i / g.floats_per_cell) % ((size_t) g.dims.w *
-      g.dims.h * g.dims.d);
-  const int x = cell % g.dims.w;
-  const int y = (cell / g.dims.w) % g.dims.h;
-  const int z = cell / ((size_t) g.dims.w * g.dims.h);
   const int pos = axis == 0 ? x : axis == 1 ? y : z;
   const int len = axis == 0 ? g.dims.w : axis == 1 ? g.dims.h : g.dims.d;
-  const size_t stride = (size_t) g.floats_per_cell * (axis == 0 ? 1 :
-      axis == 1 ? g.dims.w : (size_t) g.dims.w * g.dims.h);
+  const ptrdiff_t stride = axis == 0 ? 1 : axis == 1 ? g.dims.w :
+      (ptrdiff_t) g.dims.w * g.dims.h;
+  const float2 *src = reinterpret_cast < const float2 *>(in + g.cell (layer,
+          x, y, z));
   const float w[5] = { 1.f / 16, 4.f / 16, 6.f / 16, 4.f / 16, 1.f / 16 };
-  float sum = 0.f;
+  float2 sum = make_float2 (0.f, 0.f);
 #pragma unroll
   for (int k = -2; k <= 2; k++)
-    if (pos + k >= 0 && pos + k < len)
-      sum += w[k + 2] * in[i + k * (ptrdiff_t) stride];
-  out[i] = sum;
+    if (pos + k >= 0 && pos + k < len) {
+      const float2 c = src[k * stride];
+      sum.x += w[k + 2] * c.x;
+      sum.y += w[k + 2] * c.y;
+    }
+  *reinterpret_cast < float2 * >(out + g.cell (layer, x, y, z)) = sum;
 }
 
-/* Each output pixel: the blurred grid at its position, trilinear. */
+/* Each output pixel, each channel: the blurred grid at its position,
+ * trilinear, as the ratio of the level sum to the count. */
 template < class T >
 __global__ void
 grid_slice (Io io, int row_begin, int row_end, Grid g, const float *cells)
@@ -107,21 +129,28 @@ grid_slice (Io io, int row_begin, int row_end, Grid g, const float *cells)
     return;
   const typename T::Value p = T::template unpack < false > (T::load (io, y,
           x));
-  float gx, gy, gz, acc[T::kValues + 1] = { };
-  grid_position (g, x, y, T::guide (p), &gx, &gy, &gz);
-  const int x0 = (int) gx, y0 = (int) gy, z0 = (int) gz;
-  const float fx = gx - x0, fy = gy - y0, fz = gz - z0;
+  float levels[T::kGuides];
 #pragma unroll
-  for (int corner = 0; corner < 8; corner++) {
-    const int dx = corner & 1, dy = (corner >> 1) & 1, dz = corner >> 2;
-    const float w = (dx ? fx : 1.f - fx) * (dy ? fy : 1.f - fy) *
-        (dz ? fz : 1.f - fz);
-    const float *c = cells + g.cell (blockIdx.z, x0 + dx, y0 + dy, z0 + dz);
+  for (int c = 0; c < T::kGuides; c++) {
+    float gx, gy, gz, sum = 0.f, count = 0.f;
+    grid_position (g, x, y, T::level (p, c), &gx, &gy, &gz);
+    const int x0 = (int) gx, y0 = (int) gy, z0 = (int) gz;
+    const float fx = gx - x0, fy = gy - y0, fz = gz - z0;
 #pragma unroll
-    for (int i = 0; i <= T::kValues; i++)
-      acc[i] += w * c[i];
+    for (int corner = 0; corner < 8; corner++) {
+      const int dx = corner & 1, dy = (corner >> 1) & 1, dz = corner >> 2;
+      const float w = (dx ? fx : 1.f - fx) * (dy ? fy : 1.f - fy) *
+          (dz ? fz : 1.f - fz);
+      const float2 cell = *reinterpret_cast < const float2 *>(cells +
+          g.cell (blockIdx.z * T::kGuides + c, x0 + dx, y0 + dy, z0 + dz));
+      sum += w * cell.x;
+      count += w * cell.y;
+    }
+    /* Every pixel's own cell holds at least its own count, and a corner of
+     * the read is next to it, so count > 0. */
+    levels[c] = sum / count;
   }
-  T::template store < false > (io, y, x, T::from_floats (acc));
+  T::template store < false > (io, y, x, T::from_levels (levels));
 }
 
 template < class T >
@@ -138,13 +167,15 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
     return cudaErrorInvalidValue;
 
   Grid g;
-  g.dims = cbf_grid_dims (io.width, io.height, T::kValues,
-      scratch->cell_space, scratch->cell_range);
+  g.dims = cbf_grid_dims (io.width, io.height, scratch->cell_space,
+      scratch->cell_range);
   g.inv_cell_space = 1.f / scratch->cell_space;
   g.inv_cell_range = 1.f / scratch->cell_range;
-  g.floats_per_cell = T::kValues + 1;
-  const size_t floats = g.layer_floats () * T::kGridLayers;
-  if (floats > scratch->capacity)
+  const int layers = T::kGridLayers * T::kGuides;
+  const size_t floats = g.layer_floats () * layers;
+  /* The blur's launch has a block row per cell row (grid_blur). */
+  if (floats > scratch->capacity || g.dims.h > 65535 ||
+      g.dims.d * layers > 65535)
     return cudaErrorInvalidValue;
 
   const dim3 block (kBlockW, kBlockH);
@@ -152,19 +183,19 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
     /* The grid of the whole picture, once per frame (the first band). */
     const dim3 pixels ((io.width + kBlockW - 1) / kBlockW,
         (io.height + kBlockH - 1) / kBlockH, T::kGridLayers);
-    const dim3 blur_grid ((unsigned) ((g.layer_floats () + 255) / 256),
-        T::kGridLayers);
+    const dim3 blur_grid ((g.dims.w + kBlurThreads - 1) / kBlurThreads,
+        g.dims.h, g.dims.d * layers);
     err = cudaMemsetAsync (scratch->cells[0], 0, floats * sizeof (float),
         stream);
     if (err != cudaSuccess)
       return err;
     grid_splat < T > <<<pixels, block, 0, stream >>> (io, g,
         scratch->cells[0]);
-    grid_blur <<<blur_grid, 256, 0, stream >>> (scratch->cells[0],
+    grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[0],
         scratch->cells[1], g, 0);
-    grid_blur <<<blur_grid, 256, 0, stream >>> (scratch->cells[1],
+    grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[1],
         scratch->cells[0], g, 1);
-    grid_blur <<<blur_grid, 256, 0, stream >>> (scratch->cells[0],
+    grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[0],
         scratch->cells[1], g, 2);
   }
   const dim3 rows ((io.width + kBlockW - 1) / kBlockW,
@@ -180,29 +211,29 @@ extern "C" void
 cbf_grid_cells (double sigma_space, double sigma_color, int channels,
     float *cell_space, float *cell_range)
 {
-  const double range_max = channels == 1 ? 255.0 : 765.0;
-
   if (sigma_space <= 0)
     sigma_space = 1;
   if (sigma_color <= 0)
     sigma_color = 1;
   /* See grid.h: the grid's own spread is sqrt (1.25) cells. */
   const double cells_per_sigma = sqrt (1.25);
+  const double range_sigma = channels == 1 ? sigma_color :
+      CBF_GRID_COLOUR_RANGE * sigma_color;
 
   *cell_space = (float) fmax (sigma_space / cells_per_sigma,
       CBF_GRID_MIN_CELL_SPACE);
-  *cell_range = (float) fmax (sigma_color / cells_per_sigma,
-      range_max / CBF_GRID_MAX_RANGE_CELLS);
+  *cell_range = (float) fmax (range_sigma / cells_per_sigma,
+      255.0 / CBF_GRID_MAX_RANGE_CELLS);
 }
 
 extern "C" size_t
 cbf_grid_floats (int width, int height, int channels, int n_views,
     float cell_space, float cell_range)
 {
-  CbfGridDims d = cbf_grid_dims (width, height, channels, cell_space,
-      cell_range);
+  CbfGridDims d = cbf_grid_dims (width, height, cell_space, cell_range);
 
-  return (size_t) d.w * d.h * d.d * (channels + 1) * n_views;
+  /* A grid per channel of each view. */
+  return (size_t) d.w * d.h * d.d * kFloatsPerCell * channels * n_views;
 }
 
 CBF_ENTRY (cbf_grid_channel, launch_grid, Channels < 1 >)
