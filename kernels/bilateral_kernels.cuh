@@ -455,7 +455,54 @@ constexpr int kFastBlockY = 8;
 struct SpaceTaps
 {
   float w[CBF_FAST_MAX_TAPS];
+  /* For the computed weights (below): log2 of w, and the range scale per
+   * level. */
+  float log2_w[CBF_FAST_MAX_TAPS];
+  float range_scale;
 };
+
+/* The specialised kernels can compute the weight of some taps with the
+ * SFU's exp2 instead of loading it from a table: the table loads share the
+ * shared-memory pipe with the tile and conflict with each other, and that
+ * pipe bounds the one-channel kernel; the SFU is a pipe of its own.
+ * CBF_{GRAY,COLOUR}_COMPUTED_PERCENT of the taps, spread evenly over the
+ * window. Measured on an H100 (docs/performance-notes.md), 4K GRAY8
+ * d = 15: 0 % 0.322 ms, 25 % 0.273, 35 % 0.261, 45 % 0.260, 55 % 0.269;
+ * output within +-1 of OpenCV at d = 5, 9, 15. Colour is bound by issue as
+ * much as by that pipe, and a computed weight costs it as many
+ * instructions as a looked-up one: 4K RGBA d = 15 0.478 ms at 0 %, 0.484 at
+ * 15 %, 0.504 at 50 %; so colour keeps the table. */
+#ifndef CBF_GRAY_COMPUTED_PERCENT
+#define CBF_GRAY_COMPUTED_PERCENT 40
+#endif
+#ifndef CBF_COLOUR_COMPUTED_PERCENT
+#define CBF_COLOUR_COMPUTED_PERCENT 0
+#endif
+template < class T, int R >
+__host__ __device__ constexpr bool computed_weight (int dx, int dy)
+{
+  constexpr int kPercent = T::kClassWeights ? CBF_GRAY_COMPUTED_PERCENT :
+      CBF_COLOUR_COMPUTED_PERCENT;
+  return ((dy + R) * (2 * R + 1) + dx + R) * kPercent % 100 < kPercent;
+}
+
+/* The L1 distance of two colour words as a float: the SIMD sum of absolute
+ * byte differences added to the bits of the float 2^23 is the float
+ * 2^23 + distance, exactly. */
+__device__ __forceinline__ float colour_distance (uint32_t a, uint32_t b)
+{
+  uint32_t biased;
+  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;":"=r" (biased):"r" (a),
+      "r" (b), "r" (0x4b000000u));
+  return __uint_as_float (biased) - 8388608.f;
+}
+
+__device__ __forceinline__ float exp2_approx (float x)
+{
+  float y;
+  asm ("ex2.approx.ftz.f32 %0, %1;":"=f" (y):"f" (x));
+  return y;
+}
 
 /* Whether tap (dx, dy) is inside the disc of radius R. */
 template < int R >
@@ -485,6 +532,10 @@ template < class T, int R, int K > struct FastWindow
   const float *range_lut;
   const SpaceTaps *space;
   uint32_t centre[K];
+  /* One channel's computed weights: the range scale per unit of the tile
+   * word (4 x the level), and the centres times it. */
+  float centre_scale;
+  float centre_scaled[K];
   typename T::Sum sum[K];
 
   /* Tap (DX, S - R - k) of output k, if it is in that output's disc. */
@@ -496,12 +547,22 @@ template < class T, int R, int K > struct FastWindow
     if constexpr (in_disc < R > (DX, dy)) {
       const uint32_t offset = T::lut_offset (p, centre[k]);
       float w;
-      if constexpr (T::kClassWeights) {
+      constexpr int kTap = (dy + R) * (2 * R + 1) + DX + R;
+      if constexpr (T::kClassWeights && computed_weight < T, R > (DX, dy)) {
+        /* exp2 (log2 space - (scale (p - c))^2): one FADD, one FFMA and
+         * the SFU, where the table takes a shared load. */
+        const float u = value.v * centre_scale - centre_scaled[k];
+        w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
+      } else if constexpr (computed_weight < T, R > (DX, dy)) {
+        /* The same for colour: the FMUL by the spatial weight goes into
+         * the exponent, the table's shared load and the shift to the SFU. */
+        const float u = colour_distance (p, centre[k]) * space->range_scale;
+        w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
+      } else if constexpr (T::kClassWeights) {
         constexpr int kClass = cbf_distance_class (R, DX * DX + dy * dy);
         w = range_at (range_lut + 256 * kClass, offset);
       } else {
-        w = range_at (range_lut, offset) *
-            space->w[(dy + R) * (2 * R + 1) + DX + R];
+        w = range_at (range_lut, offset) * space->w[kTap];
       }
       T::add (sum[k], value, w);
     }
@@ -572,9 +633,12 @@ bilateral_fast (Io io, int row_begin, int row_end,
   window.col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
   window.range_lut = range_lut;
   window.space = &space;
+  window.centre_scale = space.range_scale * 0.25f;
 #pragma unroll
-  for (int k = 0; k < K; k++)
+  for (int k = 0; k < K; k++) {
     window.centre[k] = window.col[(k + R) * kTileW];
+    window.centre_scaled[k] = (float) window.centre[k] * window.centre_scale;
+  }
   window.run ();
 
   const int x = x0 + threadIdx.x;
@@ -953,6 +1017,19 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
   return cudaGetLastError ();
 }
 
+/* The launch parameter of the spatial weights, from @w. */
+static inline SpaceTaps
+space_taps (const CbfBilateralWeights * w)
+{
+  SpaceTaps space;
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++) {
+    space.w[i] = w->space_taps[i];
+    space.log2_w[i] = w->space_log2_taps[i];
+  }
+  space.range_scale = w->range_log2_scale;
+  return space;
+}
+
 template < class T, int R >
 void launch_fast_radius (const Io & io, int row_begin, int row_end,
     const CbfBilateralWeights * w, cudaStream_t stream)
@@ -962,9 +1039,7 @@ void launch_fast_radius (const Io & io, int row_begin, int row_end,
   dim3 grid ((io.width + kFastBlockX - 1) / kFastBlockX,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
-  SpaceTaps space;
-  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
-    space.w[i] = w->space_taps[i];
+  const SpaceTaps space = space_taps (w);
   bilateral_fast < T, R > <<<grid, block, 0, stream >>> (io, row_begin,
       row_end, w->tables_dev, space);
 }
@@ -977,9 +1052,7 @@ void launch_bilateral_stream (const Io & io, int row_begin, int row_end,
   const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
       (row_end - row_begin + kBilateralStreamRows - 1) /
       kBilateralStreamRows);
-  SpaceTaps space;
-  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
-    space.w[i] = w->space_taps[i];
+  const SpaceTaps space = space_taps (w);
   bilateral_stream < StreamLayout < T >::kFirst, 1 > <<<grid,
       kBilateralStreamThreads, 0, stream >>> (io, row_begin, row_end,
       w->tables_dev, space);

@@ -13,6 +13,7 @@
 
 #include "bilateral.h"
 
+#include <float.h>
 #include <math.h>
 
 /* OpenCV's cvRound: round half to even, as lrint does in the default
@@ -119,6 +120,23 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
   }
 }
 
+/* sqrt (-log2 (w)) / d of the range table's entry w at the largest
+ * difference d whose weight is still a normal float: log of a weight far
+ * from 1 is exact to a few parts in 10^9, and this recovers OpenCV's
+ * coefficient (-0.5 / sigma-color^2) without the tables having to carry
+ * it. */
+static double
+range_log2_scale (const float *tables)
+{
+  int d = CBF_RANGE_LUT_LEN - 1;
+
+  while (d > 1 && !(tables[d] >= FLT_MIN))
+    d--;
+  if (!(tables[d] < 1.f))
+    return 0;
+  return sqrt (-log2 (tables[d])) / d;
+}
+
 void
 cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
     const float *host_tables, const float *dev_tables)
@@ -129,13 +147,18 @@ cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
   weights->radius = radius;
   weights->grid = NULL;
   weights->tables_dev = dev_tables;
-  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
+  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++) {
     weights->space_taps[dy] = 0.f;
+    weights->space_log2_taps[dy] = -INFINITY;
+  }
+  weights->range_log2_scale = (float) range_log2_scale (host_tables);
   if (radius > CBF_FAST_MAX_RADIUS)
     return;
   for (dy = -radius; dy <= radius; dy++)
     for (dx = -radius; dx <= radius; dx++)
-      if (dx * dx + dy * dy <= radius * radius)
-        weights->space_taps[(dy + radius) * side + dx + radius] =
-            space_lut[dx * dx + dy * dy];
+      if (dx * dx + dy * dy <= radius * radius) {
+        int i = (dy + radius) * side + dx + radius;
+        weights->space_taps[i] = space_lut[dx * dx + dy * dy];
+        weights->space_log2_taps[i] = (float) log2 (weights->space_taps[i]);
+      }
 }
