@@ -380,7 +380,7 @@ struct ColourPlanar : Colour
 #define CBF_GRAY_ROWS 8
 #endif
 #ifndef CBF_GRAY_MIN_BLOCKS
-#define CBF_GRAY_MIN_BLOCKS 2
+#define CBF_GRAY_MIN_BLOCKS 3
 #endif
 
 /* Rows: output rows per thread; MinBlocks: blocks per SM the compiler
@@ -388,8 +388,10 @@ struct ColourPlanar : Colour
  * neighbour more often; more resident warps hide the latency of the shared
  * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
  * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
- * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15: 8 / 2
- * 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34. CBF_{COLOUR,GRAY}_ROWS and
+ * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15, all
+ * weights from the table: 8 / 2 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34;
+ * with 40 % of them computed (below), issue-bound: 8 / 2 0.268, 8 / 3
+ * 0.263, 8 / 4 0.264, 6 / 4 0.267. CBF_{COLOUR,GRAY}_ROWS and
  * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
  * experiments. */
 template < class T > struct FastShape
