@@ -887,9 +887,10 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * with the square of the window. grid: the bilateral grid (Chen, Paris &
    * Durand 2007), an approximation whose cost per pixel does not depend on
    * the window: pixels are gathered into a grid of cells of 0.894
-   * sigma-space pixels (at least 4) by 0.894 sigma-color levels (the range
-   * axis is the level, or the sum of the three channels for colour; at
-   * most 96 cells), blurred, and read back by trilinear interpolation. Meant for sigma-space >= 8, where the exact
+   * sigma-space pixels (at least 4) by 0.894 sigma-color levels (at most
+   * 96 cells; colour has a grid per channel, each with 0.4 sigma-color as
+   * its range sigma), blurred, and read back by trilinear interpolation.
+   * Meant for sigma-space >= 8, where the exact
    * method slows down; diameter is not used (the grid's Gaussian is not
    * cut to a disc). Its error against the exact output is in the
    * documentation. Ignored in mode=gaussian.

@@ -49,7 +49,9 @@ __device__ __forceinline__ void grid_position (const Grid & g, int x, int y,
 }
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
- * GPU has them for floats (compute capability 9.0), else two. */
+ * GPU has them for floats (compute capability 9.0 and later), else two.
+ * CBF_GRID_SCALAR_ATOMICS forces two, for comparison: 4K RGBA at
+ * sigma-space 16 took 0.970 ms with them against 0.629 on an H100. */
 __device__ __forceinline__ void add_to_cell (float *cell, float level)
 {
 #if __CUDA_ARCH__ >= 900 && !defined (CBF_GRID_SCALAR_ATOMICS)
