@@ -281,7 +281,7 @@ GST_START_TEST (test_state_cycling)
       "video/x-raw,format=NV12,width=320,height=240 ! cudabilateral ! "
       "fakesink", NULL);
   gint64 rss0 = 0, gpu0 = 0, rss1, gpu1;
-  guint fds0 = 0, threads0 = 0, fds1, threads1;
+  guint fds0 = 0, threads0 = 0, fds1, threads1, idle_threads;
 
   for (i = 0; i < n; i++) {
     run_to_eos (pipeline);
@@ -310,7 +310,14 @@ GST_START_TEST (test_state_cycling)
   fail_unless (ABS (gpu1 - gpu0) <= MiB, "GPU memory %" G_GINT64_FORMAT
       " -> %" G_GINT64_FORMAT, gpu0, gpu1);
   fail_unless (fds1 <= fds0, "open files %u -> %u", fds0, fds1);
-  fail_unless (threads1 <= threads0, "threads %u -> %u", threads0, threads1);
+  /* GStreamer's streaming threads come from GLib's shared thread pool,
+   * which keeps up to max_unused_threads idle threads alive for a while
+   * after their task ends, so the count at any moment varies by that much
+   * (seen: 7 -> 8 on the GPU machine). A leak of one thread per cycle
+   * would add hundreds here. */
+  idle_threads = MAX (g_thread_pool_get_max_unused_threads (), 0);
+  fail_unless (threads1 <= threads0 + idle_threads, "threads %u -> %u "
+      "(%u idle pool threads allowed)", threads0, threads1, idle_threads);
   gst_object_unref (pipeline);
 }
 
