@@ -130,11 +130,18 @@ range_log2_scale (const float *tables)
 {
   int d = CBF_RANGE_LUT_LEN - 1;
 
+  double scale;
+
   while (d > 1 && !(tables[d] >= FLT_MIN))
     d--;
   if (!(tables[d] < 1.f))
     return 0;
-  return sqrt (-log2 (tables[d])) / d;
+  scale = sqrt (-log2 (tables[d])) / d;
+  /* No weight left at a difference of 1 (sigma-color below about 0.06):
+   * a finite scale that still gives every difference a weight of 0 and
+   * the centre exactly 1 (its difference is exactly 0: an infinite scale
+   * would make it inf - inf). */
+  return isfinite (scale) && scale < 1e15 ? scale : 1e15;
 }
 
 void
