@@ -556,8 +556,9 @@ template < class T, int R, int K > struct FastWindow
         const float u = value.v * centre_scale - centre_scaled[k];
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
       } else if constexpr (computed_weight < T, R > (DX, dy)) {
-        /* The same for colour: the FMUL by the spatial weight goes into
-         * the exponent, the table's shared load and the shift to the SFU. */
+        /* The same for colour (off: measured slower): the SFU in place of
+         * the table's shared load, the shift of its offset and the FMUL by
+         * the spatial weight, which goes into the exponent. */
         const float u = colour_distance (p, centre[k]) * space->range_scale;
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
       } else if constexpr (T::kClassWeights) {
