@@ -62,9 +62,35 @@ __device__ __forceinline__ void add_to_cell (float *cell, float level)
 #endif
 }
 
+/* The pixels of a warp that fall into one cell add to it once, so that
+ * atomics on one address do not queue: match.any finds the lanes of each
+ * cell, redux sums their levels (whole numbers, so the sum is exact and
+ * the grid the same as with an atomic per pixel), and the lowest of them
+ * adds the sum and the count. It pays where cells are large: 4K RGBA on an
+ * H100, cells of 7 / 14 / 29 pixels (sigma-space 8 / 16 / 32): 0.858 /
+ * 0.594 / 0.754 ms with an atomic per pixel, 1.07 / 0.604 / 0.524
+ * aggregated; so from kAggregateCellSpace pixels on. */
+constexpr float kAggregateCellSpace = 20.f;
+
+__device__ __forceinline__ void add_to_cell_once (float *cell, float level)
+{
+#if __CUDA_ARCH__ >= 900 && !defined (CBF_GRID_SCALAR_ATOMICS)
+  const unsigned peers = __match_any_sync (__activemask (),
+      (unsigned long long) cell);
+  const unsigned sum = __reduce_add_sync (peers, (unsigned) level);
+  unsigned lane;
+  asm ("mov.u32 %0, %%laneid;":"=r" (lane));
+  if (lane == (unsigned) __ffs (peers) - 1)
+    atomicAdd (reinterpret_cast < float2 * >(cell),
+        make_float2 ((float) sum, (float) __popc (peers)));
+#else
+  add_to_cell (cell, level);
+#endif
+}
+
 /* Each pixel adds, in each of its view's grids, its level and a count of 1
  * to the cell nearest to it. */
-template < class T >
+template < class T, bool kAggregate >
 __global__ void
 grid_splat (Io io, Grid g, float *cells)
 {
@@ -81,7 +107,10 @@ grid_splat (Io io, Grid g, float *cells)
     grid_position (g, x, y, level, &gx, &gy, &gz);
     float *cell = cells + g.cell (blockIdx.z * T::kGuides + c,
         (int) (gx + 0.5f), (int) (gy + 0.5f), (int) (gz + 0.5f));
-    add_to_cell (cell, level);
+    if (kAggregate)
+      add_to_cell_once (cell, level);
+    else
+      add_to_cell (cell, level);
   }
 }
 
@@ -191,8 +220,12 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
         stream);
     if (err != cudaSuccess)
       return err;
-    grid_splat < T > <<<pixels, block, 0, stream >>> (io, g,
-        scratch->cells[0]);
+    if (scratch->cell_space >= kAggregateCellSpace)
+      grid_splat < T, true > <<<pixels, block, 0, stream >>> (io, g,
+          scratch->cells[0]);
+    else
+      grid_splat < T, false > <<<pixels, block, 0, stream >>> (io, g,
+          scratch->cells[0]);
     grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[0],
         scratch->cells[1], g, 0);
     grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[1],
