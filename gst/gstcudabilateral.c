@@ -278,18 +278,14 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
 
   for (i = 0; i < plan->n_passes; i++) {
     const CbfPass *pass = &plan->passes[i];
-    float cell_space, cell_range;
 
     if (pass->chroma != chroma)
       continue;
-    cbf_grid_cells (sigma_space, sigma_color, pass->channels, &cell_space,
-        &cell_range);
     /* One plan has one kind of pass per set of tables. */
-    tables->grid.cell_space = cell_space;
-    tables->grid.cell_range = cell_range;
+    cbf_grid_cells (sigma_space, sigma_color, pass->channels, &tables->grid);
     floats = MAX (floats, cbf_grid_floats (pass->width, pass->height,
             pass->channels, pass->channels == 3 ? 1 : pass->n_views,
-            cell_space, cell_range));
+            &tables->grid));
   }
   tables->weights.grid = &tables->grid;
   tables->weights.radius = 0;

@@ -139,14 +139,16 @@ typedef struct
 } CbfPlane;
 
 /* Device scratch of the bilateral grid (grid.h): two buffers of
- * @capacity floats each, and the grid's cell size in pixels and in levels
- * of the range axis. */
+ * @capacity floats each, the grid's cell size in pixels and in levels of
+ * the range axis, and how many times the range axis is blurred
+ * (cbf_grid_cells sets the last three). */
 typedef struct
 {
   float *cells[2];
   size_t capacity;
   float cell_space;
   float cell_range;
+  int range_passes;
 } CbfGridScratch;
 
 /* What a launch needs of the filter's parameters. Built on the host when

@@ -28,6 +28,7 @@ struct Grid
   CbfGridDims dims;
   float inv_cell_space;
   float inv_cell_range;
+  float range_pad;
 
   __device__ __forceinline__ size_t cell (int layer, int x, int y, int z) const
   {
@@ -45,7 +46,7 @@ __device__ __forceinline__ void grid_position (const Grid & g, int x, int y,
 {
   *gx = x * g.inv_cell_space + CBF_GRID_PAD;
   *gy = y * g.inv_cell_space + CBF_GRID_PAD;
-  *gz = level * g.inv_cell_range + CBF_GRID_PAD;
+  *gz = level * g.inv_cell_range + g.range_pad;
 }
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
@@ -194,14 +195,16 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
   cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
-  if (!scratch || !scratch->cells[0] || !scratch->cells[1])
+  if (!scratch || !scratch->cells[0] || !scratch->cells[1] ||
+      scratch->range_passes < 1 ||
+      scratch->range_passes > CBF_GRID_MAX_RANGE_PASSES)
     return cudaErrorInvalidValue;
 
   Grid g;
-  g.dims = cbf_grid_dims (io.width, io.height, scratch->cell_space,
-      scratch->cell_range);
+  g.dims = cbf_grid_dims (io.width, io.height, scratch);
   g.inv_cell_space = 1.f / scratch->cell_space;
   g.inv_cell_range = 1.f / scratch->cell_range;
+  g.range_pad = (float) cbf_grid_range_pad (scratch);
   const int layers = T::kGridLayers * T::kGuides;
   const size_t floats = g.layer_floats () * layers;
   /* The blur's launch has a block row per cell row (grid_blur). */
@@ -226,17 +229,20 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
     else
       grid_splat < T, false > <<<pixels, block, 0, stream >>> (io, g,
           scratch->cells[0]);
+    /* Ping-pong: x and y, then the range passes; the last one writes
+     * cells[range_passes % 2]. */
     grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[0],
         scratch->cells[1], g, 0);
     grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[1],
         scratch->cells[0], g, 1);
-    grid_blur <<<blur_grid, kBlurThreads, 0, stream >>> (scratch->cells[0],
-        scratch->cells[1], g, 2);
+    for (int pass = 0; pass < scratch->range_passes; pass++)
+      grid_blur <<<blur_grid, kBlurThreads, 0, stream >>>
+          (scratch->cells[pass % 2], scratch->cells[(pass + 1) % 2], g, 2);
   }
   const dim3 rows ((io.width + kBlockW - 1) / kBlockW,
       (row_end - row_begin + kBlockH - 1) / kBlockH, T::kGridLayers);
   grid_slice < T > <<<rows, block, 0, stream >>> (io, row_begin, row_end, g,
-      scratch->cells[1]);
+      scratch->cells[scratch->range_passes % 2]);
   return cudaGetLastError ();
 }
 
@@ -244,28 +250,40 @@ cudaError_t launch_grid (const CbfPlane * src, const CbfPlane * dst,
 
 extern "C" void
 cbf_grid_cells (double sigma_space, double sigma_color, int channels,
-    float *cell_space, float *cell_range)
+    CbfGridScratch * grid)
 {
+  /* See grid.h: splat (1/12 cell^2), each blur pass (1 cell^2) and the
+   * trilinear read (1/6) add up to the grid's spread. */
+  const double splat_and_read = 0.25;
+  const double min_cell_range = 255.0 / CBF_GRID_MAX_RANGE_CELLS;
+  double range_sigma, cells;
+  int passes, max_passes;
+
   if (sigma_space <= 0)
     sigma_space = 1;
   if (sigma_color <= 0)
     sigma_color = 1;
-  /* See grid.h: the grid's own spread is sqrt (1.25) cells. */
-  const double cells_per_sigma = sqrt (1.25);
-  const double range_sigma = channels == 1 ? sigma_color :
+  range_sigma = channels == 1 ? sigma_color :
       CBF_GRID_COLOUR_RANGE * sigma_color;
+  max_passes = channels == 1 ? CBF_GRID_MAX_RANGE_PASSES : 1;
 
-  *cell_space = (float) fmax (sigma_space / cells_per_sigma,
+  grid->cell_space = (float) fmax (sigma_space / sqrt (1 + splat_and_read),
       CBF_GRID_MIN_CELL_SPACE);
-  *cell_range = (float) fmax (range_sigma / cells_per_sigma,
-      255.0 / CBF_GRID_MAX_RANGE_CELLS);
+  grid->cell_range = (float) fmax (range_sigma / sqrt (max_passes +
+          splat_and_read), min_cell_range);
+  /* As many passes as make the spread sigma: max_passes, or fewer where
+   * the cells are held at their minimum (small sigma-color). */
+  cells = range_sigma / grid->cell_range;
+  passes = (int) lround (cells * cells - splat_and_read);
+  grid->range_passes = passes < 1 ? 1 : passes > max_passes ? max_passes :
+      passes;
 }
 
 extern "C" size_t
 cbf_grid_floats (int width, int height, int channels, int n_views,
-    float cell_space, float cell_range)
+    const CbfGridScratch * grid)
 {
-  CbfGridDims d = cbf_grid_dims (width, height, cell_space, cell_range);
+  CbfGridDims d = cbf_grid_dims (width, height, grid);
 
   /* A grid per channel of each view. */
   return (size_t) d.w * d.h * d.d * kFloatsPerCell * channels * n_views;

@@ -32,7 +32,17 @@
  * channel) and three times it (the same change in all three); a channel's
  * grid takes 0.4 sigma-color as its range sigma (CBF_GRID_COLOUR_RANGE):
  * 0.35 comes within 0.4 dB of it, 0.3, 0.45, 0.5 and 0.6 lose at
- * sigma-color 30 and 60. */
+ * sigma-color 30 and 60.
+ *
+ * A one-channel grid (GRAY8, YUV) has range cells of sigma / sqrt (4.25)
+ * and its range axis blurred four times (variance 4 cells, with the splat's
+ * 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range cells
+ * were what held the one-channel grid back. camera.png at sigma-color 60, sigma-space 8 / 16 /
+ * 32: 40.1 / 39.2 / 39.1 -> 41.5 / 41.0 / 40.2 dB in the model of
+ * docs/performance-notes.md; colour gains nothing from it (its error is
+ * the distance, not the cells) and keeps one pass. Where the range cell
+ * would be below its minimum (small sigma-color), fewer passes keep the
+ * spread at sigma. */
 
 #ifndef CBF_GRID_H
 #define CBF_GRID_H
@@ -43,7 +53,8 @@
 extern "C" {
 #endif
 
-/* Cells of padding on each side of every axis: the blur's radius. */
+/* Cells of padding on each side of the spatial axes: the blur's radius;
+ * the range axis has that for each of its blur passes. */
 #define CBF_GRID_PAD 2
 /* At most this many cells on the range axis (and at least 4 pixels a cell
  * in space) bound the grid's memory. */
@@ -51,6 +62,8 @@ extern "C" {
 #define CBF_GRID_MIN_CELL_SPACE 4.0
 /* Colour: a channel's range sigma, as a fraction of sigma-color. */
 #define CBF_GRID_COLOUR_RANGE 0.4
+/* One channel: at most this many blur passes along the range axis. */
+#define CBF_GRID_MAX_RANGE_PASSES 4
 
 /* Cells along each axis, padding included, of one channel's grid for a
  * @width x @height view. */
@@ -62,24 +75,38 @@ typedef struct
 #ifdef __CUDACC__
 __host__ __device__
 #endif
+static inline int
+cbf_grid_range_pad (const CbfGridScratch * grid)
+{
+  return CBF_GRID_PAD * grid->range_passes;
+}
+
+#ifdef __CUDACC__
+__host__ __device__
+#endif
 static inline CbfGridDims
-cbf_grid_dims (int width, int height, float cell_space, float cell_range)
+cbf_grid_dims (int width, int height, const CbfGridScratch * grid)
 {
   CbfGridDims dims;
 
-  dims.w = (int) ((width - 1) / cell_space + 0.5f) + 1 + 2 * CBF_GRID_PAD;
-  dims.h = (int) ((height - 1) / cell_space + 0.5f) + 1 + 2 * CBF_GRID_PAD;
-  dims.d = (int) (255.f / cell_range + 0.5f) + 1 + 2 * CBF_GRID_PAD;
+  dims.w = (int) ((width - 1) / grid->cell_space + 0.5f) + 1 +
+      2 * CBF_GRID_PAD;
+  dims.h = (int) ((height - 1) / grid->cell_space + 0.5f) + 1 +
+      2 * CBF_GRID_PAD;
+  dims.d = (int) (255.f / grid->cell_range + 0.5f) + 1 +
+      2 * cbf_grid_range_pad (grid);
   return dims;
 }
 
-/* The cell sizes for the parameters, for @channels 1 or 3. */
+/* Sets @grid's cell sizes and range passes for the parameters, for
+ * @channels 1 or 3. */
 void cbf_grid_cells (double sigma_space, double sigma_color, int channels,
-    float *cell_space, float *cell_range);
+    CbfGridScratch * grid);
 
-/* Floats one grid buffer needs for @n_views views of @width x @height. */
+/* Floats one buffer of @grid (cells set) needs for @n_views views of
+ * @width x @height. */
 size_t cbf_grid_floats (int width, int height, int channels, int n_views,
-    float cell_space, float cell_range);
+    const CbfGridScratch * grid);
 
 /* Entries (CbfBilateralFunc): the weights' grid must be set, with buffers
  * of at least cbf_grid_floats for the views. The grid is built from the

@@ -513,10 +513,8 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
           cudaMemcpyHostToDevice));
   cbf_bilateral_weights_init (exact, radius, host_tables, dev_tables);
   *grid = *exact;
-  cbf_grid_cells (sigma_space, sigma_color, channels, &scratch->cell_space,
-      &scratch->cell_range);
-  floats = cbf_grid_floats (width, height, channels, 1, scratch->cell_space,
-      scratch->cell_range);
+  cbf_grid_cells (sigma_space, sigma_color, channels, scratch);
+  floats = cbf_grid_floats (width, height, channels, 1, scratch);
   if (floats > scratch->capacity) {
     cudaFree (scratch->cells[0]);
     cudaFree (scratch->cells[1]);
@@ -561,7 +559,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
   float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
       sizeof (float));
   float *dev_tables;
-  CbfGridScratch scratch = { {NULL, NULL}, 0, 0, 0 };
+  CbfGridScratch scratch = { {NULL, NULL}, 0, 0, 0, 0 };
   cudaStream_t stream;
   guint im, i, j, s;
 
