@@ -35,14 +35,14 @@
  * sigma-color 30 and 60.
  *
  * A one-channel grid (GRAY8, YUV) has range cells of sigma / sqrt (4.25)
- * and its range axis blurred four times (variance 4 cells, with the splat's
- * 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range cells
- * were what held the one-channel grid back. camera.png at sigma-color 60, sigma-space 8 / 16 /
- * 32: 40.1 / 39.2 / 39.1 -> 41.5 / 41.0 / 40.2 dB in the model of
- * docs/performance-notes.md; colour gains nothing from it (its error is
- * the distance, not the cells) and keeps one pass. Where the range cell
- * would be below its minimum (small sigma-color), fewer passes keep the
- * spread at sigma. */
+ * and its range axis blurred four times (variance 4 cells, with the
+ * splat's 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range
+ * cells were what held it back. camera.png at sigma-color 60,
+ * sigma-space 8 / 16 / 32: 40.1 / 39.2 / 39.1 -> 41.5 / 41.0 / 40.2 dB
+ * (benchmark, H100, as the model of docs/performance-notes.md predicted).
+ * Colour gains nothing from it (its error is the distance, not the cells)
+ * and keeps one pass. Where the range cell would be below its minimum
+ * (small sigma-color), fewer passes keep the spread near sigma. */
 
 #ifndef CBF_GRID_H
 #define CBF_GRID_H
