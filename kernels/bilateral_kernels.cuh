@@ -370,11 +370,17 @@ struct ColourPlanar : Colour
 /* ------------------------------------------------------------------ */
 /* The specialised kernel */
 
-#ifndef CBF_COLOUR_ROWS
-#define CBF_COLOUR_ROWS 4
+/* Colour's shape depends on the radius (below); CBF_COLOUR_ROWS and
+ * CBF_COLOUR_MIN_BLOCKS, when defined, set it for every radius. */
+#ifdef CBF_COLOUR_ROWS
+#define CBF_COLOUR_ROWS_AT(R) CBF_COLOUR_ROWS
+#else
+#define CBF_COLOUR_ROWS_AT(R) ((R) == 4 ? 6 : 4)
 #endif
-#ifndef CBF_COLOUR_MIN_BLOCKS
-#define CBF_COLOUR_MIN_BLOCKS 4
+#ifdef CBF_COLOUR_MIN_BLOCKS
+#define CBF_COLOUR_MIN_BLOCKS_AT(R) CBF_COLOUR_MIN_BLOCKS
+#else
+#define CBF_COLOUR_MIN_BLOCKS_AT(R) ((R) == 2 ? 6 : 4)
 #endif
 #ifndef CBF_GRAY_ROWS
 #define CBF_GRAY_ROWS 8
@@ -388,26 +394,30 @@ struct ColourPlanar : Colour
  * neighbour more often; more resident warps hide the latency of the shared
  * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
  * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
- * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56. GRAY8 d = 15, all
+ * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56; one later run (one
+ * harness build per shape, d = 5 / 9 / 15): 4 / 4 0.085 / 0.192 / 0.478,
+ * 4 / 6 0.083 / 0.199 / 0.489, 4 / 8 0.082 / 0.195 / 0.516, 6 / 4
+ * 0.092 / 0.185 / 0.492, 3 / 6 0.088 / 0.196 / 0.490, 2 / 8 0.093 / 0.206
+ * / 0.531: so 4 / 6 at radius 2, 6 / 4 at radius 4, 4 / 4 elsewhere (the
+ * radii measured; the others keep 4 / 4). GRAY8 d = 15, all
  * weights from the table: 8 / 2 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34;
  * with 40 % of them computed (below), issue-bound: 8 / 2 0.268, 8 / 3
  * 0.263, 8 / 4 0.264, 6 / 4 0.267. CBF_{COLOUR,GRAY}_ROWS and
  * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
  * experiments. */
-template < class T > struct FastShape
+template < class T, int R > struct FastShape
 {
   static constexpr int kRows = T::kClassWeights ? CBF_GRAY_ROWS :
-      CBF_COLOUR_ROWS;
+      CBF_COLOUR_ROWS_AT (R);
   static constexpr int kMinBlocks = T::kClassWeights ? CBF_GRAY_MIN_BLOCKS :
-      CBF_COLOUR_MIN_BLOCKS;
+      CBF_COLOUR_MIN_BLOCKS_AT (R);
   /* The range table, or a channel's per-class weights. */
-  template < int R > __host__ __device__ static constexpr int lut_len ()
+  __host__ __device__ static constexpr int lut_len ()
   {
     return T::kClassWeights ? cbf_distance_class (R, R * R + 1) * 256 :
         CBF_RANGE_LUT_LEN;
   }
-  template < int R > __host__ __device__ static constexpr int
-      lut_offset_in_tables ()
+  __host__ __device__ static constexpr int lut_offset_in_tables ()
   {
     return T::kClassWeights ? cbf_tables_class_weights_offset (R) : 0;
   }
@@ -610,15 +620,15 @@ template < class T, int R, int K > struct FastWindow
 
 template < class T, int R >
 __global__ void __launch_bounds__ (kFastBlockX * kFastBlockY,
-    FastShape < T >::kMinBlocks)
+    FastShape < T, R >::kMinBlocks)
 bilateral_fast (Io io, int row_begin, int row_end,
     const float *__restrict__ tables, SpaceTaps space)
 {
-  typedef FastShape < T > Shape;
+  typedef FastShape < T, R > Shape;
   constexpr int K = Shape::kRows;
   constexpr int kTileW = kFastBlockX + 2 * R;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
-  constexpr int kLutLen = Shape::template lut_len < R > ();
+  constexpr int kLutLen = Shape::lut_len ();
   __shared__ float range_lut[kLutLen];
   __shared__ uint32_t tile[kTileH * kTileW];
 
@@ -627,7 +637,7 @@ bilateral_fast (Io io, int row_begin, int row_end,
   const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
 
   for (int i = tid; i < kLutLen; i += kFastBlockX * kFastBlockY)
-    range_lut[i] = tables[Shape::template lut_offset_in_tables < R > () + i];
+    range_lut[i] = tables[Shape::lut_offset_in_tables () + i];
   load_tile < T, kTileW, kTileH, R, kFastBlockX * kFastBlockY > (tile, io,
       x0, y0, tid);
   __syncthreads ();
@@ -1037,7 +1047,7 @@ template < class T, int R >
 void launch_fast_radius (const Io & io, int row_begin, int row_end,
     const CbfBilateralWeights * w, cudaStream_t stream)
 {
-  constexpr int rows_per_block = kFastBlockY * FastShape < T >::kRows;
+  constexpr int rows_per_block = kFastBlockY * FastShape < T, R >::kRows;
   dim3 block (kFastBlockX, kFastBlockY);
   dim3 grid ((io.width + kFastBlockX - 1) / kFastBlockX,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
