@@ -248,7 +248,8 @@ GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
 static void
 free_grid (CbfGridScratch * grid)
 {
-  /* The cell sizes stay: update_grid sets them before it allocates. */
+  /* The cell sizes and range passes stay: update_grid sets them before it
+   * allocates. */
   cudaFree (grid->cells[0]);
   cudaFree (grid->cells[1]);
   grid->cells[0] = grid->cells[1] = NULL;
