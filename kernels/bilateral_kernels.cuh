@@ -14,11 +14,12 @@
  *
  * Two kernels:
  * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, a template per
- *   radius): each thread computes a column of K output pixels, so every
- *   neighbour it loads from the shared tile serves up to K outputs from a
- *   register; the window's taps are unrolled at compile time (no tap outside
- *   the disc is visited, no index arithmetic), and the spatial weights are
- *   kernel parameters, i.e. constant-bank operands of the multiply. Per tap
+ *   radius): each thread computes K rows of one or two adjacent output
+ *   pixels, so every neighbour it loads from the shared tile serves up to
+ *   2K outputs from a register; the window's taps are unrolled at compile
+ *   time (no tap outside the disc is visited, no index arithmetic), and the
+ *   spatial weights are kernel parameters, i.e. constant-bank operands of
+ *   the multiply. Per tap
  *   that leaves: one SIMD sum of absolute byte differences, one range-table
  *   load, one multiply and the multiply-adds of the sums.
  * - the generic one, any radius: one thread per output pixel, tile and
@@ -370,47 +371,68 @@ struct ColourPlanar : Colour
 /* ------------------------------------------------------------------ */
 /* The specialised kernel */
 
-/* Colour's shape depends on the radius (below); CBF_COLOUR_ROWS and
- * CBF_COLOUR_MIN_BLOCKS, when defined, set it for every radius. */
-#ifdef CBF_COLOUR_ROWS
-#define CBF_COLOUR_ROWS_AT(R) CBF_COLOUR_ROWS
-#else
-#define CBF_COLOUR_ROWS_AT(R) ((R) == 4 ? 6 : 4)
+/* A specialised kernel's shape: output rows and columns a thread (the
+ * columns adjacent, so that a loaded neighbour serves both), and blocks
+ * per SM the compiler must fit (it caps registers to that). More outputs a
+ * thread reuse each loaded neighbour more often; more resident warps hide
+ * the latency of the shared loads each tap waits on. */
+struct FastShapeOf
+{
+  int rows, cols, min_blocks;
+};
+
+/* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
+ * "Shape of the specialised kernels"). 4K RGBA, one column a thread, d = 15:
+ * 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51, 4 / 4 0.50, 3 / 6
+ * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
+ * 1 x 4 rows / 4 blocks 0.083 / 0.186 / 0.477: 2 x 4 / 4 0.075 / 0.176 /
+ * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
+ * radius 8 keeps one column (0.625 against 0.658 and more). GRAY8, every
+ * radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053 for 1 x 8 / 3,
+ * d = 15 0.254 against 0.256). */
+__host__ __device__ constexpr FastShapeOf colour_shape (int radius)
+{
+  return radius == 2 || radius == 3 || radius == 5 ? FastShapeOf { 4, 2, 4 }
+  : radius == 4 || radius == 7 ? FastShapeOf { 3, 2, 4 }
+  : radius == 6 ? FastShapeOf { 3, 2, 5 }
+  : FastShapeOf { 4, 1, 4 };
+}
+
+__host__ __device__ constexpr FastShapeOf gray_shape (int)
+{
+  return FastShapeOf { 4, 2, 4 };
+}
+
+/* CBF_{COLOUR,GRAY}_{ROWS,COLS,MIN_BLOCKS}, when defined, override the
+ * choice for every radius at build time, for such sweeps. */
+#ifndef CBF_COLOUR_ROWS
+#define CBF_COLOUR_ROWS colour_shape (R).rows
 #endif
-#ifdef CBF_COLOUR_MIN_BLOCKS
-#define CBF_COLOUR_MIN_BLOCKS_AT(R) CBF_COLOUR_MIN_BLOCKS
-#else
-#define CBF_COLOUR_MIN_BLOCKS_AT(R) ((R) == 2 ? 6 : 4)
+#ifndef CBF_COLOUR_COLS
+#define CBF_COLOUR_COLS colour_shape (R).cols
+#endif
+#ifndef CBF_COLOUR_MIN_BLOCKS
+#define CBF_COLOUR_MIN_BLOCKS colour_shape (R).min_blocks
 #endif
 #ifndef CBF_GRAY_ROWS
-#define CBF_GRAY_ROWS 8
+#define CBF_GRAY_ROWS gray_shape (R).rows
+#endif
+#ifndef CBF_GRAY_COLS
+#define CBF_GRAY_COLS gray_shape (R).cols
 #endif
 #ifndef CBF_GRAY_MIN_BLOCKS
-#define CBF_GRAY_MIN_BLOCKS 3
+#define CBF_GRAY_MIN_BLOCKS gray_shape (R).min_blocks
 #endif
 
-/* Rows: output rows per thread; MinBlocks: blocks per SM the compiler
- * must fit (it caps registers to that). More rows reuse each loaded
- * neighbour more often; more resident warps hide the latency of the shared
- * loads each tap waits on. Measured on an H100 (docs/performance-notes.md),
- * 4K RGBA d = 15: 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51,
- * 4 / 4 0.50, 4 / 5 0.51, 3 / 6 0.52, 2 / 8 0.56; one later run (one
- * harness build per shape, d = 5 / 9 / 15): 4 / 4 0.085 / 0.192 / 0.478,
- * 4 / 6 0.083 / 0.199 / 0.489, 4 / 8 0.082 / 0.195 / 0.516, 6 / 4
- * 0.092 / 0.185 / 0.492, 3 / 6 0.088 / 0.196 / 0.490, 2 / 8 0.093 / 0.206
- * / 0.531: so 4 / 6 at radius 2, 6 / 4 at radius 4, 4 / 4 elsewhere (the
- * radii measured; the others keep 4 / 4). GRAY8 d = 15, all
- * weights from the table: 8 / 2 0.32, 8 / 3 0.32, 6 / 3 0.32, 4 / 4 0.34;
- * with 40 % of them computed (below), issue-bound: 8 / 2 0.268, 8 / 3
- * 0.263, 8 / 4 0.264, 6 / 4 0.267. CBF_{COLOUR,GRAY}_ROWS and
- * CBF_{COLOUR,GRAY}_MIN_BLOCKS override the choice at build time, for such
- * experiments. */
+/* The shape of layout T (one channel or colour) at radius R. */
 template < class T, int R > struct FastShape
 {
   static constexpr int kRows = T::kClassWeights ? CBF_GRAY_ROWS :
-      CBF_COLOUR_ROWS_AT (R);
+      CBF_COLOUR_ROWS;
+  static constexpr int kCols = T::kClassWeights ? CBF_GRAY_COLS :
+      CBF_COLOUR_COLS;
   static constexpr int kMinBlocks = T::kClassWeights ? CBF_GRAY_MIN_BLOCKS :
-      CBF_COLOUR_MIN_BLOCKS_AT (R);
+      CBF_COLOUR_MIN_BLOCKS;
   /* The range table, or a channel's per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
   {
@@ -441,24 +463,41 @@ __device__ __forceinline__ void tile_put (typename T::Value & entry,
 /* Copies the source pixels (x0 - R, y0 - R) to (x0 - R + kTileW - 1,
  * y0 - R + kTileH - 1) into @tile (see tile_put), reflect-101 applied where
  * the tile reaches past the picture (blocks inside it, most of them, skip
- * the border rule). kThreads threads of the block share the work. */
-template < class T, int kTileW, int kTileH, int R, int kThreads, class Entry >
-__device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
-    int x0, int y0, int tid)
+ * the border rule). The block's kBlockX x kBlockY threads walk the tile in
+ * its own shape: a thread's row and column come from its index without a
+ * division, and a row's address is formed once for its columns. */
+template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    bool kInside, class Entry >
+__device__ __forceinline__ void load_tile_rows (Entry * tile, const Io & io,
+    int x0, int y0)
 {
-  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
-      && y0 + kTileH - R <= io.height) {
-    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
-      int ty = i / kTileW, tx = i - ty * kTileW;
-      tile_put < T > (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
-    }
-  } else {
-    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
-      int ty = i / kTileW, tx = i - ty * kTileW;
-      tile_put < T > (tile[i], T::load (io, reflect101 (y0 + ty - R,
-                  io.height), reflect101 (x0 + tx - R, io.width)));
+  for (int ty = threadIdx.y; ty < kTileH; ty += kBlockY) {
+    const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R,
+        io.height);
+#pragma unroll
+    for (int tx0 = 0; tx0 < kTileW; tx0 += kBlockX) {
+      const int tx = tx0 + threadIdx.x;
+      if (tx0 + kBlockX <= kTileW || tx < kTileW) {
+        const int sx = kInside ? x0 + tx - R : reflect101 (x0 + tx - R,
+            io.width);
+        tile_put < T > (tile[ty * kTileW + tx], T::load (io, sy, sx));
+      }
     }
   }
+}
+
+template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    class Entry >
+__device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
+    int x0, int y0)
+{
+  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height)
+    load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, true > (tile, io,
+        x0, y0);
+  else
+    load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
+        io, x0, y0);
 }
 
 constexpr int kFastBlockX = 32;
@@ -538,78 +577,107 @@ __host__ __device__ constexpr bool tap_used (int s, int dx)
  * loop unroller, which gives up on the larger windows): every condition
  * below is a compile-time constant, every tile offset and spatial weight an
  * immediate. */
-template < class T, int R, int K > struct FastWindow
+template < class T, int R, int K, int C > struct FastWindow
 {
+  static constexpr int kTileW = kFastBlockX * C + 2 * R;
   const uint32_t *col;          /* tile, column dx = 0 of source row 0 */
   const float *range_lut;
   const SpaceTaps *space;
-  uint32_t centre[K];
+  /* Output (k, c), row k and column c of the thread's, at [k * C + c]. */
+  uint32_t centre[K * C];
   /* One channel's computed weights: the range scale per unit of the tile
    * word (4 x the level), and the centres times it. */
   float centre_scale;
-  float centre_scaled[K];
-  typename T::Sum sum[K];
+  float centre_scaled[K * C];
+  typename T::Sum sum[K * C];
 
-  /* Tap (DX, S - R - k) of output k, if it is in that output's disc. */
-  template < int S, int DX, int k >
+  /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
+   * disc. */
+  template < int S, int DX, int k, int c >
   __device__ __forceinline__ void tap_output (uint32_t p,
       const typename T::Value & value)
   {
+    constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
-    if constexpr (in_disc < R > (DX, dy)) {
-      const uint32_t offset = T::lut_offset (p, centre[k]);
+    constexpr int o = k * C + c;
+    if constexpr (in_disc < R > (dx, dy)) {
+      const uint32_t offset = T::lut_offset (p, centre[o]);
       float w;
-      constexpr int kTap = (dy + R) * (2 * R + 1) + DX + R;
-      if constexpr (T::kClassWeights && computed_weight < T, R > (DX, dy)) {
+      constexpr int kTap = (dy + R) * (2 * R + 1) + dx + R;
+      if constexpr (T::kClassWeights && computed_weight < T, R > (dx, dy)) {
         /* exp2 (log2 space - (scale (p - c))^2): one FADD, one FFMA and
          * the SFU, where the table takes a shared load. */
-        const float u = value.v * centre_scale - centre_scaled[k];
+        const float u = value.v * centre_scale - centre_scaled[o];
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
-      } else if constexpr (computed_weight < T, R > (DX, dy)) {
+      } else if constexpr (computed_weight < T, R > (dx, dy)) {
         /* The same for colour (off: measured slower): the SFU in place of
          * the table's shared load, the shift of its offset and the FMUL by
          * the spatial weight, which goes into the exponent. */
-        const float u = colour_distance (p, centre[k]) * space->range_scale;
+        const float u = colour_distance (p, centre[o]) * space->range_scale;
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
       } else if constexpr (T::kClassWeights) {
-        constexpr int kClass = cbf_distance_class (R, DX * DX + dy * dy);
+        constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
         w = range_at (range_lut + 256 * kClass, offset);
       } else {
         w = range_at (range_lut, offset) * space->w[kTap];
       }
-      T::add (sum[k], value, w);
+      T::add (sum[o], value, w);
     }
   }
 
-  template < int S, int DX, int... k >
+  template < int S, int DX, int... o >
   __device__ __forceinline__ void tap_outputs (uint32_t p,
-      const typename T::Value & value, std::integer_sequence < int, k... >)
+      const typename T::Value & value, std::integer_sequence < int, o... >)
   {
-    (tap_output < S, DX, k > (p, value), ...);
+    (tap_output < S, DX, o / C, o % C > (p, value), ...);
   }
 
-  /* Source pixel (DX, S): loaded and converted once, used by every output
-   * whose window holds it. */
-  template < int S, int DX > __device__ __forceinline__ void tap ()
+  /* Whether source pixel (DX, S) is in the window of any output. */
+  static constexpr bool used (int s, int dx)
   {
-    if constexpr (tap_used < R, K > (S, DX)) {
-      constexpr int kTileW = kFastBlockX + 2 * R;
-      const uint32_t p = col[S * kTileW + DX];
+    for (int c = 0; c < C; c++)
+      if (tap_used < R, K > (s, dx - c))
+        return true;
+    return false;
+  }
+
+  /* Source pixel (DX, S), loaded: converted once, used by every output
+   * whose window holds it. */
+  template < int S, int DX > __device__ __forceinline__ void taps (uint32_t p)
+  {
+    if constexpr (used (S, DX))
       tap_outputs < S, DX > (p, T::template unpack < true > (p),
-          std::make_integer_sequence < int, K > ());
+          std::make_integer_sequence < int, K * C > ());
+  }
+
+  /* One column: a 32-bit load. Two: the pair (DX, DX + 1) in one 64-bit
+   * load, as a warp's threads read the tile two words apart (single loads
+   * would conflict two ways); DX - R is even and so is each row's start, so
+   * the pair is aligned. */
+  template < int S, int DX > __device__ __forceinline__ void load ()
+  {
+    if constexpr (C == 1) {
+      if constexpr (used (S, DX))
+        taps < S, DX > (col[S * kTileW + DX]);
+    } else if constexpr (used (S, DX) || used (S, DX + 1)) {
+      const uint2 pair = *reinterpret_cast < const uint2 * >(col +
+          S * kTileW + DX);
+      taps < S, DX > (pair.x);
+      taps < S, DX + 1 > (pair.y);
     }
   }
 
   template < int S, int... I >
   __device__ __forceinline__ void row (std::integer_sequence < int, I... >)
   {
-    (tap < S, I - R > (), ...);
+    (load < S, C * I - R > (), ...);
   }
 
   template < int... S >
   __device__ __forceinline__ void rows (std::integer_sequence < int, S... >)
   {
-    (row < S > (std::make_integer_sequence < int, 2 * R + 1 > ()), ...);
+    (row < S > (std::make_integer_sequence < int,
+            (2 * R + C + C - 1) / C > ()), ...);
   }
 
   __device__ __forceinline__ void run ()
@@ -626,42 +694,42 @@ bilateral_fast (Io io, int row_begin, int row_end,
 {
   typedef FastShape < T, R > Shape;
   constexpr int K = Shape::kRows;
-  constexpr int kTileW = kFastBlockX + 2 * R;
+  constexpr int C = Shape::kCols;
+  typedef FastWindow < T, R, K, C > Window;
+  constexpr int kTileW = Window::kTileW;
   constexpr int kTileH = kFastBlockY * K + 2 * R;
   constexpr int kLutLen = Shape::lut_len ();
   __shared__ float range_lut[kLutLen];
-  __shared__ uint32_t tile[kTileH * kTileW];
+  __shared__ __align__ (8) uint32_t tile[kTileH * kTileW];
 
   const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
-  const int x0 = blockIdx.x * kFastBlockX;
+  const int x0 = blockIdx.x * kFastBlockX * C;
   const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
 
   for (int i = tid; i < kLutLen; i += kFastBlockX * kFastBlockY)
     range_lut[i] = tables[Shape::lut_offset_in_tables () + i];
-  load_tile < T, kTileW, kTileH, R, kFastBlockX * kFastBlockY > (tile, io,
-      x0, y0, tid);
+  load_tile < T, kTileW, kTileH, R, kFastBlockX, kFastBlockY > (tile, io,
+      x0, y0);
   __syncthreads ();
 
-  FastWindow < T, R, K > window;
-  window.col = tile + threadIdx.y * K * kTileW + threadIdx.x + R;
+  Window window;
+  window.col = tile + threadIdx.y * K * kTileW + C * threadIdx.x + R;
   window.range_lut = range_lut;
   window.space = &space;
   window.centre_scale = space.range_scale * 0.25f;
 #pragma unroll
-  for (int k = 0; k < K; k++) {
-    window.centre[k] = window.col[(k + R) * kTileW];
-    window.centre_scaled[k] = (float) window.centre[k] * window.centre_scale;
+  for (int o = 0; o < K * C; o++) {
+    window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+    window.centre_scaled[o] = (float) window.centre[o] * window.centre_scale;
   }
   window.run ();
 
-  const int x = x0 + threadIdx.x;
-  if (x >= io.width)
-    return;
 #pragma unroll
-  for (int k = 0; k < K; k++) {
-    const int y = y0 + threadIdx.y * K + k;
-    if (y < row_end)
-      T::template store < true > (io, y, x, window.sum[k]);
+  for (int o = 0; o < K * C; o++) {
+    const int x = x0 + C * threadIdx.x + o % C;
+    const int y = y0 + threadIdx.y * K + o / C;
+    if (x < io.width && y < row_end)
+      T::template store < true > (io, y, x, window.sum[o]);
   }
 }
 
@@ -1048,8 +1116,9 @@ void launch_fast_radius (const Io & io, int row_begin, int row_end,
     const CbfBilateralWeights * w, cudaStream_t stream)
 {
   constexpr int rows_per_block = kFastBlockY * FastShape < T, R >::kRows;
+  constexpr int columns_per_block = kFastBlockX * FastShape < T, R >::kCols;
   dim3 block (kFastBlockX, kFastBlockY);
-  dim3 grid ((io.width + kFastBlockX - 1) / kFastBlockX,
+  dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
   const SpaceTaps space = space_taps (w);
