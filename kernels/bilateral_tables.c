@@ -139,9 +139,22 @@ range_log2_scale (const float *tables)
   scale = sqrt (-log2 (tables[d])) / d;
   /* No weight left at a difference of 1 (sigma-color below about 0.06):
    * a finite scale that still gives every difference a weight of 0 and
-   * the centre exactly 1 (its difference is exactly 0: an infinite scale
-   * would make it inf - inf). */
-  return isfinite (scale) && scale < 1e15 ? scale : 1e15;
+   * the centre exactly 1 (an infinite scale would make it inf - inf). */
+  if (!(isfinite (scale) && scale < 1e15))
+    scale = 1e15;
+  /* The kernels form a tap's scaled difference as value x scale minus the
+   * centre's value x scale, that product rounded (one FMA), with values up
+   * to 1020 (10 bits). Where a difference of one level has no weight left
+   * (scale >= 8: 2^-64), a difference of 0 must still come out exactly 0,
+   * or the centre's weight falls to 0 too: with 14 significant bits the
+   * products are exact. Below 8 the rounding moves a weight of 1 by less
+   * than 10^-8. */
+  if (scale >= 8) {
+    int exponent;
+    double mantissa = frexp (scale, &exponent);
+    scale = ldexp (nearbyint (ldexp (mantissa, 14)), exponent - 14);
+  }
+  return scale;
 }
 
 void
