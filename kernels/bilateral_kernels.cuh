@@ -387,13 +387,15 @@ struct FastShapeOf
  * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
  * 1 x 4 rows / 4 blocks 0.083 / 0.186 / 0.477: 2 x 4 / 4 0.075 / 0.176 /
  * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
- * radius 8 keeps one column (0.625 against 0.658 and more). GRAY8, every
+ * radius 8 keeps one column (0.625 against 0.658 and more), and so does
+ * radius 7: two columns gain 1.4 % at 4K but lose 6 % at 1080p (0.131 ->
+ * 0.139 ms: half the blocks, a longer last wave). GRAY8, every
  * radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053 for 1 x 8 / 3,
  * d = 15 0.254 against 0.256). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 || radius == 5 ? FastShapeOf { 4, 2, 4 }
-  : radius == 4 || radius == 7 ? FastShapeOf { 3, 2, 4 }
+  : radius == 4 ? FastShapeOf { 3, 2, 4 }
   : radius == 6 ? FastShapeOf { 3, 2, 5 }
   : FastShapeOf { 4, 1, 4 };
 }
@@ -498,6 +500,29 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
   else
     load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
         io, x0, y0);
+}
+
+/* The same, the tile walked as one array by the block's kThreads
+ * threads: what the Gaussian's column kernel uses, whose tile holds float
+ * triples; walked row by row, its d = 9 took 8 % longer (H100, 4K and
+ * 9984 x 6400 RGBA), where the bilateral's tile of words gained. */
+template < class T, int kTileW, int kTileH, int R, int kThreads, class Entry >
+__device__ __forceinline__ void load_tile_flat (Entry * tile, const Io & io,
+    int x0, int y0, int tid)
+{
+  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height) {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
+    }
+  } else {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, reflect101 (y0 + ty - R,
+                  io.height), reflect101 (x0 + tx - R, io.width)));
+    }
+  }
 }
 
 constexpr int kFastBlockX = 32;

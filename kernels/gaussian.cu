@@ -153,8 +153,8 @@ gaussian_columns (Io io, int row_begin, int row_end,
   const int y0 = row_begin + blockIdx.y * kColumnBlockRows;
   if (tid <= 2 * R)
     coeffs_shared[tid] = coeffs_dev[tid];
-  load_tile < T, kTileW, kTileH, R, kGaussBlockX, kGaussBlockY > (tile, io,
-      x0, y0);
+  load_tile_flat < T, kTileW, kTileH, R, kGaussBlockX * kGaussBlockY > (tile,
+      io, x0, y0, tid);
   __syncthreads ();
 
   float coeffs[2 * R + 1];
