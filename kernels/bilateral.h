@@ -69,6 +69,19 @@ cbf_tables_class_weights_offset (int radius)
   return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
 }
 
+/* Floats before colour's per-class weights (radius <=
+ * CBF_FAST_MAX_RADIUS): after GRAY8's, at a multiple of 4 for 16-byte
+ * loads. */
+CBF_CONSTEXPR int
+cbf_tables_colour_class_weights_offset (int radius)
+{
+  return (cbf_tables_class_weights_offset (radius) +
+      cbf_distance_class (radius, radius * radius + 1) * 256 + 3) / 4 * 4;
+}
+
+/* Floats a class of colour weights takes: CBF_RANGE_LUT_LEN half floats. */
+#define CBF_COLOUR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,7 +116,13 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *   then, for radius <= CBF_FAST_MAX_RADIUS, 256 floats per distance class
  *                                     (cbf_distance_class): the GRAY8 weight
  *                                     space_lut[class] * range_lut[d], one
- *                                     multiply fewer per tap */
+ *                                     multiply fewer per tap
+ *   then, from cbf_tables_colour_class_weights_offset, CBF_RANGE_LUT_LEN
+ *                                     half floats (IEEE binary16, two a
+ *                                     float, native byte order) per class:
+ *                                     the colour weight, the same product
+ *                                     rounded to half, whose loads conflict
+ *                                     less (two weights a shared word) */
 size_t cbf_bilateral_tables_len (int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights

@@ -30,6 +30,7 @@
 
 #include "bilateral.h"
 
+#include <cuda_fp16.h>
 #include <utility>
 
 namespace {
@@ -407,6 +408,9 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int)
 
 /* CBF_{COLOUR,GRAY}_{ROWS,COLS,MIN_BLOCKS}, when defined, override the
  * choice for every radius at build time, for such sweeps. */
+#ifndef CBF_COLOUR_HALF_CLASSES
+#define CBF_COLOUR_HALF_CLASSES 1
+#endif
 #ifndef CBF_COLOUR_ROWS
 #define CBF_COLOUR_ROWS colour_shape (R).rows
 #endif
@@ -435,15 +439,25 @@ template < class T, int R > struct FastShape
       CBF_COLOUR_COLS;
   static constexpr int kMinBlocks = T::kClassWeights ? CBF_GRAY_MIN_BLOCKS :
       CBF_COLOUR_MIN_BLOCKS;
-  /* The range table, or a channel's per-class weights. */
+  /* Colour reads a tap's weight whole from its distance class's table of
+   * half floats (bilateral.h) where those fit beside the tile in the 48 KiB
+   * of static shared memory: radius <= 7. Rounding a weight to half moves
+   * it by at most 2^-11 of itself, and so the result by at most 2^-11 x 255
+   * = 0.13 levels, which with the biased sums' 0.58 (Colour) stays below
+   * one. */
+  static constexpr bool kHalfClasses = !T::kClassWeights
+      && CBF_COLOUR_HALF_CLASSES && R <= 7;
+  static constexpr int kClasses = cbf_distance_class (R, R * R + 1);
+  /* The range table, or the per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
   {
-    return T::kClassWeights ? cbf_distance_class (R, R * R + 1) * 256 :
-        CBF_RANGE_LUT_LEN;
+    return T::kClassWeights ? kClasses * 256 :
+        kHalfClasses ? kClasses * CBF_COLOUR_CLASS_FLOATS : CBF_RANGE_LUT_LEN;
   }
   __host__ __device__ static constexpr int lut_offset_in_tables ()
   {
-    return T::kClassWeights ? cbf_tables_class_weights_offset (R) : 0;
+    return T::kClassWeights ? cbf_tables_class_weights_offset (R) :
+        kHalfClasses ? cbf_tables_colour_class_weights_offset (R) : 0;
   }
 };
 
@@ -643,6 +657,11 @@ template < class T, int R, int K, int C > struct FastWindow
       } else if constexpr (T::kClassWeights) {
         constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
         w = range_at (range_lut + 256 * kClass, offset);
+      } else if constexpr (FastShape < T, R >::kHalfClasses) {
+        constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
+        w = __half2float (__ushort_as_half (reinterpret_cast < const
+                unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN +
+                __vsadu4 (p, centre[o])]));
       } else {
         w = range_at (range_lut, offset) * space->w[kTap];
       }

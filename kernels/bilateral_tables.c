@@ -15,6 +15,8 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 /* OpenCV's cvRound: round half to even, as lrint does in the default
  * rounding mode. */
@@ -53,7 +55,9 @@ cbf_bilateral_tables_len (int radius)
   size_t len = cbf_tables_class_weights_offset (radius);
 
   if (radius <= CBF_FAST_MAX_RADIUS)
-    len += (size_t) cbf_distance_class (radius, radius * radius + 1) * 256;
+    len = cbf_tables_colour_class_weights_offset (radius) +
+        (size_t) cbf_distance_class (radius, radius * radius + 1) *
+        CBF_COLOUR_CLASS_FLOATS;
   return len;
 }
 
@@ -67,6 +71,23 @@ cbf_bilateral_tables_max_len (void)
     if (cbf_bilateral_tables_len (r) > max)
       max = cbf_bilateral_tables_len (r);
   return max;
+}
+
+/* The IEEE binary16 bits of @value in [0, 1], rounded to nearest even. */
+static uint16_t
+half_bits (float value)
+{
+  int exponent;
+
+  if (!(value > 0))
+    return 0;
+  if (value < 0x1p-14f)         /* subnormal: a multiple of 2^-24 */
+    return (uint16_t) lrintf (value * 0x1p24f);
+  /* value = 2^(exponent - 1) x [1, 2): 11 significant bits, 1024..2048 (a
+   * 2048 carries into the exponent field by itself). */
+  frexpf (value, &exponent);
+  return (uint16_t) (((exponent - 1 + 15) << 10) +
+      lrintf (ldexpf (value, 11 - exponent)) - 1024);
 }
 
 void
@@ -116,6 +137,27 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       for (d = 0; d < 256; d++)
         class_weights[cbf_distance_class (radius, v) * 256 + d] =
             space_lut[v] * range_lut[d];
+    }
+  }
+
+  /* Colour's per-class weights, as half floats (bilateral.h); the padding
+   * before them zeroed. */
+  if (radius <= CBF_FAST_MAX_RADIUS) {
+    int first = cbf_tables_class_weights_offset (radius) +
+        cbf_distance_class (radius, radius * radius + 1) * 256;
+    char *colour = (char *) (tables +
+        cbf_tables_colour_class_weights_offset (radius));
+    int v, d;
+    for (i = first; i < cbf_tables_colour_class_weights_offset (radius); i++)
+      tables[i] = 0.f;
+    for (v = 0; v <= radius * radius; v++) {
+      if (!cbf_is_tap_distance (radius, v))
+        continue;
+      for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
+        uint16_t h = half_bits (space_lut[v] * range_lut[d]);
+        memcpy (colour + 2 * ((size_t) cbf_distance_class (radius,
+                    v) * CBF_RANGE_LUT_LEN + d), &h, sizeof h);
+      }
     }
   }
 }
