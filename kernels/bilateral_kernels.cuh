@@ -18,10 +18,11 @@
  *   pixels, so every neighbour it loads from the shared tile serves up to
  *   2K outputs from a register; the window's taps are unrolled at compile
  *   time (no tap outside the disc is visited, no index arithmetic), and the
- *   spatial weights are kernel parameters, i.e. constant-bank operands of
- *   the multiply. Per tap
- *   that leaves: one SIMD sum of absolute byte differences, one range-table
- *   load, one multiply and the multiply-adds of the sums.
+ *   spatial weights are read whole with the range weight from a table per
+ *   distance class (or, for colour at radius 8, are kernel parameters,
+ *   i.e. constant-bank operands of the multiply). Per tap that leaves: one
+ *   SIMD sum of absolute byte differences, one table load, a conversion or
+ *   a multiply, and the multiply-adds of the sums.
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii). */
 
@@ -388,11 +389,11 @@ struct FastShapeOf
  * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
  * 1 x 4 rows / 4 blocks 0.083 / 0.186 / 0.477: 2 x 4 / 4 0.075 / 0.176 /
  * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
- * radius 8 keeps one column (0.625 against 0.658 and more), and so does
+ * radius 8 keeps one column (0.625 against 0.655 and more), and so does
  * radius 7: two columns gain 1.4 % at 4K but lose 6 % at 1080p (0.131 ->
  * 0.139 ms: half the blocks, a longer last wave). GRAY8, every
  * radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053 for 1 x 8 / 3,
- * d = 15 0.254 against 0.256). */
+ * d = 15 0.254 against 0.257). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 || radius == 5 ? FastShapeOf { 4, 2, 4 }
