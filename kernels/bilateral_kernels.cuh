@@ -431,6 +431,17 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int)
 #define CBF_GRAY_MIN_BLOCKS gray_shape (R).min_blocks
 #endif
 
+/* GPUs before Ampere hold at most 1024 threads, 4 blocks of 256, an SM
+ * (sm_75): a larger minimum would be ignored, with a warning. */
+__host__ __device__ constexpr int fast_min_blocks (int blocks)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+  return blocks < 4 ? blocks : 4;
+#else
+  return blocks;
+#endif
+}
+
 /* The shape of layout T (one channel or colour) at radius R. */
 template < class T, int R > struct FastShape
 {
@@ -438,8 +449,8 @@ template < class T, int R > struct FastShape
       CBF_COLOUR_ROWS;
   static constexpr int kCols = T::kClassWeights ? CBF_GRAY_COLS :
       CBF_COLOUR_COLS;
-  static constexpr int kMinBlocks = T::kClassWeights ? CBF_GRAY_MIN_BLOCKS :
-      CBF_COLOUR_MIN_BLOCKS;
+  static constexpr int kMinBlocks = fast_min_blocks (T::kClassWeights ?
+      CBF_GRAY_MIN_BLOCKS : CBF_COLOUR_MIN_BLOCKS);
   /* Colour reads a tap's weight whole from its distance class's table of
    * half floats (bilateral.h) where those fit beside the tile in the 48 KiB
    * of static shared memory: radius <= 7. Rounding a weight to half moves
