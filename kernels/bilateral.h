@@ -70,8 +70,9 @@ cbf_tables_class_weights_offset (int radius)
 }
 
 /* Floats before colour's per-class weights (radius <=
- * CBF_FAST_MAX_RADIUS): after GRAY8's, at a multiple of 4 for 16-byte
- * loads. */
+ * CBF_FAST_MAX_RADIUS): after GRAY8's, rounded up to a multiple of 4, so
+ * that in a 16-byte aligned buffer the half floats start 16-byte aligned
+ * too (free to read with vector loads). */
 CBF_CONSTEXPR int
 cbf_tables_colour_class_weights_offset (int radius)
 {

@@ -393,7 +393,7 @@ struct FastShapeOf
  * radius 7: two columns gain 1.4 % at 4K but lose 6 % at 1080p (0.131 ->
  * 0.139 ms: half the blocks, a longer last wave). GRAY8, every
  * radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053 for 1 x 8 / 3,
- * d = 15 0.254 against 0.257). */
+ * d = 15 0.254 against 0.257); radius 1, not measured, takes the same. */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 || radius == 5 ? FastShapeOf { 4, 2, 4 }
@@ -407,11 +407,14 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int)
   return FastShapeOf { 4, 2, 4 };
 }
 
-/* CBF_{COLOUR,GRAY}_{ROWS,COLS,MIN_BLOCKS}, when defined, override the
- * choice for every radius at build time, for such sweeps. */
+/* Colour's weights from per-class tables of half floats (FastShape);
+ * CBF_COLOUR_HALF_CLASSES=0 builds the float range table and the multiply
+ * by the spatial weight instead, for comparisons. */
 #ifndef CBF_COLOUR_HALF_CLASSES
 #define CBF_COLOUR_HALF_CLASSES 1
 #endif
+/* CBF_{COLOUR,GRAY}_{ROWS,COLS,MIN_BLOCKS}, when defined, override the
+ * choice for every radius at build time, for such sweeps. */
 #ifndef CBF_COLOUR_ROWS
 #define CBF_COLOUR_ROWS colour_shape (R).rows
 #endif
