@@ -126,38 +126,31 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
     half_width[i] = (float) hw;
   }
 
-  /* GRAY8's per-class weights: the same float product the kernels would
-   * form per tap (space * range), made once. */
+  /* The per-class weights: the same float product the kernels would form
+   * per tap (space * range), made once; GRAY8's as floats, colour's as half
+   * floats (bilateral.h), the padding between them zeroed. A class is
+   * numbered by counting the tap distances below it, in step with v (the
+   * count per v from cbf_distance_class alone costs O(r^4) each). */
   if (radius <= CBF_FAST_MAX_RADIUS) {
     float *class_weights = tables + cbf_tables_class_weights_offset (radius);
-    int v, d;
-    for (v = 0; v <= radius * radius; v++) {
-      if (!cbf_is_tap_distance (radius, v))
-        continue;
-      for (d = 0; d < 256; d++)
-        class_weights[cbf_distance_class (radius, v) * 256 + d] =
-            space_lut[v] * range_lut[d];
-    }
-  }
-
-  /* Colour's per-class weights, as half floats (bilateral.h); the padding
-   * before them zeroed. */
-  if (radius <= CBF_FAST_MAX_RADIUS) {
-    int first = cbf_tables_class_weights_offset (radius) +
-        cbf_distance_class (radius, radius * radius + 1) * 256;
     char *colour = (char *) (tables +
         cbf_tables_colour_class_weights_offset (radius));
-    int v, d;
-    for (i = first; i < cbf_tables_colour_class_weights_offset (radius); i++)
+    int n_classes = cbf_distance_class (radius, radius * radius + 1);
+    int v, d, class_index = 0;
+    for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
+        i < cbf_tables_colour_class_weights_offset (radius); i++)
       tables[i] = 0.f;
     for (v = 0; v <= radius * radius; v++) {
       if (!cbf_is_tap_distance (radius, v))
         continue;
+      for (d = 0; d < 256; d++)
+        class_weights[class_index * 256 + d] = space_lut[v] * range_lut[d];
       for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
         uint16_t h = half_bits (space_lut[v] * range_lut[d]);
-        memcpy (colour + 2 * ((size_t) cbf_distance_class (radius,
-                    v) * CBF_RANGE_LUT_LEN + d), &h, sizeof h);
+        memcpy (colour + 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d),
+            &h, sizeof h);
       }
+      class_index++;
     }
   }
 }
