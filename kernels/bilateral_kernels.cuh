@@ -203,10 +203,16 @@ struct Colour
   static constexpr bool kClassWeights = false;
   static constexpr int kGridLayers = 1;
 
+  /* The L1 colour distance, 0 to 765: an index into a table of weights. */
+  static __device__ __forceinline__ uint32_t distance (uint32_t a,
+      uint32_t b)
+  {
+    return __vsadu4 (a, b);
+  }
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
       uint32_t b)
   {
-    return __vsadu4 (a, b) << 2;
+    return distance (a, b) << 2;
   }
   struct Value
   {
@@ -664,9 +670,10 @@ template < class T, int R, int K, int C > struct FastWindow
         const float u = value.v * centre_scale - centre_scaled[o];
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
       } else if constexpr (computed_weight < T, R > (dx, dy)) {
-        /* The same for colour (off: measured slower): the SFU in place of
-         * the table's shared load, the shift of its offset and the FMUL by
-         * the spatial weight, which goes into the exponent. */
+        /* The same for colour (off: measured slower, with the float range
+         * table and again with the half class tables): the SFU in place
+         * of the table's shared load and what turns its entry into the
+         * weight. */
         const float u = colour_distance (p, centre[o]) * space->range_scale;
         w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
       } else if constexpr (T::kClassWeights) {
@@ -676,7 +683,7 @@ template < class T, int R, int K, int C > struct FastWindow
         constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
         w = __half2float (__ushort_as_half (reinterpret_cast < const
                 unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN +
-                __vsadu4 (p, centre[o])]));
+                T::distance (p, centre[o])]));
       } else {
         w = range_at (range_lut, offset) * space->w[kTap];
       }
