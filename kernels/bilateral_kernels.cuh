@@ -32,6 +32,8 @@
 #include "bilateral.h"
 
 #include <cuda_fp16.h>
+#include <atomic>
+#include <cstdint>
 #include <utility>
 
 namespace {
@@ -380,13 +382,15 @@ struct ColourPlanar : Colour
 /* The specialised kernel */
 
 /* A specialised kernel's shape: output rows and columns a thread (the
- * columns adjacent, so that a loaded neighbour serves both), and blocks
- * per SM the compiler must fit (it caps registers to that). More outputs a
- * thread reuse each loaded neighbour more often; more resident warps hide
- * the latency of the shared loads each tap waits on. */
+ * columns adjacent, so that a loaded neighbour serves both), blocks per SM
+ * the compiler must fit (it caps registers to that), and the block's rows
+ * of 32 threads. More outputs a thread reuse each loaded neighbour more
+ * often; more resident warps hide the latency of the shared loads each tap
+ * waits on; a taller block shares its weight tables and its tile's halo
+ * among more outputs. */
 struct FastShapeOf
 {
-  int rows, cols, min_blocks;
+  int rows, cols, min_blocks, block_rows;
 };
 
 /* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
@@ -397,20 +401,29 @@ struct FastShapeOf
  * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
  * radius 8 keeps one column (0.625 against 0.655 and more), and so does
  * radius 7: two columns gain 1.4 % at 4K but lose 6 % at 1080p (0.131 ->
- * 0.139 ms: half the blocks, a longer last wave). GRAY8, every
- * radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053 for 1 x 8 / 3,
- * d = 15 0.254 against 0.257); radius 1, not measured, takes the same. */
+ * 0.139 ms: half the blocks, a longer last wave). Blocks of 32 x 16
+ * threads, two blocks an SM, 4K / 1080p against the 32 x 8 shapes above
+ * (same run): 2 x 4 at radius 5 0.253 / 0.070 against 0.258 / 0.075, at 6
+ * 0.336 / 0.091 against 0.353 / 0.101, at 7 0.433 / 0.118 against
+ * 0.476 / 0.127; radius 8 2 x 2, 0.612 / 0.165 against 0.624 / 0.164 (2 x 4
+ * spills there: 0.665); radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5
+ * 0.078 against 0.074). The taller block shares its tables among twice the
+ * outputs, and at radius 7 it needs dynamic shared memory (61 KiB).
+ * GRAY8, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053
+ * for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16 d = 15 0.253 to
+ * 0.261, no gain); radius 1, not measured, takes the same. */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
-  return radius == 2 || radius == 3 || radius == 5 ? FastShapeOf { 4, 2, 4 }
-  : radius == 4 ? FastShapeOf { 3, 2, 4 }
-  : radius == 6 ? FastShapeOf { 3, 2, 5 }
-  : FastShapeOf { 4, 1, 4 };
+  return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8 }
+  : radius == 4 ? FastShapeOf { 3, 2, 4, 8 }
+  : radius >= 5 && radius <= 7 ? FastShapeOf { 4, 2, 2, 16 }
+  : radius == 8 ? FastShapeOf { 2, 2, 2, 16 }
+  : FastShapeOf { 4, 1, 4, 8 };
 }
 
 __host__ __device__ constexpr FastShapeOf gray_shape (int)
 {
-  return FastShapeOf { 4, 2, 4 };
+  return FastShapeOf { 4, 2, 4, 8 };
 }
 
 /* Colour's weights from per-class tables of half floats (FastShape);
@@ -439,17 +452,33 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int)
 #ifndef CBF_GRAY_MIN_BLOCKS
 #define CBF_GRAY_MIN_BLOCKS gray_shape (R).min_blocks
 #endif
-
-/* GPUs before Ampere hold at most 1024 threads, 4 blocks of 256, an SM
- * (sm_75): a larger minimum would be ignored, with a warning. */
-__host__ __device__ constexpr int fast_min_blocks (int blocks)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  return blocks < 4 ? blocks : 4;
-#else
-  return blocks;
+#ifndef CBF_COLOUR_BLOCK_ROWS
+#define CBF_COLOUR_BLOCK_ROWS colour_shape (R).block_rows
 #endif
+#ifndef CBF_GRAY_BLOCK_ROWS
+#define CBF_GRAY_BLOCK_ROWS gray_shape (R).block_rows
+#endif
+
+/* A specialised kernel's block is 32 threads wide. */
+constexpr int kFastBlockX = 32;
+
+/* GPUs before Ampere hold at most 1024 threads an SM (sm_75): a larger
+ * minimum of blocks would be ignored, with a warning. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kFastMaxThreadsPerSm = 1024;
+#else
+constexpr int kFastMaxThreadsPerSm = 2048;
+#endif
+__host__ __device__ constexpr int fast_min_blocks (int blocks, int threads)
+{
+  return blocks < kFastMaxThreadsPerSm / threads ? blocks :
+      kFastMaxThreadsPerSm / threads;
 }
+
+/* Shared memory every supported GPU gives a block without asking; beyond
+ * it a kernel takes dynamic shared memory, allowed by cudaFuncSetAttribute
+ * (fast_allow_smem). */
+constexpr int kStaticSmemBytes = 48 * 1024;
 
 /* The shape of layout T (one channel or colour) at radius R. */
 template < class T, int R > struct FastShape
@@ -458,8 +487,11 @@ template < class T, int R > struct FastShape
       CBF_COLOUR_ROWS;
   static constexpr int kCols = T::kClassWeights ? CBF_GRAY_COLS :
       CBF_COLOUR_COLS;
+  static constexpr int kBlockY = T::kClassWeights ? CBF_GRAY_BLOCK_ROWS :
+      CBF_COLOUR_BLOCK_ROWS;
+  static constexpr int kThreads = kFastBlockX * kBlockY;
   static constexpr int kMinBlocks = fast_min_blocks (T::kClassWeights ?
-      CBF_GRAY_MIN_BLOCKS : CBF_COLOUR_MIN_BLOCKS);
+      CBF_GRAY_MIN_BLOCKS : CBF_COLOUR_MIN_BLOCKS, kThreads);
   /* Colour reads a tap's weight whole from its distance class's table of
    * half floats (bilateral.h) where those fit beside the tile in the 48 KiB
    * of static shared memory: radius <= 7. Rounding a weight to half moves
@@ -480,6 +512,14 @@ template < class T, int R > struct FastShape
     return T::kClassWeights ? cbf_tables_class_weights_offset (R) :
         kHalfClasses ? cbf_tables_colour_class_weights_offset (R) : 0;
   }
+  /* The block's tile: its outputs and the window's halo, one word a
+   * source pixel. */
+  static constexpr int kTileW = kFastBlockX * kCols + 2 * R;
+  static constexpr int kTileH = kBlockY * kRows + 2 * R;
+  /* Shared memory a block takes, tile and weights; dynamic above
+   * kStaticSmemBytes. */
+  static constexpr int kSmemBytes = (kTileW * kTileH + lut_len ()) * 4;
+  static constexpr bool kDynamicSmem = kSmemBytes > kStaticSmemBytes;
 };
 
 /* A tile entry from a source pixel's word: the word itself, or its
@@ -559,9 +599,6 @@ __device__ __forceinline__ void load_tile_flat (Entry * tile, const Io & io,
     }
   }
 }
-
-constexpr int kFastBlockX = 32;
-constexpr int kFastBlockY = 8;
 
 struct SpaceTaps
 {
@@ -753,7 +790,7 @@ template < class T, int R, int K, int C > struct FastWindow
 };
 
 template < class T, int R >
-__global__ void __launch_bounds__ (kFastBlockX * kFastBlockY,
+__global__ void __launch_bounds__ (FastShape < T, R >::kThreads,
     FastShape < T, R >::kMinBlocks)
 bilateral_fast (Io io, int row_begin, int row_end,
     const float *__restrict__ tables, SpaceTaps space)
@@ -762,19 +799,30 @@ bilateral_fast (Io io, int row_begin, int row_end,
   constexpr int K = Shape::kRows;
   constexpr int C = Shape::kCols;
   typedef FastWindow < T, R, K, C > Window;
-  constexpr int kTileW = Window::kTileW;
-  constexpr int kTileH = kFastBlockY * K + 2 * R;
+  constexpr int kTileW = Shape::kTileW;
+  constexpr int kTileH = Shape::kTileH;
   constexpr int kLutLen = Shape::lut_len ();
-  __shared__ float range_lut[kLutLen];
-  __shared__ __align__ (8) uint32_t tile[kTileH * kTileW];
+  static_assert (kTileW == Window::kTileW, "the window reads the tile");
+  float *range_lut;
+  uint32_t *tile;
+  if constexpr (Shape::kDynamicSmem) {
+    extern __shared__ __align__ (16) uint32_t fast_smem[];
+    tile = fast_smem;
+    range_lut = reinterpret_cast < float *>(fast_smem + kTileW * kTileH);
+  } else {
+    __shared__ float static_lut[kLutLen];
+    __shared__ __align__ (8) uint32_t static_tile[kTileH * kTileW];
+    range_lut = static_lut;
+    tile = static_tile;
+  }
 
   const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
   const int x0 = blockIdx.x * kFastBlockX * C;
-  const int y0 = row_begin + blockIdx.y * kFastBlockY * K;
+  const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
 
-  for (int i = tid; i < kLutLen; i += kFastBlockX * kFastBlockY)
+  for (int i = tid; i < kLutLen; i += Shape::kThreads)
     range_lut[i] = tables[Shape::lut_offset_in_tables () + i];
-  load_tile < T, kTileW, kTileH, R, kFastBlockX, kFastBlockY > (tile, io,
+  load_tile < T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY > (tile, io,
       x0, y0);
   __syncthreads ();
 
@@ -1177,19 +1225,49 @@ space_taps (const CbfBilateralWeights * w)
   return space;
 }
 
+/* Allows bilateral_fast < T, R > its dynamic shared memory on the current
+ * device: once a device (a function attribute belongs to the device's
+ * context), not at every launch. */
 template < class T, int R >
-void launch_fast_radius (const Io & io, int row_begin, int row_end,
+cudaError_t fast_allow_smem ()
+{
+  typedef FastShape < T, R > Shape;
+  static std::atomic < uint64_t > allowed (0);
+  int device = 0;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err != cudaSuccess)
+    return err;
+  const uint64_t bit = device < 64 ? (uint64_t) 1 << device : 0;
+  if (allowed.load (std::memory_order_relaxed) & bit)
+    return cudaSuccess;
+  err = cudaFuncSetAttribute (bilateral_fast < T, R >,
+      cudaFuncAttributeMaxDynamicSharedMemorySize, Shape::kSmemBytes);
+  if (err == cudaSuccess)
+    allowed.fetch_or (bit, std::memory_order_relaxed);
+  return err;
+}
+
+template < class T, int R >
+cudaError_t launch_fast_radius (const Io & io, int row_begin, int row_end,
     const CbfBilateralWeights * w, cudaStream_t stream)
 {
-  constexpr int rows_per_block = kFastBlockY * FastShape < T, R >::kRows;
-  constexpr int columns_per_block = kFastBlockX * FastShape < T, R >::kCols;
-  dim3 block (kFastBlockX, kFastBlockY);
+  typedef FastShape < T, R > Shape;
+  constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;
+  constexpr int columns_per_block = kFastBlockX * Shape::kCols;
+  constexpr int dynamic_smem = Shape::kDynamicSmem ? Shape::kSmemBytes : 0;
+  if (dynamic_smem) {
+    const cudaError_t err = fast_allow_smem < T, R > ();
+    if (err != cudaSuccess)
+      return err;
+  }
+  dim3 block (kFastBlockX, Shape::kBlockY);
   dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
   const SpaceTaps space = space_taps (w);
-  bilateral_fast < T, R > <<<grid, block, 0, stream >>> (io, row_begin,
-      row_end, w->tables_dev, space);
+  bilateral_fast < T, R > <<<grid, block, dynamic_smem, stream >>> (io,
+      row_begin, row_end, w->tables_dev, space);
+  return cudaSuccess;
 }
 
 template < class T >
@@ -1225,7 +1303,9 @@ cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
   switch (w->radius) {
 #define CBF_FAST_CASE(R) \
     case R: \
-      launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
+      err = launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
+      if (err != cudaSuccess) \
+        return err; \
       break;
       CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
