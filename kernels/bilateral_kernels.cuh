@@ -408,7 +408,7 @@ struct FastShapeOf
  * 0.476 / 0.127; radius 8 2 x 2, 0.612 / 0.165 against 0.624 / 0.164 (2 x 4
  * spills there: 0.665); radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5
  * 0.078 against 0.074). The taller block shares its tables among twice the
- * outputs, and at radius 7 it needs dynamic shared memory (61 KiB).
+ * outputs; at radii 6 and 7 it needs dynamic shared memory (51, 60 KiB).
  * GRAY8, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053
  * for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16 d = 15 0.253 to
  * 0.261, no gain); radius 1, not measured, takes the same. */
