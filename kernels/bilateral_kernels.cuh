@@ -19,10 +19,9 @@
  *   2K outputs from a register; the window's taps are unrolled at compile
  *   time (no tap outside the disc is visited, no index arithmetic), and the
  *   spatial weights are read whole with the range weight from a table per
- *   distance class (or, for colour at radius 8, are kernel parameters,
- *   i.e. constant-bank operands of the multiply). Per tap that leaves: one
- *   SIMD sum of absolute byte differences, one table load, a conversion or
- *   a multiply, and the multiply-adds of the sums.
+ *   distance class. Per tap that leaves: one SIMD sum of absolute byte
+ *   differences, one table load (colour: and a half-to-float conversion),
+ *   and the multiply-adds of the sums.
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii). */
 
@@ -406,9 +405,12 @@ struct FastShapeOf
  * (same run): 2 x 4 at radius 5 0.253 / 0.070 against 0.258 / 0.075, at 6
  * 0.336 / 0.091 against 0.353 / 0.101, at 7 0.433 / 0.118 against
  * 0.476 / 0.127; radius 8 2 x 2, 0.612 / 0.165 against 0.624 / 0.164 (2 x 4
- * spills there: 0.665); radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5
- * 0.078 against 0.074). The taller block shares its tables among twice the
- * outputs; at radii 6 and 7 it needs dynamic shared memory (51, 60 KiB).
+ * spills there: 0.665), and with its tables as half floats too (60 KiB,
+ * which the taller block's dynamic shared memory made room for) 0.580 /
+ * 0.155 against 0.614 / 0.164 (2 x 4 0.580 / 0.156, 2 x 3 0.557 / 0.169);
+ * radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5 0.078 against
+ * 0.074). The taller block shares its tables among twice the outputs; at
+ * radii 6, 7 and 8 it needs dynamic shared memory (51, 60, 60 KiB).
  * GRAY8, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053
  * for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16 d = 15 0.253 to
  * 0.261, no gain); radius 1, not measured, takes the same. */
@@ -493,13 +495,12 @@ template < class T, int R > struct FastShape
   static constexpr int kMinBlocks = fast_min_blocks (T::kClassWeights ?
       CBF_GRAY_MIN_BLOCKS : CBF_COLOUR_MIN_BLOCKS, kThreads);
   /* Colour reads a tap's weight whole from its distance class's table of
-   * half floats (bilateral.h) where those fit beside the tile in the 48 KiB
-   * of static shared memory: radius <= 7. Rounding a weight to half moves
-   * it by at most 2^-11 of itself, and so the result by at most 2^-11 x 255
-   * = 0.13 levels, which with the biased sums' 0.58 (Colour) stays below
-   * one. */
+   * half floats (bilateral.h). Rounding a weight to half moves it by at most
+   * 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
+   * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
+   * radius 8 (Colour) stays below one. */
   static constexpr bool kHalfClasses = !T::kClassWeights
-      && CBF_COLOUR_HALF_CLASSES && R <= 7;
+      && CBF_COLOUR_HALF_CLASSES;
   static constexpr int kClasses = cbf_distance_class (R, R * R + 1);
   /* The range table, or the per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
@@ -722,6 +723,8 @@ template < class T, int R, int K, int C > struct FastWindow
                 unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN +
                 T::distance (p, centre[o])]));
       } else {
+        /* CBF_COLOUR_HALF_CLASSES=0: the float range table times the
+         * spatial weight, a constant-bank operand. */
         w = range_at (range_lut, offset) * space->w[kTap];
       }
       T::add (sum[o], value, w);
