@@ -398,11 +398,11 @@ struct FastShapeOf
  * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
  * 1 x 4 rows / 4 blocks 0.083 / 0.186 / 0.477: 2 x 4 / 4 0.075 / 0.176 /
  * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
- * radius 8 keeps one column (0.625 against 0.655 and more), and so does
- * radius 7: two columns gain 1.4 % at 4K but lose 6 % at 1080p (0.131 ->
- * 0.139 ms: half the blocks, a longer last wave). Blocks of 32 x 16
- * threads, two blocks an SM, 4K / 1080p against the 32 x 8 shapes above
- * (same run): 2 x 4 at radius 5 0.253 / 0.070 against 0.258 / 0.075, at 6
+ * at 32 x 8 threads radius 8 was best at one column (0.625 against 0.655
+ * and more), and so was radius 7: two columns gained 1.4 % at 4K but lost
+ * 6 % at 1080p (0.131 -> 0.139 ms: half the blocks, a longer last wave).
+ * Blocks of 32 x 16 threads, two blocks an SM, now take radii 5 to 8; 4K /
+ * 1080p against the 32 x 8 shapes (same run): 2 x 4 at radius 5 0.253 / 0.070 against 0.258 / 0.075, at 6
  * 0.336 / 0.091 against 0.353 / 0.101, at 7 0.433 / 0.118 against
  * 0.476 / 0.127; radius 8 2 x 2, 0.612 / 0.165 against 0.624 / 0.164 (2 x 4
  * spills there: 0.665), and with its tables as half floats too (60 KiB,
