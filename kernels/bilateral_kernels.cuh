@@ -1229,8 +1229,11 @@ space_taps (const CbfBilateralWeights * w)
 }
 
 /* Allows bilateral_fast < T, R > its dynamic shared memory on the current
- * device: once a device (a function attribute belongs to the device's
- * context), not at every launch. */
+ * device, once a device rather than at every launch. The runtime keeps the
+ * attribute with the function for every context it loads it into: on the
+ * GPU machine (CUDA 13), a context made by cuCtxCreate after the attribute
+ * was set in the primary one launched with it, as a pipeline's context
+ * made by GStreamer would. */
 template < class T, int R >
 cudaError_t fast_allow_smem ()
 {
