@@ -411,9 +411,12 @@ struct FastShapeOf
  * radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5 0.078 against
  * 0.074). The taller block shares its tables among twice the outputs; at
  * radii 6, 7 and 8 it needs dynamic shared memory (51, 60, 60 KiB).
- * GRAY8, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049 against 0.053
- * for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16 d = 15 0.253 to
- * 0.261, no gain); radius 1, not measured, takes the same. */
+ * GRAY8 with float sums, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049
+ * against 0.053 for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16
+ * d = 15 0.253 to 0.261, no gain); with integer sums (kIntSums) d = 15
+ * 2 x 4 / 4 0.232-0.237 / 0.066-0.067, 2 x 3 / 5 0.232-0.234 / 0.068,
+ * 2 x 6 / 3 0.236-0.237 / 0.073, 2 x 4 at 32 x 16 0.230 / 0.069; radius
+ * 1, not measured, takes the same. */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8 }
