@@ -83,6 +83,23 @@ cbf_tables_colour_class_weights_offset (int radius)
 /* Floats a class of colour weights takes: CBF_RANGE_LUT_LEN half floats. */
 #define CBF_COLOUR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
 
+/* Floats before the one-channel kernel's integer weights (radius <=
+ * CBF_FAST_MAX_RADIUS): after colour's, a multiple of 4 like them, so that
+ * a block copies them with 16-byte loads. */
+CBF_CONSTEXPR int
+cbf_tables_int_weights_offset (int radius)
+{
+  return cbf_tables_colour_class_weights_offset (radius) +
+      cbf_distance_class (radius, radius * radius + 1) *
+      CBF_COLOUR_CLASS_FLOATS;
+}
+
+/* Floats a class of integer weights takes: 256 16-bit integers. */
+#define CBF_INT_CLASS_FLOATS 128
+
+/* The integer weights' scale: a weight w is stored as w x 2^15 rounded. */
+#define CBF_INT_WEIGHT_ONE 32768
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -123,7 +140,13 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     float, native byte order) per class:
  *                                     the colour weight, the same product
  *                                     rounded to half, whose loads conflict
- *                                     less (two weights a shared word) */
+ *                                     less (two weights a shared word)
+ *   then, from cbf_tables_int_weights_offset, 256 16-bit integers (two a
+ *                                     float, native byte order) per class:
+ *                                     GRAY8's float weight times
+ *                                     CBF_INT_WEIGHT_ONE, rounded to the
+ *                                     nearest (ties to even), for the
+ *                                     one-channel kernel's integer sums */
 size_t cbf_bilateral_tables_len (int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights

@@ -33,6 +33,7 @@
 #include <cuda_fp16.h>
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 namespace {
@@ -415,8 +416,12 @@ struct FastShapeOf
  * against 0.053 for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16
  * d = 15 0.253 to 0.261, no gain); with integer sums (kIntSums) d = 15
  * 2 x 4 / 4 0.232-0.237 / 0.066-0.067, 2 x 3 / 5 0.232-0.234 / 0.068,
- * 2 x 6 / 3 0.236-0.237 / 0.073, 2 x 4 at 32 x 16 0.230 / 0.069; radius
- * 1, not measured, takes the same. */
+ * 2 x 6 / 3 0.236-0.237 / 0.073, 2 x 4 at 32 x 16 0.230 / 0.069. With
+ * the 16-bit tile and the own outputs' taps shared (int_start), 2 x 4 / 4
+ * against 2 x 3 / 5, 4K ms: d = 3 0.0320 / 0.0321, d = 5 0.0410 / 0.0421,
+ * d = 9 0.0831 / 0.0848, d = 15 0.2170 / 0.2151-0.2155 (2 x 2 / 8
+ * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220, 4 x 4 / 2 0.233), d = 17
+ * 0.2857 / 0.2833; radii 3, 5 and 6, not measured, keep 2 x 4 / 4. */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8 }
@@ -426,9 +431,9 @@ __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
   : FastShapeOf { 4, 1, 4, 8 };
 }
 
-__host__ __device__ constexpr FastShapeOf gray_shape (int)
+__host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 {
-  return FastShapeOf { 4, 2, 4, 8 };
+  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8 } : FastShapeOf { 4, 2, 4, 8 };
 }
 
 /* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
@@ -513,33 +518,44 @@ template < class T, int R > struct FastShape
       && CBF_COLOUR_HALF_CLASSES;
   static constexpr int kClasses = cbf_distance_class (R, R * R + 1);
   /* One channel: each weight a 16-bit integer, w x 2^15 rounded, from a
-   * table per distance class, and the sums in 32-bit integers: an integer
-   * multiply-add and an add a tap, where float weights need a conversion
-   * or the SFU. Σ w v is at most 197 x 2^15 x 255 < 2^32 (radius 8), and the
-   * sums are exact; the weights' rounding (at most 2^-16 each) moves the
-   * result by at most 197 x 2^-16 x 255 = 0.77 levels. The tile holds 2 x
-   * the value, so that a difference is directly the byte offset of a
-   * 16-bit weight, and a warp's 32 loads conflict only where distances 64
-   * apart meet. */
+   * table per distance class (made on the host, bilateral.h), and the sums
+   * in 32-bit integers: an integer multiply-add and an add a tap (ptxas
+   * adds two taps' weights in one IADD3), where float weights need a
+   * conversion or the SFU. The tile holds 2 x the value v in 16 bits: a
+   * difference is directly the byte offset of a 16-bit weight (a warp's 32
+   * loads then conflict only where distances 64 apart meet), the sums are
+   * Σ w 2v and Σ w, at most 197 x 2^15 x 510 < 2^32 (radius 8) and exact,
+   * and the tile's loads take half the shared-memory wavefronts of 32-bit
+   * entries (that pipe bounds this kernel). The weights' rounding (at most
+   * 2^-16 each) moves the result by at most 197 x 2^-16 x 255 = 0.77
+   * levels. */
   static constexpr bool kIntSums = T::kClassWeights && CBF_GRAY_INTEGER_SUMS;
+  typedef typename std::conditional < kIntSums, unsigned short,
+      uint32_t >::type TileEntry;
   /* The range table, or the per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
   {
-    return kIntSums ? kClasses * 128 : T::kClassWeights ? kClasses * 256 :
+    return kIntSums ? kClasses * CBF_INT_CLASS_FLOATS :
+        T::kClassWeights ? kClasses * 256 :
         kHalfClasses ? kClasses * CBF_COLOUR_CLASS_FLOATS : CBF_RANGE_LUT_LEN;
   }
   __host__ __device__ static constexpr int lut_offset_in_tables ()
   {
-    return T::kClassWeights ? cbf_tables_class_weights_offset (R) :
+    return kIntSums ? cbf_tables_int_weights_offset (R) :
+        T::kClassWeights ? cbf_tables_class_weights_offset (R) :
         kHalfClasses ? cbf_tables_colour_class_weights_offset (R) : 0;
   }
-  /* The block's tile: its outputs and the window's halo, one word a
-   * source pixel. */
-  static constexpr int kTileW = kFastBlockX * kCols + 2 * R;
+  /* The block's tile: its outputs and the window's halo, an entry a source
+   * pixel; a row a multiple of kCols entries, so that a thread's kCols
+   * 16-bit entries are one aligned load. */
+  static constexpr int kTileW = (kFastBlockX * kCols + 2 * R + kCols - 1) /
+      kCols * kCols;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
-  /* Shared memory a block takes, tile and weights; dynamic above
-   * kStaticSmemBytes. */
-  static constexpr int kSmemBytes = (kTileW * kTileH + lut_len ()) * 4;
+  /* Shared memory a block takes, tile (padded to 16 bytes, where the
+   * weights follow it) and weights; dynamic above kStaticSmemBytes. */
+  static constexpr int kTileBytes = (kTileW * kTileH * (int) sizeof
+      (TileEntry) + 15) / 16 * 16;
+  static constexpr int kSmemBytes = kTileBytes + lut_len () * 4;
   static constexpr bool kDynamicSmem = kSmemBytes > kStaticSmemBytes;
 };
 
@@ -550,6 +566,12 @@ template < class T >
 __device__ __forceinline__ void tile_put (uint32_t & entry, uint32_t word)
 {
   entry = word;
+}
+template < class T >
+__device__ __forceinline__ void tile_put (unsigned short &entry,
+    uint32_t word)
+{
+  entry = (unsigned short) word;
 }
 template < class T >
 __device__ __forceinline__ void tile_put (typename T::Value & entry,
@@ -701,8 +723,10 @@ __host__ __device__ constexpr bool tap_used (int s, int dx)
  * immediate. */
 template < class T, int R, int K, int C > struct FastWindow
 {
-  static constexpr int kTileW = kFastBlockX * C + 2 * R;
-  const uint32_t *col;          /* tile, column dx = 0 of source row 0 */
+  typedef FastShape < T, R > Shape;
+  static constexpr int kTileW = Shape::kTileW;
+  /* tile, column dx = 0 of source row 0 */
+  const typename Shape::TileEntry *col;
   const float *range_lut;
   const SpaceTaps *space;
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]. */
@@ -779,36 +803,88 @@ template < class T, int R, int K, int C > struct FastWindow
   template < int S, int DX > __device__ __forceinline__ void taps (uint32_t p)
   {
     if constexpr (used (S, DX) && FastShape < T, R >::kIntSums)
-      int_tap_outputs < S, DX > (p, p >> 1,
+      int_tap_outputs < S, DX > (p,
           std::make_integer_sequence < int, K * C > ());
     else if constexpr (used (S, DX))
       tap_outputs < S, DX > (p, T::template unpack < true > (p),
           std::make_integer_sequence < int, K * C > ());
   }
 
+  /* kIntSums: the weight of tap (dx, dy) whose tile entry is @p, for the
+   * output whose own entry is @c. */
+  template < int dx, int dy >
+  __device__ __forceinline__ uint32_t int_weight (uint32_t p, uint32_t c)
+      const
+  {
+    constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
+    return *reinterpret_cast < const unsigned short *>(
+        reinterpret_cast < const char *>(range_lut) + 512 * kClass +
+        T::lut_offset (p, c));
+  }
+
+  /* Whether tap (dx, dy) of output (k, c) is one of the thread's outputs
+   * (itself included): those taps are summed by int_start. */
+  static constexpr bool own_output (int k, int c, int dx, int dy)
+  {
+    return k + dy >= 0 && k + dy < K && c + dx >= 0 && c + dx < C;
+  }
+
   /* kIntSums: tap (DX - c, S - R - k) of output (k, c); @p is the tile
-   * word, 2 x the value @v. */
+   * entry, 2 x the value. */
   template < int S, int DX, int k, int c >
-  __device__ __forceinline__ void int_tap_output (uint32_t p, uint32_t v)
+  __device__ __forceinline__ void int_tap_output (uint32_t p)
   {
     constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
-    if constexpr (in_disc < R > (dx, dy)) {
-      constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
-      const uint32_t w = *reinterpret_cast < const unsigned short *>(
-          reinterpret_cast < const char *>(range_lut) + 512 * kClass +
-          T::lut_offset (p, centre[o]));
-      int_v[o] += w * v;
+    if constexpr (in_disc < R > (dx, dy) && !own_output (k, c, dx, dy)) {
+      const uint32_t w = int_weight < dx, dy > (p, centre[o]);
+      int_v[o] += w * p;
       int_w[o] += w;
     }
   }
 
+  /* The pair of outputs a < b (pair index a K C + b), if each is in the
+   * other's disc: one weight, the same both ways (the same distance class
+   * and level difference), serves both sums. */
+  template < int P > __device__ __forceinline__ void int_pair ()
+  {
+    constexpr int a = P / (K * C), b = P % (K * C);
+    constexpr int dx = b % C - a % C, dy = b / C - a / C;
+    if constexpr (a < b && in_disc < R > (dx, dy)) {
+      const uint32_t w = int_weight < dx, dy > (centre[b], centre[a]);
+      int_v[a] += w * centre[b];
+      int_w[a] += w;
+      int_v[b] += w * centre[a];
+      int_w[b] += w;
+    }
+  }
+
+  template < int... P >
+  __device__ __forceinline__ void int_pairs (std::integer_sequence < int,
+      P... >)
+  {
+    (int_pair < P > (), ...);
+  }
+
+  /* kIntSums: the sums start with the taps that are the thread's own
+   * outputs, whose entries are already loaded (centre): each output's own
+   * tap, weight exactly 1 (space and range at 0), and the pairs'. */
+  __device__ __forceinline__ void int_start ()
+  {
+#pragma unroll
+    for (int o = 0; o < K * C; o++) {
+      int_v[o] = CBF_INT_WEIGHT_ONE * centre[o];
+      int_w[o] = CBF_INT_WEIGHT_ONE;
+    }
+    int_pairs (std::make_integer_sequence < int, K * C * K * C > ());
+  }
+
   template < int S, int DX, int... o >
-  __device__ __forceinline__ void int_tap_outputs (uint32_t p, uint32_t v,
+  __device__ __forceinline__ void int_tap_outputs (uint32_t p,
       std::integer_sequence < int, o... >)
   {
-    (int_tap_output < S, DX, o / C, o % C > (p, v), ...);
+    (int_tap_output < S, DX, o / C, o % C > (p), ...);
   }
 
   /* One column: a 32-bit load. Two: the pair (DX, DX + 1) in one 64-bit
@@ -820,11 +896,42 @@ template < class T, int R, int K, int C > struct FastWindow
     if constexpr (C == 1) {
       if constexpr (used (S, DX))
         taps < S, DX > (col[S * kTileW + DX]);
+    } else if constexpr (Shape::kIntSums) {
+      if constexpr (used_entries (S, DX))
+        load_entries < S, DX > ();
     } else if constexpr (used (S, DX) || used (S, DX + 1)) {
       const uint2 pair = *reinterpret_cast < const uint2 * >(col +
           S * kTileW + DX);
       taps < S, DX > (pair.x);
       taps < S, DX + 1 > (pair.y);
+    }
+  }
+
+  static constexpr bool used_entries (int s, int dx)
+  {
+    for (int c = 0; c < C; c++)
+      if (used (s, dx + c))
+        return true;
+    return false;
+  }
+
+  /* kIntSums: the C 16-bit entries (DX .. DX + C - 1) in one load of 2C
+   * bytes, a warp's threads reading consecutive words (no conflict). */
+  template < int S, int DX > __device__ __forceinline__ void load_entries ()
+  {
+    static_assert (C == 2 || C == 4, "two or four columns a thread");
+    if constexpr (C == 2) {
+      const uint32_t two = *reinterpret_cast < const uint32_t * >(col +
+          S * kTileW + DX);
+      taps < S, DX > (two & 0xffffu);
+      taps < S, DX + 1 > (two >> 16);
+    } else {
+      const uint2 four = *reinterpret_cast < const uint2 * >(col +
+          S * kTileW + DX);
+      taps < S, DX > (four.x & 0xffffu);
+      taps < S, DX + 1 > (four.x >> 16);
+      taps < S, DX + 2 > (four.y & 0xffffu);
+      taps < S, DX + 3 > (four.y >> 16);
     }
   }
 
@@ -856,15 +963,19 @@ template < class T > struct HalvedTile : T
   }
 };
 
-/* Writes the quotient of kIntSums' sums, rounded half to even: Σ w v
- * converted to float is off by at most 2^-24 of itself, the quotient by
- * about 10^-5 levels. */
+/* Writes the quotient of kIntSums' sums, Σ w 2v / 2 Σ w, rounded half to
+ * even: Σ w 2v converted to float is off by at most 2^-24 of itself, and
+ * the fast division (2 ulp; the divisor is at most 2^24, far from its
+ * range limit of 2^126) by 2^-22, the quotient by about 10^-4 levels. An
+ * IEEE division took 1.6 % longer at 4K d = 15 (its slow-path check a
+ * pixel). */
 template < class T >
 __device__ __forceinline__ void int_store (const Io & io, int y, int x,
     uint32_t weighted_sum, uint32_t weight_sum)
 {
   *io.template out < T::kPixelBytes > (T::channel (), y, x) =
-      (uint8_t) __float2int_rn ((float) weighted_sum / (float) weight_sum);
+      (uint8_t) __float2int_rn (__fdividef ((float) weighted_sum,
+          (float) (2 * weight_sum)));
 }
 
 template < class T, int R >
@@ -880,16 +991,17 @@ bilateral_fast (Io io, int row_begin, int row_end,
   constexpr int kTileW = Shape::kTileW;
   constexpr int kTileH = Shape::kTileH;
   constexpr int kLutLen = Shape::lut_len ();
-  static_assert (kTileW == Window::kTileW, "the window reads the tile");
+  typedef typename Shape::TileEntry Entry;
   float *range_lut;
-  uint32_t *tile;
+  Entry *tile;
   if constexpr (Shape::kDynamicSmem) {
     extern __shared__ __align__ (16) uint32_t fast_smem[];
-    tile = fast_smem;
-    range_lut = reinterpret_cast < float *>(fast_smem + kTileW * kTileH);
+    tile = reinterpret_cast < Entry * >(fast_smem);
+    range_lut = reinterpret_cast < float *>(reinterpret_cast < char *>(fast_smem)
+        + Shape::kTileBytes);
   } else {
-    __shared__ float static_lut[kLutLen];
-    __shared__ __align__ (8) uint32_t static_tile[kTileH * kTileW];
+    __shared__ __align__ (16) float static_lut[kLutLen];
+    __shared__ __align__ (16) Entry static_tile[kTileH * kTileW];
     range_lut = static_lut;
     tile = static_tile;
   }
@@ -899,10 +1011,12 @@ bilateral_fast (Io io, int row_begin, int row_end,
   const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
 
   if constexpr (Shape::kIntSums) {
-    unsigned short *weights = reinterpret_cast < unsigned short *>(range_lut);
-    for (int i = tid; i < 2 * kLutLen; i += Shape::kThreads)
-      weights[i] = (unsigned short) __float2uint_rn (tables
-          [Shape::lut_offset_in_tables () + i] * 32768.f);
+    /* The 16-bit weights as made on the host, 16 bytes a copy. */
+    const uint4 *from = reinterpret_cast < const uint4 * >(tables +
+        Shape::lut_offset_in_tables ());
+    uint4 *to = reinterpret_cast < uint4 * >(range_lut);
+    for (int i = tid; i < kLutLen / 4; i += Shape::kThreads)
+      to[i] = from[i];
     load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
         Shape::kBlockY > (tile, io, x0, y0);
   } else {
@@ -920,11 +1034,13 @@ bilateral_fast (Io io, int row_begin, int row_end,
   window.centre_scale = space.range_scale * 0.25f;
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
-    window.int_v[Shape::kIntSums ? o : 0] = 0;
-    window.int_w[Shape::kIntSums ? o : 0] = 0;
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
-    window.centre_scaled[o] = (float) window.centre[o] * window.centre_scale;
+    if constexpr (!Shape::kIntSums)
+      window.centre_scaled[o] = (float) window.centre[o] *
+          window.centre_scale;
   }
+  if constexpr (Shape::kIntSums)
+    window.int_start ();
   window.run ();
 
 #pragma unroll

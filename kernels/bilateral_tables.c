@@ -55,9 +55,9 @@ cbf_bilateral_tables_len (int radius)
   size_t len = cbf_tables_class_weights_offset (radius);
 
   if (radius <= CBF_FAST_MAX_RADIUS)
-    len = cbf_tables_colour_class_weights_offset (radius) +
+    len = cbf_tables_int_weights_offset (radius) +
         (size_t) cbf_distance_class (radius, radius * radius + 1) *
-        CBF_COLOUR_CLASS_FLOATS;
+        CBF_INT_CLASS_FLOATS;
   return len;
 }
 
@@ -127,14 +127,17 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
   }
 
   /* The per-class weights: the same float product the kernels would form
-   * per tap (space * range), made once; GRAY8's as floats, colour's as half
-   * floats (bilateral.h), the padding between them zeroed. A class is
+   * per tap (space * range), made once; GRAY8's as floats and as 16-bit
+   * integers, colour's as half floats (bilateral.h), the padding between
+   * GRAY8's and colour's zeroed. A class is
    * numbered by counting the tap distances below it, in step with v (the
    * count per v from cbf_distance_class alone costs O(r^4) each). */
   if (radius <= CBF_FAST_MAX_RADIUS) {
     float *class_weights = tables + cbf_tables_class_weights_offset (radius);
     char *colour = (char *) (tables +
         cbf_tables_colour_class_weights_offset (radius));
+    char *int_weights = (char *) (tables +
+        cbf_tables_int_weights_offset (radius));
     int n_classes = cbf_distance_class (radius, radius * radius + 1);
     int v, d, class_index = 0;
     for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
@@ -143,8 +146,15 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
     for (v = 0; v <= radius * radius; v++) {
       if (!cbf_is_tap_distance (radius, v))
         continue;
-      for (d = 0; d < 256; d++)
-        class_weights[class_index * 256 + d] = space_lut[v] * range_lut[d];
+      for (d = 0; d < 256; d++) {
+        float w = space_lut[v] * range_lut[d];
+        /* w <= 1, so w x 2^15 fits 16 bits; lrintf rounds ties to even,
+         * as the kernels' conversions do. */
+        uint16_t scaled = (uint16_t) lrintf (w * (float) CBF_INT_WEIGHT_ONE);
+        class_weights[class_index * 256 + d] = w;
+        memcpy (int_weights + 2 * ((size_t) class_index * 256 + d), &scaled,
+            sizeof scaled);
+      }
       for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
         uint16_t h = half_bits (space_lut[v] * range_lut[d]);
         memcpy (colour + 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d),
