@@ -21,7 +21,10 @@
  *   spatial weights are read whole with the range weight from a table per
  *   distance class. Per tap that leaves: one SIMD sum of absolute byte
  *   differences, one table load (colour: and a half-to-float conversion),
- *   and the multiply-adds of the sums.
+ *   and the multiply-adds of the sums (one channel: 16-bit integer weights
+ *   and integer sums, an integer multiply-add and half an add; its tile
+ *   in 16-bit entries, and the taps between a thread's own outputs
+ *   summed once for both).
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii). */
 
@@ -420,8 +423,10 @@ struct FastShapeOf
  * the 16-bit tile and the own outputs' taps shared (int_start), 2 x 4 / 4
  * against 2 x 3 / 5, 4K ms: d = 3 0.0320 / 0.0321, d = 5 0.0410 / 0.0421,
  * d = 9 0.0831 / 0.0848, d = 15 0.2170 / 0.2151-0.2155 (2 x 2 / 8
- * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220, 4 x 4 / 2 0.233), d = 17
- * 0.2857 / 0.2833; radii 3, 5 and 6, not measured, keep 2 x 4 / 4. */
+ * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220), d = 17
+ * 0.2857 / 0.2833 (with the 16-bit tile alone, before the sharing and
+ * the fast division: 4 x 4 / 2 0.233, 4 x 3 / 3 0.233); radii 3, 5 and 6,
+ * not measured, keep 2 x 4 / 4. */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8 }
@@ -954,7 +959,8 @@ template < class T, int R, int K, int C > struct FastWindow
   }
 };
 
-/* A one-channel layout whose tile words are 2 x the value (kIntSums). */
+/* A one-channel layout whose tile entries are 2 x the value, 16 bits
+ * (kIntSums). */
 template < class T > struct HalvedTile : T
 {
   static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
