@@ -742,8 +742,8 @@ template < class T, int R, int K, int C > struct FastWindow
   float centre_scaled[K * C];
   typename T::Sum sum[K * C];
   /* kIntSums: Σ w v and Σ w of output (k, c), integers. */
-  uint32_t int_v[FastShape < T, R >::kIntSums ? K * C : 1];
-  uint32_t int_w[FastShape < T, R >::kIntSums ? K * C : 1];
+  uint32_t int_v[Shape::kIntSums ? K * C : 1];
+  uint32_t int_w[Shape::kIntSums ? K * C : 1];
 
   /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
    * disc. */
@@ -823,7 +823,8 @@ template < class T, int R, int K, int C > struct FastWindow
   {
     constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
     return *reinterpret_cast < const unsigned short *>(
-        reinterpret_cast < const char *>(range_lut) + 512 * kClass +
+        reinterpret_cast < const char *>(range_lut) +
+        CBF_INT_CLASS_FLOATS * sizeof (float) * kClass +
         T::lut_offset (p, c));
   }
 
@@ -904,7 +905,7 @@ template < class T, int R, int K, int C > struct FastWindow
     } else if constexpr (Shape::kIntSums) {
       if constexpr (used_entries (S, DX))
         load_entries < S, DX > ();
-    } else if constexpr (used (S, DX) || used (S, DX + 1)) {
+    } else if constexpr (used_entries (S, DX)) {
       const uint2 pair = *reinterpret_cast < const uint2 * >(col +
           S * kTileW + DX);
       taps < S, DX > (pair.x);
@@ -912,6 +913,8 @@ template < class T, int R, int K, int C > struct FastWindow
     }
   }
 
+  /* Whether any of source pixels (DX .. DX + C - 1, S), which a thread
+   * loads at once, is in the window of any output. */
   static constexpr bool used_entries (int s, int dx)
   {
     for (int c = 0; c < C; c++)
@@ -1037,7 +1040,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
   window.col = tile + threadIdx.y * K * kTileW + C * threadIdx.x + R;
   window.range_lut = range_lut;
   window.space = &space;
-  window.centre_scale = space.range_scale * 0.25f;
+  if constexpr (!Shape::kIntSums)
+    window.centre_scale = space.range_scale * 0.25f;
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];

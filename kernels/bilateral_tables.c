@@ -148,8 +148,8 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
         continue;
       for (d = 0; d < 256; d++) {
         float w = space_lut[v] * range_lut[d];
-        /* w <= 1, so w x 2^15 fits 16 bits; lrintf rounds ties to even,
-         * as the kernels' conversions do. */
+        /* w <= 1, so w x 2^15 fits 16 bits; lrintf rounds ties to even
+         * (the default rounding mode). */
         uint16_t scaled = (uint16_t) lrintf (w * (float) CBF_INT_WEIGHT_ONE);
         class_weights[class_index * 256 + d] = w;
         memcpy (int_weights + 2 * ((size_t) class_index * 256 + d), &scaled,
