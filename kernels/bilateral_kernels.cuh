@@ -484,6 +484,29 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 /* A specialised kernel's block is 32 threads wide. */
 constexpr int kFastBlockX = 32;
 
+/* The one-channel kernel's warps take 8 x 4 of the block's thread
+ * positions (a thread's 2 x 3 outputs make a warp 16 x 12 pixels) instead
+ * of a row of 32 (64 x 3 pixels): fewer warps straddle an edge, and those
+ * that do read weights of fewer distinct level differences, so that the
+ * table's loads conflict less (distances 64 levels apart meet in a bank).
+ * H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147 ->
+ * 0.2132 ms, 1080p 0.0696 -> 0.0681 (docs/performance-notes.md). */
+constexpr int kIntWarpCols = 8;
+constexpr int kIntWarpRows = 32 / kIntWarpCols;
+
+/* The one-channel kernel's tile width in 16-bit entries, at least
+ * @min_width: a warp's four rows of threads read eight consecutive words
+ * each, from tile rows @rows apart, and those rows' words fall in distinct
+ * banks when that stride, in words, is 8 or 24 modulo 32. */
+__host__ __device__ constexpr int int_tile_width (int min_width, int rows)
+{
+  for (int words = (min_width + 1) / 2; words < (min_width + 1) / 2 + 32;
+      words++)
+    if ((rows * words) % 32 == 8 || (rows * words) % 32 == 24)
+      return 2 * words;
+  return (min_width + 1) / 2 * 2;
+}
+
 /* GPUs before Ampere hold at most 1024 threads an SM (sm_75): a larger
  * minimum of blocks would be ignored, with a warning. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
@@ -552,9 +575,12 @@ template < class T, int R > struct FastShape
   }
   /* The block's tile: its outputs and the window's halo, an entry a source
    * pixel; a row a multiple of kCols entries, so that a thread's kCols
-   * 16-bit entries are one aligned load. */
-  static constexpr int kTileW = (kFastBlockX * kCols + 2 * R + kCols - 1) /
-      kCols * kCols;
+   * 16-bit entries are one aligned load; one channel's rows padded so that
+   * its warps' loads do not conflict (int_tile_width). */
+  static constexpr int kMinTileW = (kFastBlockX * kCols + 2 * R + kCols -
+      1) / kCols * kCols;
+  static constexpr int kTileW = kIntSums ? int_tile_width (kMinTileW,
+      kRows) : kMinTileW;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
   /* Shared memory a block takes, tile (padded to 16 bytes, where the
    * weights follow it) and weights; dynamic above kStaticSmemBytes. */
@@ -623,6 +649,59 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
   else
     load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
         io, x0, y0);
+}
+
+/* The one-channel kernel's 16-bit tile (2 x the level) from aligned
+ * 32-bit loads of four 1-byte pixels (GRAY8, planes of I420 and the like),
+ * where load_tile takes a byte load, a 64-bit address and a store for each
+ * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
+ * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
+ * the harness). x0 is a multiple of 64, so the
+ * tile starts kLead pixels into an aligned word. Returns false, and leaves
+ * the tile to load_tile, for pixels of more than one byte, a plane or
+ * pitch not 4-byte aligned, and blocks whose words reach past the picture
+ * (those at its edges, which reflect). */
+template < class T, int kTileW, int kTileH, int R, int kThreads >
+__device__ __forceinline__ bool load_tile_words (unsigned short *tile,
+    const Io & io, int x0, int y0, int tid)
+{
+  constexpr int kLead = (4 - R % 4) % 4;
+  constexpr int kWords = (kLead + kTileW + 3) / 4;
+  const uint8_t *plane = Io::pick (io.src, T::channel ());
+  const size_t pitch = Io::pick (io.src_pitch, T::channel ());
+  const int x_first = x0 - R - kLead;
+  if (io.pixel_bytes != 1 || x_first < 0 || x_first + 4 * kWords > io.width
+      || y0 < R || y0 + kTileH - R > io.height
+      || (((uintptr_t) plane | pitch) & 3))
+    return false;
+  const uint8_t *first = plane + (size_t) (y0 - R) * pitch + x_first;
+  for (int i = tid; i < kTileH * kWords; i += kThreads) {
+    const int row = i / kWords, j = i - row * kWords;
+    const uint32_t word = *reinterpret_cast < const uint32_t * >(first +
+        (size_t) row * pitch + 4 * j);
+    /* Byte b of the word goes to tile column 4 j - kLead + b, as 2 x its
+     * level: two bytes spread into 16-bit halves, then doubled. Pairs are
+     * stored at even columns, 32 bits at once. */
+    unsigned short *t = tile + row * kTileW;
+    const int c = 4 * j - kLead;
+    if constexpr (kLead % 2 == 0) {
+      const uint32_t low = __byte_perm (word, 0, 0x4140) << 1;
+      const uint32_t high = __byte_perm (word, 0, 0x4342) << 1;
+      if (c >= 0)
+        *reinterpret_cast < uint32_t * >(t + c) = low;
+      if (c + 2 < kTileW)
+        *reinterpret_cast < uint32_t * >(t + c + 2) = high;
+    } else {
+      const uint32_t middle = __byte_perm (word, 0, 0x4241) << 1;
+      if (c >= 0)
+        t[c] = (unsigned short) ((word & 0xffu) << 1);
+      if (c + 1 >= 0 && c + 1 < kTileW)
+        *reinterpret_cast < uint32_t * >(t + c + 1) = middle;
+      if (c + 3 < kTileW)
+        t[c + 3] = (unsigned short) (word >> 23 & 0x1feu);
+    }
+  }
+  return true;
 }
 
 /* The same, the tile walked as one array by the block's kThreads
@@ -1026,8 +1105,10 @@ bilateral_fast (Io io, int row_begin, int row_end,
     uint4 *to = reinterpret_cast < uint4 * >(range_lut);
     for (int i = tid; i < kLutLen / 4; i += Shape::kThreads)
       to[i] = from[i];
-    load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
-        Shape::kBlockY > (tile, io, x0, y0);
+    if (!load_tile_words < T, kTileW, kTileH, R, Shape::kThreads > (tile,
+            io, x0, y0, tid))
+      load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
+          Shape::kBlockY > (tile, io, x0, y0);
   } else {
     for (int i = tid; i < kLutLen; i += Shape::kThreads)
       range_lut[i] = tables[Shape::lut_offset_in_tables () + i];
@@ -1036,8 +1117,19 @@ bilateral_fast (Io io, int row_begin, int row_end,
   }
   __syncthreads ();
 
+  /* The thread's position among the block's kFastBlockX x kBlockY; one
+   * channel's warps take 8 x 4 of them (kIntWarpCols). */
+  int tx = threadIdx.x, ty = threadIdx.y;
+  if constexpr (Shape::kIntSums) {
+    static_assert (Shape::kBlockY % kIntWarpRows == 0, "whole warps");
+    constexpr int kWarpsAcross = kFastBlockX / kIntWarpCols;
+    const int warp = tid / 32, lane = tid % 32;
+    tx = warp % kWarpsAcross * kIntWarpCols + lane % kIntWarpCols;
+    ty = warp / kWarpsAcross * kIntWarpRows + lane / kIntWarpCols;
+  }
+
   Window window;
-  window.col = tile + threadIdx.y * K * kTileW + C * threadIdx.x + R;
+  window.col = tile + ty * K * kTileW + C * tx + R;
   window.range_lut = range_lut;
   window.space = &space;
   if constexpr (!Shape::kIntSums)
@@ -1055,8 +1147,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
 
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
-    const int x = x0 + C * threadIdx.x + o % C;
-    const int y = y0 + threadIdx.y * K + o / C;
+    const int x = x0 + C * tx + o % C;
+    const int y = y0 + ty * K + o / C;
     if (x < io.width && y < row_end) {
       if constexpr (Shape::kIntSums)
         int_store < T > (io, y, x, window.int_v[o], window.int_w[o]);
