@@ -484,13 +484,18 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 /* A specialised kernel's block is 32 threads wide. */
 constexpr int kFastBlockX = 32;
 
-/* The one-channel kernel's warps take 8 x 4 of the block's thread
- * positions (a thread's 2 x 3 outputs make a warp 16 x 12 pixels) instead
- * of a row of 32 (64 x 3 pixels): fewer warps straddle an edge, and those
- * that do read weights of fewer distinct level differences, so that the
- * table's loads conflict less (distances 64 levels apart meet in a bank).
- * H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147 ->
- * 0.2132 ms, 1080p 0.0696 -> 0.0681 (docs/performance-notes.md). */
+/* From radius 7 the one-channel kernel's warps take 8 x 4 of the block's
+ * thread positions (a thread's 2 x 3 outputs make a warp 16 x 12 pixels)
+ * instead of a row of 32 (64 x 3 pixels): fewer warps straddle an edge,
+ * and those that do read weights of fewer distinct level differences, so
+ * that the table's loads conflict less (distances 64 levels apart meet in
+ * a bank). H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147
+ * -> 0.2132 ms, 1080p 0.0696 -> 0.0681; d = 17 0.278 -> 0.272 ms. At
+ * small radii the stores, whose rows a warp then writes 16 bytes at a
+ * time, weigh more than the taps: with it, radii 1 to 3 were 2-5 % slower
+ * at 4K than with the word fill (load_tile_words) alone; radii 4 to 6,
+ * not measured alone, keep the row of 32 (docs/performance-notes.md). */
+constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
@@ -575,11 +580,13 @@ template < class T, int R > struct FastShape
   }
   /* The block's tile: its outputs and the window's halo, an entry a source
    * pixel; a row a multiple of kCols entries, so that a thread's kCols
-   * 16-bit entries are one aligned load; one channel's rows padded so that
-   * its warps' loads do not conflict (int_tile_width). */
+   * 16-bit entries are one aligned load; rows padded where the warps take
+   * 8 x 4 positions, so that their loads do not conflict
+   * (int_tile_width). */
+  static constexpr bool kIntWarpShape = kIntSums && R >= kIntWarpMinRadius;
   static constexpr int kMinTileW = (kFastBlockX * kCols + 2 * R + kCols -
       1) / kCols * kCols;
-  static constexpr int kTileW = kIntSums ? int_tile_width (kMinTileW,
+  static constexpr int kTileW = kIntWarpShape ? int_tile_width (kMinTileW,
       kRows) : kMinTileW;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
   /* Shared memory a block takes, tile (padded to 16 bytes, where the
@@ -656,7 +663,8 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
  * where load_tile takes a byte load, a 64-bit address and a store for each
  * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
  * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
- * the harness). x0 is a multiple of 64, so the
+ * the harness); at radii 1 to 3, alone, 2-4 % faster at 4K. x0 is a
+ * multiple of 64, so the
  * tile starts kLead pixels into an aligned word. Returns false, and leaves
  * the tile to load_tile, for pixels of more than one byte, a plane or
  * pitch not 4-byte aligned, and blocks whose words reach past the picture
@@ -1118,9 +1126,9 @@ bilateral_fast (Io io, int row_begin, int row_end,
   __syncthreads ();
 
   /* The thread's position among the block's kFastBlockX x kBlockY; one
-   * channel's warps take 8 x 4 of them (kIntWarpCols). */
+   * channel's warps take 8 x 4 of them from radius 7 (kIntWarpCols). */
   int tx = threadIdx.x, ty = threadIdx.y;
-  if constexpr (Shape::kIntSums) {
+  if constexpr (Shape::kIntWarpShape) {
     static_assert (Shape::kBlockY % kIntWarpRows == 0, "whole warps");
     constexpr int kWarpsAcross = kFastBlockX / kIntWarpCols;
     const int warp = tid / 32, lane = tid % 32;
