@@ -666,11 +666,10 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
  * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
  * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
  * the harness). Used from radius 7 (kIntWarpMinRadius). x0 is a multiple
- * of 64, so the
- * tile starts kLead pixels into an aligned word. Returns false, and leaves
- * the tile to load_tile, for pixels of more than one byte, a plane or
- * pitch not 4-byte aligned, and blocks whose words reach past the picture
- * (those at its edges, which reflect). */
+ * of 64, so the tile starts kLead pixels into an aligned word. Returns
+ * false, and leaves the tile to load_tile, for pixels of more than one
+ * byte, a plane or pitch not 4-byte aligned, and blocks whose words reach
+ * past the picture (those at its edges, which reflect). */
 template < class T, int kTileW, int kTileH, int R, int kThreads >
 __device__ __forceinline__ bool load_tile_words (unsigned short *tile,
     const Io & io, int x0, int y0, int tid)
