@@ -489,14 +489,12 @@ constexpr int kFastBlockX = 32;
  * instead of a row of 32 (64 x 3 pixels): fewer warps straddle an edge,
  * and those that do read weights of fewer distinct level differences, so
  * that the table's loads conflict less (distances 64 levels apart meet in
- * a bank); and its tile is filled by load_tile_words. H100, 4K GRAY8
- * d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147 -> 0.2132 ms, 1080p
- * 0.0696 -> 0.0681 (the warp shape alone); d = 17 0.278 -> 0.272 ms (both).
- * At small radii the stores, whose rows a warp then writes 16 bytes at a
- * time, weigh more than the taps: radii 1 and 3 were 1-3 % slower with
- * both, and in the benchmark the fill alone gained nothing at d = 5 and 9
- * and lost at d = 3 (docs/performance-notes.md), so below radius 7 the
- * kernel is as it was. */
+ * a bank). H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147
+ * -> 0.2132 ms, 1080p 0.0696 -> 0.0681; d = 17 0.278 -> 0.272 ms. At
+ * small radii the stores, whose rows a warp then writes 16 bytes at a
+ * time, weigh more than the taps: with it, radii 1 to 3 were 2-5 % slower
+ * at 4K than with the word fill (load_tile_words) alone; radii 4 to 6,
+ * not measured alone, keep the row of 32 (docs/performance-notes.md). */
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
@@ -665,11 +663,13 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
  * where load_tile takes a byte load, a 64-bit address and a store for each
  * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
  * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
- * the harness). Used from radius 7 (kIntWarpMinRadius). x0 is a multiple
- * of 64, so the tile starts kLead pixels into an aligned word. Returns
- * false, and leaves the tile to load_tile, for pixels of more than one
- * byte, a plane or pitch not 4-byte aligned, and blocks whose words reach
- * past the picture (those at its edges, which reflect). */
+ * the harness); at radii 1 to 3, alone, 2-4 % faster at 4K in the
+ * harness, though the benchmark measured d = 3 at 0.0344 ms against 0.0328
+ * before it (docs/performance-notes.md, not traced). x0 is a multiple of
+ * 64, so the tile starts kLead pixels into an aligned word. Returns false,
+ * and leaves the tile to load_tile, for pixels of more than one byte, a
+ * plane or pitch not 4-byte aligned, and blocks whose words reach past the
+ * picture (those at its edges, which reflect). */
 template < class T, int kTileW, int kTileH, int R, int kThreads >
 __device__ __forceinline__ bool load_tile_words (unsigned short *tile,
     const Io & io, int x0, int y0, int tid)
@@ -1114,8 +1114,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
     uint4 *to = reinterpret_cast < uint4 * >(range_lut);
     for (int i = tid; i < kLutLen / 4; i += Shape::kThreads)
       to[i] = from[i];
-    if (!Shape::kIntWarpShape || !load_tile_words < T, kTileW, kTileH, R,
-            Shape::kThreads > (tile, io, x0, y0, tid))
+    if (!load_tile_words < T, kTileW, kTileH, R, Shape::kThreads > (tile,
+            io, x0, y0, tid))
       load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
           Shape::kBlockY > (tile, io, x0, y0);
   } else {
@@ -1126,12 +1126,9 @@ bilateral_fast (Io io, int row_begin, int row_end,
   }
   __syncthreads ();
 
-  /* The thread's position among the block's kFastBlockX x kBlockY: its
-   * threadIdx, or from radius 7 one channel's warps take 8 x 4 of them
-   * (kIntWarpCols). */
-  typedef typename std::conditional < Shape::kIntWarpShape, int,
-      unsigned >::type Position;
-  Position tx = threadIdx.x, ty = threadIdx.y;
+  /* The thread's position among the block's kFastBlockX x kBlockY; one
+   * channel's warps take 8 x 4 of them from radius 7 (kIntWarpCols). */
+  int tx = threadIdx.x, ty = threadIdx.y;
   if constexpr (Shape::kIntWarpShape) {
     static_assert (Shape::kBlockY % kIntWarpRows == 0, "whole warps");
     constexpr int kWarpsAcross = kFastBlockX / kIntWarpCols;
