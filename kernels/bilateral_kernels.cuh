@@ -394,6 +394,11 @@ struct ColourPlanar : Colour
 struct FastShapeOf
 {
   int rows, cols, min_blocks, block_rows;
+  /* Colour: whether a thread loads all its tile pixels before storing any
+   * (load_tile_rows), and whether the weights are copied in 16-byte words
+   * loaded before the tile (bilateral_fast). Each helps at some radii and
+   * hurts at others (registers, the order of the memory requests). */
+  bool batched_fill, word_copy;
 };
 
 /* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
@@ -426,19 +431,28 @@ struct FastShapeOf
  * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220), d = 17
  * 0.2857 / 0.2833 (with the 16-bit tile alone, before the sharing and
  * the fast division: 4 x 4 / 2 0.233, 4 x 3 / 3 0.233); radii 3, 5 and 6,
- * not measured, keep 2 x 4 / 4. */
+ * not measured, keep 2 x 4 / 4.
+ * Colour's batched_fill and word_copy, 4K RGBA, launches back to back
+ * (ms; neither / word copy / batched fill / both; output identical):
+ * radius 2 0.0699 / 0.0663 / 0.0778 / 0.0728, 3 0.1116 / 0.1069 / 0.1184 /
+ * 0.1132, 4 0.1664 / 0.1616 / 0.1639 / 0.1559, 5 0.2485 / 0.2442 / 0.2722
+ * / 0.2707, 6 0.3301 / 0.3249 / 0.3433 / 0.3556, 7 0.4269 / 0.4410 /
+ * 0.4631 / 0.4492, 8 0.5753 / 0.5582 / 0.5634 / 0.5573 (1080p: the same
+ * choices best, or within 1 %). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
-  return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8 }
-  : radius == 4 ? FastShapeOf { 3, 2, 4, 8 }
-  : radius >= 5 && radius <= 7 ? FastShapeOf { 4, 2, 2, 16 }
-  : radius == 8 ? FastShapeOf { 2, 2, 2, 16 }
-  : FastShapeOf { 4, 1, 4, 8 };
+  return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8, false, true }
+  : radius == 4 ? FastShapeOf { 3, 2, 4, 8, true, true }
+  : radius == 5 || radius == 6 ? FastShapeOf { 4, 2, 2, 16, false, true }
+  : radius == 7 ? FastShapeOf { 4, 2, 2, 16, false, false }
+  : radius == 8 ? FastShapeOf { 2, 2, 2, 16, false, true }
+  : FastShapeOf { 4, 1, 4, 8, false, false };
 }
 
 __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 {
-  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8 } : FastShapeOf { 4, 2, 4, 8 };
+  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8, false, true } :
+      FastShapeOf { 4, 2, 4, 8, false, true };
 }
 
 /* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
@@ -479,6 +493,12 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 #endif
 #ifndef CBF_GRAY_BLOCK_ROWS
 #define CBF_GRAY_BLOCK_ROWS gray_shape (R).block_rows
+#endif
+#ifndef CBF_COLOUR_BATCHED_FILL
+#define CBF_COLOUR_BATCHED_FILL colour_shape (R).batched_fill
+#endif
+#ifndef CBF_COLOUR_WORD_COPY
+#define CBF_COLOUR_WORD_COPY colour_shape (R).word_copy
 #endif
 
 /* A specialised kernel's block is 32 threads wide. */
@@ -563,6 +583,12 @@ template < class T, int R > struct FastShape
    * 2^-16 each) moves the result by at most 197 x 2^-16 x 255 = 0.77
    * levels. */
   static constexpr bool kIntSums = T::kClassWeights && CBF_GRAY_INTEGER_SUMS;
+  /* FastShapeOf's batched_fill and word_copy. One channel fills its tile
+   * from words (load_tile_words), batched; load_tile only reflects its
+   * edge blocks, and is faster there a row at a time. Its integer weights
+   * are always copied in words. */
+  static constexpr bool kBatchedFill = !T::kClassWeights
+      && CBF_COLOUR_BATCHED_FILL;
   typedef typename std::conditional < kIntSums, unsigned short,
       uint32_t >::type TileEntry;
   /* The range table, or the per-class weights. */
@@ -578,6 +604,8 @@ template < class T, int R > struct FastShape
         T::kClassWeights ? cbf_tables_class_weights_offset (R) :
         kHalfClasses ? cbf_tables_colour_class_weights_offset (R) : 0;
   }
+  static constexpr bool kWordCopy = kIntSums || (kHalfClasses
+      && CBF_COLOUR_WORD_COPY);
   /* The block's tile: its outputs and the window's halo, an entry a source
    * pixel; a row a multiple of kCols entries, so that a thread's kCols
    * 16-bit entries are one aligned load; rows padded where the warps take
@@ -644,13 +672,59 @@ __device__ __forceinline__ void load_tile_rows (Entry * tile, const Io & io,
   }
 }
 
+/* The same, a thread's loads all issued before its first store, so that
+ * they wait for memory together rather than a row at a time (kBatchedFill;
+ * it takes a register a pixel). */
 template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
-    class Entry >
+    bool kInside, class Entry >
+__device__ __forceinline__ void load_tile_batched (Entry * tile,
+    const Io & io, int x0, int y0)
+{
+  constexpr int kRowIters = (kTileH + kBlockY - 1) / kBlockY;
+  constexpr int kColIters = (kTileW + kBlockX - 1) / kBlockX;
+  uint32_t loaded[kRowIters][kColIters];
+#pragma unroll
+  for (int r = 0; r < kRowIters; r++) {
+    const int ty = threadIdx.y + r * kBlockY;
+    if (kTileH % kBlockY == 0 || ty < kTileH) {
+      const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R,
+          io.height);
+#pragma unroll
+      for (int c = 0; c < kColIters; c++) {
+        const int tx = c * kBlockX + threadIdx.x;
+        if (kTileW % kBlockX == 0 || tx < kTileW)
+          loaded[r][c] = T::load (io, sy, kInside ? x0 + tx - R :
+              reflect101 (x0 + tx - R, io.width));
+      }
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRowIters; r++) {
+    const int ty = threadIdx.y + r * kBlockY;
+#pragma unroll
+    for (int c = 0; c < kColIters; c++) {
+      const int tx = c * kBlockX + threadIdx.x;
+      if ((kTileH % kBlockY == 0 || ty < kTileH)
+          && (kTileW % kBlockX == 0 || tx < kTileW))
+        tile_put < T > (tile[ty * kTileW + tx], loaded[r][c]);
+    }
+  }
+}
+
+template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    bool kBatched, class Entry >
 __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
     int x0, int y0)
 {
-  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
-      && y0 + kTileH - R <= io.height)
+  const bool inside = x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height;
+  if (kBatched && inside)
+    load_tile_batched < T, kTileW, kTileH, R, kBlockX, kBlockY, true > (tile,
+        io, x0, y0);
+  else if (kBatched)
+    load_tile_batched < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
+        io, x0, y0);
+  else if (inside)
     load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, true > (tile, io,
         x0, y0);
   else
@@ -663,9 +737,13 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
  * where load_tile takes a byte load, a 64-bit address and a store for each
  * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
  * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
- * the harness); at radii 1 to 3, alone, 2-4 % faster at 4K in the
- * harness, though the benchmark measured d = 3 at 0.0344 ms against 0.0328
- * before it (docs/performance-notes.md, not traced). x0 is a multiple of
+ * the harness); at radius 1, 4K, launches back to back, 0.0257-0.0259 ms
+ * against 0.0264-0.0266 with the byte loads (benchmark run T's d = 3
+ * figure, 0.0344 against 0.0328, was not the kernel's). A thread issues
+ * all its loads before its first store, so that they wait for memory
+ * once: 4K radius 1 0.0259 -> 0.0237 ms, 2 0.0346 -> 0.0327, 4 0.0773 ->
+ * 0.0747, 7 0.2078 -> 0.2065, 8 0.2724 -> 0.2704 (with the weights'
+ * copy batched the same way, bilateral_fast). x0 is a multiple of
  * 64, so the tile starts kLead pixels into an aligned word. Returns false,
  * and leaves the tile to load_tile, for pixels of more than one byte, a
  * plane or pitch not 4-byte aligned, and blocks whose words reach past the
@@ -684,10 +762,26 @@ __device__ __forceinline__ bool load_tile_words (unsigned short *tile,
       || (((uintptr_t) plane | pitch) & 3))
     return false;
   const uint8_t *first = plane + (size_t) (y0 - R) * pitch + x_first;
-  for (int i = tid; i < kTileH * kWords; i += kThreads) {
+  /* All of a thread's loads first, then their stores: the loads wait for
+   * memory once, not once each. */
+  constexpr int kCount = kTileH * kWords;
+  constexpr int kIters = (kCount + kThreads - 1) / kThreads;
+  uint32_t loaded[kIters];
+#pragma unroll
+  for (int k = 0; k < kIters; k++) {
+    const int i = tid + k * kThreads;
     const int row = i / kWords, j = i - row * kWords;
-    const uint32_t word = *reinterpret_cast < const uint32_t * >(first +
-        (size_t) row * pitch + 4 * j);
+    if (kCount % kThreads == 0 || i < kCount)
+      loaded[k] = *reinterpret_cast < const uint32_t * >(first +
+          (size_t) row * pitch + 4 * j);
+  }
+#pragma unroll
+  for (int k = 0; k < kIters; k++) {
+    const int i = tid + k * kThreads;
+    if (!(kCount % kThreads == 0 || i < kCount))
+      break;
+    const int row = i / kWords, j = i - row * kWords;
+    const uint32_t word = loaded[k];
     /* Byte b of the word goes to tile column 4 j - kLead + b, as 2 x its
      * level: two bytes spread into 16-bit halves, then doubled. Pairs are
      * stored at even columns, 32 bits at once. */
@@ -1107,22 +1201,48 @@ bilateral_fast (Io io, int row_begin, int row_end,
   const int x0 = blockIdx.x * kFastBlockX * C;
   const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
 
-  if constexpr (Shape::kIntSums) {
-    /* The 16-bit weights as made on the host, 16 bytes a copy. */
-    const uint4 *from = reinterpret_cast < const uint4 * >(tables +
-        Shape::lut_offset_in_tables ());
-    uint4 *to = reinterpret_cast < uint4 * >(range_lut);
-    for (int i = tid; i < kLutLen / 4; i += Shape::kThreads)
-      to[i] = from[i];
-    if (!load_tile_words < T, kTileW, kTileH, R, Shape::kThreads > (tile,
-            io, x0, y0, tid))
-      load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
-          Shape::kBlockY > (tile, io, x0, y0);
+  /* The weights as made on the host, where they are whole 16-byte words
+   * (one channel's 16-bit integers, colour's half floats), copied in those
+   * words, their loads issued before the tile's and stored after it, so
+   * that both wait for memory together. */
+  constexpr bool kWordCopy = Shape::kWordCopy;
+  static_assert (!kWordCopy || (kLutLen % 4 == 0
+          && Shape::lut_offset_in_tables () % 4 == 0), "16-byte words");
+  constexpr int kCopies = kWordCopy ? kLutLen / 4 : 1;
+  constexpr int kCopyIters = (kCopies + Shape::kThreads - 1) /
+      Shape::kThreads;
+  const uint4 *copy_from = reinterpret_cast < const uint4 * >(tables +
+      Shape::lut_offset_in_tables ());
+  uint4 copied[kCopyIters];
+  if constexpr (kWordCopy) {
+#pragma unroll
+    for (int k = 0; k < kCopyIters; k++) {
+      const int i = tid + k * Shape::kThreads;
+      if (kCopies % Shape::kThreads == 0 || i < kCopies)
+        copied[k] = copy_from[i];
+    }
   } else {
     for (int i = tid; i < kLutLen; i += Shape::kThreads)
       range_lut[i] = tables[Shape::lut_offset_in_tables () + i];
-    load_tile < T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY > (tile,
-        io, x0, y0);
+  }
+
+  if constexpr (Shape::kIntSums) {
+    if (!load_tile_words < T, kTileW, kTileH, R, Shape::kThreads > (tile,
+            io, x0, y0, tid))
+      load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
+          Shape::kBlockY, false > (tile, io, x0, y0);
+  } else {
+    load_tile < T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+        Shape::kBatchedFill > (tile, io, x0, y0);
+  }
+
+  if constexpr (kWordCopy) {
+#pragma unroll
+    for (int k = 0; k < kCopyIters; k++) {
+      const int i = tid + k * Shape::kThreads;
+      if (kCopies % Shape::kThreads == 0 || i < kCopies)
+        reinterpret_cast < uint4 * >(range_lut)[i] = copied[k];
+    }
   }
   __syncthreads ();
 
