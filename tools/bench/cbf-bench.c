@@ -5,7 +5,7 @@
  * what the element adds to a live preview (a live source, a syncing sink).
  *
  *   cbf-bench --image astronaut.png [--out results.json] [--commit HASH]
- *             [--clip clip.mp4] [--quick] [--live]
+ *             [--clip clip.mp4] [--quick] [--live] [--latency-log DIR]
  *
  * --live: only the live-source rows (about 20 s); --no-pipelines skips
  * them with the other pipelines.
@@ -39,6 +39,9 @@ static const int diameters[] = { 3, 5, 9, 15, 31 };
 static const int sizes[][2] = { {1920, 1080}, {3840, 2160} };
 
 static int n_runs = 50;
+/* --latency-log: a CSV a pipeline row, each frame's latency and the memory
+ * it came in and went out in, to trace where slow frames come from. */
+static gchar *latency_log_dir = NULL;
 
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
       fprintf (stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, \
@@ -907,6 +910,7 @@ typedef struct
   GCond cond;
   int n_out;
   gint64 *t_in, *t_out;         /* per frame, indexed by offset */
+  gconstpointer *mem_in, *mem_out;      /* the buffers' first memory */
   int capacity;
 } Probe;
 
@@ -920,6 +924,8 @@ probe_init (Probe * p, int capacity)
   p->capacity = capacity;
   p->t_in = g_new0 (gint64, capacity);
   p->t_out = g_new0 (gint64, capacity);
+  p->mem_in = g_new0 (gconstpointer, capacity);
+  p->mem_out = g_new0 (gconstpointer, capacity);
 }
 
 static void
@@ -927,24 +933,32 @@ probe_clear (Probe * p)
 {
   g_free (p->t_in);
   g_free (p->t_out);
+  g_free (p->mem_in);
+  g_free (p->mem_out);
   g_mutex_clear (&p->lock);
   g_cond_clear (&p->cond);
 }
 
-/* Notes when the frame numbered by the buffer's offset passed. */
+/* Notes when the frame numbered by the buffer's offset passed, and in
+ * which memory. */
 static void
-record_time (Probe * p, GstPadProbeInfo * info, gint64 * times)
+record_time (Probe * p, GstPadProbeInfo * info, gint64 * times,
+    gconstpointer * mems)
 {
-  guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
-  if (i < (guint64) p->capacity)
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+  guint64 i = GST_BUFFER_OFFSET (buf);
+  if (i < (guint64) p->capacity) {
     times[i] = g_get_monotonic_time ();
+    mems[i] = gst_buffer_n_memory (buf) ? gst_buffer_peek_memory (buf, 0) :
+        NULL;
+  }
 }
 
 static GstPadProbeReturn
 probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  record_time (p, info, p->t_in);
+  record_time (p, info, p->t_in, p->mem_in);
   return GST_PAD_PROBE_OK;
 }
 
@@ -962,7 +976,7 @@ static GstPadProbeReturn
 probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  record_time (p, info, p->t_out);
+  record_time (p, info, p->t_out, p->mem_out);
   count_out (p);
   return GST_PAD_PROBE_OK;
 }
@@ -977,6 +991,52 @@ probe_decoded (GstPad * pad G_GNUC_UNUSED,
   if (p->n_out < p->capacity)
     p->t_out[p->n_out++] = g_get_monotonic_time ();
   return GST_PAD_PROBE_OK;
+}
+
+/* A small number per distinct memory in @mems[0 .. n - 1], in order of
+ * first appearance. */
+static int
+memory_index (GPtrArray * seen, gconstpointer mem)
+{
+  guint i;
+
+  for (i = 0; i < seen->len; i++)
+    if (g_ptr_array_index (seen, i) == mem)
+      return i;
+  g_ptr_array_add (seen, (gpointer) mem);
+  return seen->len - 1;
+}
+
+/* Writes frames @first .. @first + @n - 1 of @p to
+ * latency_log_dir/NAME-WxH.csv: frame, latency in ms, input and output
+ * memory (numbered). */
+static void
+write_latency_log (Probe * p, const char *name, int width, int height,
+    int first, int n)
+{
+  GPtrArray *seen_in = g_ptr_array_new (), *seen_out = g_ptr_array_new ();
+  gchar *base = g_strdup_printf ("%s-%dx%d.csv", name, width, height);
+  gchar *path;
+  FILE *f;
+  int i;
+
+  g_strcanon (base, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS ".-", '_');
+  path = g_build_filename (latency_log_dir, base, NULL);
+  f = fopen (path, "w");
+  if (f) {
+    fprintf (f, "frame,latency_ms,in_memory,out_memory\n");
+    for (i = first; i < first + n; i++)
+      fprintf (f, "%d,%.4f,%d,%d\n", i, (p->t_out[i] - p->t_in[i]) / 1000.0,
+          memory_index (seen_in, p->mem_in[i]),
+          memory_index (seen_out, p->mem_out[i]));
+    fclose (f);
+  } else {
+    fprintf (stderr, "%s: cannot write\n", path);
+  }
+  g_free (path);
+  g_free (base);
+  g_ptr_array_free (seen_in, TRUE);
+  g_ptr_array_free (seen_out, TRUE);
 }
 
 static void
@@ -1159,6 +1219,8 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     int k = warmup + 1 + i;
     lat[i] = (probe.t_out[k] - probe.t_in[k]) / 1000.0;
   }
+  if (latency_log_dir)
+    write_latency_log (&probe, name, width, height, warmup + 1, frames);
   row.latency_median_ms = percentile (lat, frames, 0.5);
   row.latency_p99_ms = percentile (lat, frames, 0.99);
   printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
@@ -1242,6 +1304,83 @@ bench_decode (const char *name, const char *desc)
   return row;
 }
 
+/* The bytes of a frame up and down at once with cudaMemcpyAsync alone
+ * (pinned memory, two streams, no GStreamer, no kernel), timed per frame
+ * as the pipelines are: how fast the host link itself is, at the same
+ * moment of the run, for the element's latency to be read against. The
+ * link of the GPU machine has episodes of tens of milliseconds in which
+ * such copies take twice as long or more (docs/performance-notes.md). */
+static PipelineRow
+bench_transfers (const char *name, int width, int height, int frames)
+{
+  PipelineRow row = { name, width, height, frames, 0, 0, 0 };
+  const size_t size = (size_t) width * height * 4;
+  const int warmup = 20, n_out = 2;
+  guint8 *host_in[N_POOL_FRAMES], *host_out[2], *dev_in, *dev_out;
+  double *lat = g_new (double, frames);
+  cudaStream_t up, down;
+  gint64 t0 = 0;
+  FILE *log = NULL;
+  int i;
+
+  for (i = 0; i < N_POOL_FRAMES; i++)
+    CHECK (cudaHostAlloc ((void **) &host_in[i], size, cudaHostAllocDefault));
+  for (i = 0; i < n_out; i++)
+    CHECK (cudaHostAlloc ((void **) &host_out[i], size,
+            cudaHostAllocDefault));
+  CHECK (cudaMalloc ((void **) &dev_in, size));
+  CHECK (cudaMalloc ((void **) &dev_out, size));
+  CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
+  CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
+  if (latency_log_dir) {
+    gchar *base = g_strdup_printf ("cudaMemcpy-%dx%d.csv", width, height);
+    gchar *path = g_build_filename (latency_log_dir, base, NULL);
+    log = fopen (path, "w");
+    if (log)
+      fprintf (log, "frame,latency_ms,in_memory,out_memory\n");
+    g_free (path);
+    g_free (base);
+  }
+  for (i = -warmup; i < frames; i++) {
+    gint64 begin = g_get_monotonic_time ();
+    int slot = (i + warmup) % N_POOL_FRAMES, out_slot = (i + warmup) % n_out;
+
+    if (i == 0)
+      t0 = begin;
+    CHECK (cudaMemcpyAsync (dev_in, host_in[slot], size,
+            cudaMemcpyHostToDevice, up));
+    CHECK (cudaMemcpyAsync (host_out[out_slot], dev_out, size,
+            cudaMemcpyDeviceToHost, down));
+    CHECK (cudaStreamSynchronize (up));
+    CHECK (cudaStreamSynchronize (down));
+    if (i >= 0) {
+      lat[i] = (g_get_monotonic_time () - begin) / 1000.0;
+      if (log)
+        fprintf (log, "%d,%.4f,%d,%d\n", i, lat[i], slot, out_slot);
+    }
+  }
+  row.fps = frames / ((g_get_monotonic_time () - t0) / 1e6);
+  if (log)
+    fclose (log);
+  row.latency_median_ms = percentile (lat, frames, 0.5);
+  row.latency_p99_ms = percentile (lat, frames, 0.99);
+  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
+      "  p99 %6.3f ms\n", name, width, height, row.fps,
+      row.latency_median_ms, row.latency_p99_ms);
+  fflush (stdout);
+
+  CHECK (cudaStreamDestroy (up));
+  CHECK (cudaStreamDestroy (down));
+  CHECK (cudaFree (dev_in));
+  CHECK (cudaFree (dev_out));
+  for (i = 0; i < N_POOL_FRAMES; i++)
+    CHECK (cudaFreeHost (host_in[i]));
+  for (i = 0; i < n_out; i++)
+    CHECK (cudaFreeHost (host_out[i]));
+  g_free (lat);
+  return row;
+}
+
 static void
 bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 {
@@ -1259,6 +1398,9 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 
     row = bench_pipeline ("cudabilateral d=15, pinned input (pool)", desc,
         "f", "f", w, h, frames, FRAMES_POOL);
+    g_array_append_val (rows, row);
+    row = bench_transfers ("cudaMemcpy up and down, pinned (no GStreamer)",
+        w, h, frames);
     g_array_append_val (rows, row);
     row = bench_pipeline ("cudabilateral d=15, unpinned input", desc, "f",
         "f", w, h, frames / 2, FRAMES_SYSTEM);
@@ -1388,7 +1530,7 @@ live_probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
 {
   LiveProbe *lp = data;
 
-  record_time (&lp->probe, info, lp->probe.t_in);
+  record_time (&lp->probe, info, lp->probe.t_in, lp->probe.mem_in);
   g_mutex_lock (&lp->probe.lock);
   lp->n_in++;
   g_mutex_unlock (&lp->probe.lock);
@@ -1407,7 +1549,7 @@ live_probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
   guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
   int edge = i > lp->last;
 
-  record_time (&lp->probe, info, lp->probe.t_out);
+  record_time (&lp->probe, info, lp->probe.t_out, lp->probe.mem_out);
   lp->last_out = i;
   if (i >= lp->first && !lp->have_dropped[edge]) {
     lp->sink_dropped[edge] = sink_dropped_so_far (lp->sink);
@@ -1866,6 +2008,8 @@ main (int argc, char **argv)
     {"no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels, NULL, NULL},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
+    {"latency-log", 0, 0, G_OPTION_ARG_FILENAME, &latency_log_dir,
+        "write each pipeline's per-frame latencies as CSV into DIR", "DIR"},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- cudabilateral benchmark");

@@ -45,7 +45,9 @@ def pipeline_table(bench):
                "source pad (pad probes), median and 99th percentile. \"CUDA memory in and out\": frames "
                "already in CUDA memory of the element's context (uploaded once, outside the timing). "
                "nvh264dec rows: the H.264 clip decoded into CUDA memory, with and without the filter, "
-               "frames/s from the first to the last frame at the sink.\n")
+               "frames/s from the first to the last frame at the sink. \"cudaMemcpy up and down\": the frame's bytes "
+               "up and down at once with cudaMemcpyAsync alone (pinned memory, two streams), no GStreamer and no "
+               "kernel: what the host link itself takes per frame in the same run.\n")
     out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms |")
     out.append("| --- | --- | ---: | ---: | ---: | ---: |")
     for p in bench["pipelines"]:
