@@ -1332,15 +1332,6 @@ bench_transfers (const char *name, int width, int height, int frames)
   CHECK (cudaMalloc ((void **) &dev_out, size));
   CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
   CHECK (cudaStreamCreateWithFlags (&down, cudaStreamNonBlocking));
-  if (latency_log_dir) {
-    gchar *base = g_strdup_printf ("cudaMemcpy-%dx%d.csv", width, height);
-    gchar *path = g_build_filename (latency_log_dir, base, NULL);
-    log = fopen (path, "w");
-    if (log)
-      fprintf (log, "frame,latency_ms,in_memory,out_memory\n");
-    g_free (path);
-    g_free (base);
-  }
   for (i = -warmup; i < frames; i++) {
     gint64 begin = g_get_monotonic_time ();
     int slot = (i + warmup) % N_POOL_FRAMES, out_slot = (i + warmup) % n_out;
@@ -1353,15 +1344,27 @@ bench_transfers (const char *name, int width, int height, int frames)
             cudaMemcpyDeviceToHost, down));
     CHECK (cudaStreamSynchronize (up));
     CHECK (cudaStreamSynchronize (down));
-    if (i >= 0) {
+    if (i >= 0)
       lat[i] = (g_get_monotonic_time () - begin) / 1000.0;
-      if (log)
-        fprintf (log, "%d,%.4f,%d,%d\n", i, lat[i], slot, out_slot);
-    }
   }
   row.fps = frames / ((g_get_monotonic_time () - t0) / 1e6);
-  if (log)
-    fclose (log);
+  if (latency_log_dir) {
+    gchar *base = g_strdup_printf ("cudaMemcpy-%dx%d.csv", width, height);
+    gchar *path = g_build_filename (latency_log_dir, base, NULL);
+
+    log = fopen (path, "w");
+    if (log) {
+      fprintf (log, "frame,latency_ms,in_memory,out_memory\n");
+      for (i = 0; i < frames; i++)
+        fprintf (log, "%d,%.4f,%d,%d\n", i, lat[i],
+            (i + warmup) % N_POOL_FRAMES, (i + warmup) % n_out);
+      fclose (log);
+    } else {
+      fprintf (stderr, "%s: cannot write\n", path);
+    }
+    g_free (path);
+    g_free (base);
+  }
   row.latency_median_ms = percentile (lat, frames, 0.5);
   row.latency_p99_ms = percentile (lat, frames, 0.99);
   printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
