@@ -397,8 +397,8 @@ struct FastShapeOf
   /* Colour: whether a thread loads all its tile pixels before storing any
    * (load_tile_rows), and whether the weights are copied in 16-byte words
    * loaded before the tile (bilateral_fast). Each helps at some radii and
-   * hurts at others (registers, the order of the memory requests). */
-  bool batched_fill, word_copy;
+   * hurts at others. One channel does not read them (FastShape). */
+  bool batched_fill = false, word_copy = false;
 };
 
 /* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
@@ -446,13 +446,12 @@ __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
   : radius == 5 || radius == 6 ? FastShapeOf { 4, 2, 2, 16, false, true }
   : radius == 7 ? FastShapeOf { 4, 2, 2, 16, false, false }
   : radius == 8 ? FastShapeOf { 2, 2, 2, 16, false, true }
-  : FastShapeOf { 4, 1, 4, 8, false, false };
+  : FastShapeOf { 4, 1, 4, 8 };
 }
 
 __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 {
-  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8, false, true } :
-      FastShapeOf { 4, 2, 4, 8, false, true };
+  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8 } : FastShapeOf { 4, 2, 4, 8 };
 }
 
 /* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
