@@ -1007,14 +1007,12 @@ memory_index (GPtrArray * seen, gconstpointer mem)
   return seen->len - 1;
 }
 
-/* Writes frames @first .. @first + @n - 1 of @p to
- * latency_log_dir/NAME-WxH.csv: frame, latency in ms, input and output
- * memory (numbered). */
+/* Writes latency_log_dir/NAME-WxH.csv: frame (from @first), latency in ms
+ * and the numbers of the input and output memory of each of @n frames. */
 static void
-write_latency_log (Probe * p, const char *name, int width, int height,
-    int first, int n)
+write_latency_log (const char *name, int width, int height, int first,
+    int n, const double *lat, const int *in_memory, const int *out_memory)
 {
-  GPtrArray *seen_in = g_ptr_array_new (), *seen_out = g_ptr_array_new ();
   gchar *base = g_strdup_printf ("%s-%dx%d.csv", name, width, height);
   gchar *path;
   FILE *f;
@@ -1025,18 +1023,28 @@ write_latency_log (Probe * p, const char *name, int width, int height,
   f = fopen (path, "w");
   if (f) {
     fprintf (f, "frame,latency_ms,in_memory,out_memory\n");
-    for (i = first; i < first + n; i++)
-      fprintf (f, "%d,%.4f,%d,%d\n", i, (p->t_out[i] - p->t_in[i]) / 1000.0,
-          memory_index (seen_in, p->mem_in[i]),
-          memory_index (seen_out, p->mem_out[i]));
+    for (i = 0; i < n; i++)
+      fprintf (f, "%d,%.4f,%d,%d\n", first + i, lat[i], in_memory[i],
+          out_memory[i]);
     fclose (f);
   } else {
     fprintf (stderr, "%s: cannot write\n", path);
   }
   g_free (path);
   g_free (base);
-  g_ptr_array_free (seen_in, TRUE);
-  g_ptr_array_free (seen_out, TRUE);
+}
+
+/* A pipeline row's latency figures from its frames' @lat (sorted on
+ * return), printed. */
+static void
+finish_pipeline_row (PipelineRow * row, double *lat)
+{
+  row->latency_median_ms = percentile (lat, row->frames, 0.5);
+  row->latency_p99_ms = percentile (lat, row->frames, 0.99);
+  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
+      "  p99 %6.3f ms\n", row->name, row->width, row->height, row->fps,
+      row->latency_median_ms, row->latency_p99_ms);
+  fflush (stdout);
 }
 
 static void
@@ -1219,14 +1227,22 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     int k = warmup + 1 + i;
     lat[i] = (probe.t_out[k] - probe.t_in[k]) / 1000.0;
   }
-  if (latency_log_dir)
-    write_latency_log (&probe, name, width, height, warmup + 1, frames);
-  row.latency_median_ms = percentile (lat, frames, 0.5);
-  row.latency_p99_ms = percentile (lat, frames, 0.99);
-  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
-      "  p99 %6.3f ms\n", name, width, height, row.fps,
-      row.latency_median_ms, row.latency_p99_ms);
-  fflush (stdout);
+  if (latency_log_dir) {
+    GPtrArray *seen_in = g_ptr_array_new (), *seen_out = g_ptr_array_new ();
+    int *in_memory = g_new (int, frames), *out_memory = g_new (int, frames);
+
+    for (i = 0; i < frames; i++) {
+      in_memory[i] = memory_index (seen_in, probe.mem_in[warmup + 1 + i]);
+      out_memory[i] = memory_index (seen_out, probe.mem_out[warmup + 1 + i]);
+    }
+    write_latency_log (name, width, height, warmup + 1, frames, lat,
+        in_memory, out_memory);
+    g_free (in_memory);
+    g_free (out_memory);
+    g_ptr_array_free (seen_in, TRUE);
+    g_ptr_array_free (seen_out, TRUE);
+  }
+  finish_pipeline_row (&row, lat);
 
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   gst_element_set_state (pipeline, GST_STATE_NULL);
@@ -1320,7 +1336,6 @@ bench_transfers (const char *name, int width, int height, int frames)
   double *lat = g_new (double, frames);
   cudaStream_t up, down;
   gint64 t0 = 0;
-  FILE *log = NULL;
   int i;
 
   for (i = 0; i < N_POOL_FRAMES; i++)
@@ -1349,28 +1364,18 @@ bench_transfers (const char *name, int width, int height, int frames)
   }
   row.fps = frames / ((g_get_monotonic_time () - t0) / 1e6);
   if (latency_log_dir) {
-    gchar *base = g_strdup_printf ("cudaMemcpy-%dx%d.csv", width, height);
-    gchar *path = g_build_filename (latency_log_dir, base, NULL);
+    int *in_memory = g_new (int, frames), *out_memory = g_new (int, frames);
 
-    log = fopen (path, "w");
-    if (log) {
-      fprintf (log, "frame,latency_ms,in_memory,out_memory\n");
-      for (i = 0; i < frames; i++)
-        fprintf (log, "%d,%.4f,%d,%d\n", i, lat[i],
-            (i + warmup) % N_POOL_FRAMES, (i + warmup) % n_out);
-      fclose (log);
-    } else {
-      fprintf (stderr, "%s: cannot write\n", path);
+    for (i = 0; i < frames; i++) {
+      in_memory[i] = (i + warmup) % N_POOL_FRAMES;
+      out_memory[i] = (i + warmup) % n_out;
     }
-    g_free (path);
-    g_free (base);
+    write_latency_log (name, width, height, 0, frames, lat, in_memory,
+        out_memory);
+    g_free (in_memory);
+    g_free (out_memory);
   }
-  row.latency_median_ms = percentile (lat, frames, 0.5);
-  row.latency_p99_ms = percentile (lat, frames, 0.99);
-  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
-      "  p99 %6.3f ms\n", name, width, height, row.fps,
-      row.latency_median_ms, row.latency_p99_ms);
-  fflush (stdout);
+  finish_pipeline_row (&row, lat);
 
   CHECK (cudaStreamDestroy (up));
   CHECK (cudaStreamDestroy (down));
