@@ -867,6 +867,27 @@ __host__ __device__ constexpr bool computed_weight (int dx, int dy)
   return ((dy + R) * (2 * R + 1) + dx + R) * kPercent % 100 < kPercent;
 }
 
+/* What a specialised kernel takes of the spatial weights: SpaceTaps
+ * (2.3 KiB) where it reads them, for computed weights or colour's float
+ * range table, and nothing otherwise (the per-class tables hold them). A
+ * launch's parameters travel with it: without them, one launch between
+ * two events (H100, harness, medians of 50 in three rounds) took
+ * 0.2111-0.2130 -> 0.2113-0.2116 ms at 4K GRAY8 d = 15 and 0.4315-0.4333
+ * -> 0.4293-0.4299 ms at 4K RGBA d = 15; launches back to back were
+ * unchanged. */
+struct NoSpaceTaps
+{
+};
+template < class T, int R > struct FastSpace
+{
+  typedef FastShape < T, R > Shape;
+  static constexpr bool kReads = (!Shape::kIntSums
+      && ((T::kClassWeights ? CBF_GRAY_COMPUTED_PERCENT :
+              CBF_COLOUR_COMPUTED_PERCENT) > 0 || !Shape::kHalfClasses));
+  typedef typename std::conditional < kReads, SpaceTaps,
+      NoSpaceTaps >::type Arg;
+};
+
 /* The L1 distance of two colour words as a float: the SIMD sum of absolute
  * byte differences added to the bits of the float 2^23 is the float
  * 2^23 + distance, exactly. */
@@ -1172,7 +1193,7 @@ template < class T, int R >
 __global__ void __launch_bounds__ (FastShape < T, R >::kThreads,
     FastShape < T, R >::kMinBlocks)
 bilateral_fast (Io io, int row_begin, int row_end,
-    const float *__restrict__ tables, SpaceTaps space)
+    const float *__restrict__ tables, typename FastSpace < T, R >::Arg space)
 {
   typedef FastShape < T, R > Shape;
   constexpr int K = Shape::kRows;
@@ -1259,13 +1280,14 @@ bilateral_fast (Io io, int row_begin, int row_end,
   Window window;
   window.col = tile + ty * K * kTileW + C * tx + R;
   window.range_lut = range_lut;
-  window.space = &space;
-  if constexpr (!Shape::kIntSums)
+  if constexpr (FastSpace < T, R >::kReads) {
+    window.space = &space;
     window.centre_scale = space.range_scale * 0.25f;
+  }
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
-    if constexpr (!Shape::kIntSums)
+    if constexpr (FastSpace < T, R >::kReads)
       window.centre_scaled[o] = (float) window.centre[o] *
           window.centre_scale;
   }
@@ -1706,7 +1728,9 @@ cudaError_t launch_fast_radius (const Io & io, int row_begin, int row_end,
   dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
-  const SpaceTaps space = space_taps (w);
+  typename FastSpace < T, R >::Arg space;
+  if constexpr (FastSpace < T, R >::kReads)
+    space = space_taps (w);
   bilateral_fast < T, R > <<<grid, block, dynamic_smem, stream >>> (io,
       row_begin, row_end, w->tables_dev, space);
   return cudaSuccess;
