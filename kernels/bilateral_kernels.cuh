@@ -23,8 +23,8 @@
  *   differences, one table load (colour: and a half-to-float conversion),
  *   and the multiply-adds of the sums (one channel: 16-bit integer weights
  *   and integer sums, an integer multiply-add and half an add; its tile
- *   in 16-bit entries, and the taps between a thread's own outputs
- *   summed once for both).
+ *   of source bytes read four at a time, and the taps between a thread's
+ *   own outputs summed once for both).
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii). */
 
@@ -401,6 +401,13 @@ struct FastShapeOf
   bool batched_fill = false, word_copy = false;
 };
 
+/* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
+ * sums with 40 % of the weights computed by the SFU instead, for
+ * comparisons. */
+#ifndef CBF_GRAY_INTEGER_SUMS
+#define CBF_GRAY_INTEGER_SUMS 1
+#endif
+
 /* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
  * "Shape of the specialised kernels"). 4K RGBA, one column a thread, d = 15:
  * 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51, 4 / 4 0.50, 3 / 6
@@ -431,7 +438,28 @@ struct FastShapeOf
  * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220), d = 17
  * 0.2857 / 0.2833 (with the 16-bit tile alone, before the sharing and
  * the fast division: 4 x 4 / 2 0.233, 4 x 3 / 3 0.233); radii 3, 5 and 6,
- * not measured, keep 2 x 4 / 4.
+ * not measured, kept 2 x 4 / 4, and radii 7 and 8 took 2 x 3 / 5. The
+ * byte tile (kIntSums) needs four columns a thread; 4 x 2 against the
+ * 16-bit tile's shapes, launches back to back, 4K / 1080p ms, by radius
+ * (16-bit; bytes 4 x 2 / 4; bytes 4 x 2 / 5; output identical):
+ * 1: 0.0188-0.0190 / 0.0084-0.0085; 0.0173-0.0175 / 0.0074;
+ *    0.0164-0.0167 / 0.0069-0.0075.
+ * 2: 0.0278-0.0281 / 0.0110-0.0112; 0.0264-0.0266 / 0.0095-0.0096;
+ *    0.0259-0.0261 / 0.0095.
+ * 3: 0.0465-0.0467 / 0.0156; 0.0450-0.0452 / 0.0146-0.0147;
+ *    0.0442-0.0443 / 0.0143.
+ * 4: 0.0688-0.0690 / 0.0222-0.0224; 0.0676-0.0679 / 0.0211;
+ *    0.0669-0.0688 / 0.0206-0.0213.
+ * 5: 0.1102-0.1103 / 0.0343-0.0344; 0.1076-0.1080 / 0.0337-0.0338;
+ *    0.1072-0.1078 / 0.0338-0.0340.
+ * 6: 0.1511-0.1516 / 0.0466-0.0471; 0.1487-0.1492 / 0.0464-0.0467;
+ *    0.1500-0.1503 / 0.0467-0.0469.
+ * 7: 0.2002-0.2005 / 0.0604-0.0607; 0.1946-0.1956 / 0.0585-0.0589;
+ *    0.1948-0.1957 / 0.0605-0.0607.
+ * 8: 0.2661-0.2662 / 0.0812-0.0813; 0.2588-0.2591 / 0.0791-0.0794;
+ *    0.2618-0.2624 / 0.0835-0.0837.
+ * At radius 7 also 4 x 2 / 3 0.1966-0.1969, 4 x 3 / 3 0.1981-0.1987,
+ * 4 x 2 at 32 x 16 threads / 2 0.1960-0.1966.
  * Colour's batched_fill and word_copy, 4K RGBA, launches back to back
  * (ms; neither / word copy / batched fill / both; output identical):
  * radius 2 0.0699 / 0.0663 / 0.0778 / 0.0728, 3 0.1116 / 0.1069 / 0.1184 /
@@ -451,15 +479,9 @@ __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 
 __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 {
-  return radius >= 7 ? FastShapeOf { 3, 2, 5, 8 } : FastShapeOf { 4, 2, 4, 8 };
+  return !CBF_GRAY_INTEGER_SUMS ? FastShapeOf { 4, 2, 4, 8 }
+  : radius <= 3 ? FastShapeOf { 2, 4, 5, 8 } : FastShapeOf { 2, 4, 4, 8 };
 }
-
-/* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
- * sums with 40 % of the weights computed by the SFU instead, for
- * comparisons. */
-#ifndef CBF_GRAY_INTEGER_SUMS
-#define CBF_GRAY_INTEGER_SUMS 1
-#endif
 
 /* Colour's weights from per-class tables of half floats (FastShape);
  * CBF_COLOUR_HALF_CLASSES=0 builds the float range table and the multiply
@@ -504,31 +526,32 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 constexpr int kFastBlockX = 32;
 
 /* From radius 7 the one-channel kernel's warps take 8 x 4 of the block's
- * thread positions (a thread's 2 x 3 outputs make a warp 16 x 12 pixels)
- * instead of a row of 32 (64 x 3 pixels): fewer warps straddle an edge,
+ * thread positions (with 2 x 3 outputs a thread, as measured here, a warp
+ * made 16 x 12 pixels) instead of a row of 32 (64 x 3 pixels): fewer
+ * warps straddle an edge,
  * and those that do read weights of fewer distinct level differences, so
  * that the table's loads conflict less (distances 64 levels apart meet in
  * a bank). H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147
  * -> 0.2132 ms, 1080p 0.0696 -> 0.0681; d = 17 0.278 -> 0.272 ms. At
  * small radii the stores, whose rows a warp then writes 16 bytes at a
  * time, weigh more than the taps: with it, radii 1 to 3 were 2-5 % slower
- * at 4K than with the word fill (load_tile_words) alone; radii 4 to 6,
+ * at 4K than with the word fill alone; radii 4 to 6,
  * not measured alone, keep the row of 32 (docs/performance-notes.md). */
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
-/* The one-channel kernel's tile width in 16-bit entries, at least
- * @min_width: a warp's four rows of threads read eight consecutive words
- * each, from tile rows @rows apart, and those rows' words fall in distinct
- * banks when that stride, in words, is 8 or 24 modulo 32. */
+/* The one-channel kernel's tile width in bytes, at least @min_width: a
+ * warp's four rows of threads read eight consecutive words each, from tile
+ * rows @rows apart, and those rows' words fall in distinct banks when that
+ * stride, in words, is 8 or 24 modulo 32. */
 __host__ __device__ constexpr int int_tile_width (int min_width, int rows)
 {
-  for (int words = (min_width + 1) / 2; words < (min_width + 1) / 2 + 32;
+  for (int words = (min_width + 3) / 4; words < (min_width + 3) / 4 + 32;
       words++)
     if ((rows * words) % 32 == 8 || (rows * words) % 32 == 24)
-      return 2 * words;
-  return (min_width + 1) / 2 * 2;
+      return 4 * words;
+  return (min_width + 3) / 4 * 4;
 }
 
 /* GPUs before Ampere hold at most 1024 threads an SM (sm_75): a larger
@@ -573,22 +596,28 @@ template < class T, int R > struct FastShape
    * table per distance class (made on the host, bilateral.h), and the sums
    * in 32-bit integers: an integer multiply-add and an add a tap (ptxas
    * adds two taps' weights in one IADD3), where float weights need a
-   * conversion or the SFU. The tile holds 2 x the value v in 16 bits: a
-   * difference is directly the byte offset of a 16-bit weight (a warp's 32
-   * loads then conflict only where distances 64 apart meet), the sums are
-   * Σ w 2v and Σ w, at most 197 x 2^15 x 510 < 2^32 (radius 8) and exact,
-   * and the tile's loads take half the shared-memory wavefronts of 32-bit
-   * entries (that pipe bounds this kernel). The weights' rounding (at most
-   * 2^-16 each) moves the result by at most 197 x 2^-16 x 255 = 0.77
-   * levels. */
+   * conversion or the SFU. The tile holds the source bytes as they are,
+   * and a thread's four columns start on a word, so that one 32-bit load
+   * brings four entries: the tile's loads take a quarter of the
+   * shared-memory wavefronts of 32-bit entries (that pipe bounds this
+   * kernel). An entry is taken as its level v in bytes 0 and 1, 257 v
+   * (one byte permute, FastWindow::byte_entry): the SIMD sum of absolute
+   * byte differences of two such is 2 x their difference, directly the
+   * byte offset of a 16-bit weight (a warp's 32 loads then conflict only
+   * where distances 64 apart meet). The sums are Σ w 257 v modulo 2^32
+   * and Σ w; Σ w v, at most 197 x 2^15 x 255 < 2^32 (radius 8), is the
+   * first times the inverse of 257 modulo 2^32, exactly (int_level). The
+   * weights' rounding (at most 2^-16 each) moves the result by at most
+   * 197 x 2^-16 x 255 = 0.77 levels. */
   static constexpr bool kIntSums = T::kClassWeights && CBF_GRAY_INTEGER_SUMS;
+  static_assert (!kIntSums || kCols == 4, "the byte tile's word a thread");
   /* FastShapeOf's batched_fill and word_copy. One channel fills its tile
-   * from words (load_tile_words), batched; load_tile only reflects its
+   * from words (load_tile_bytes), batched; load_tile only reflects its
    * edge blocks, and is faster there a row at a time. Its integer weights
    * are always copied in words. */
   static constexpr bool kBatchedFill = !T::kClassWeights
       && CBF_COLOUR_BATCHED_FILL;
-  typedef typename std::conditional < kIntSums, unsigned short,
+  typedef typename std::conditional < kIntSums, uint8_t,
       uint32_t >::type TileEntry;
   /* The range table, or the per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
@@ -607,9 +636,8 @@ template < class T, int R > struct FastShape
       && CBF_COLOUR_WORD_COPY);
   /* The block's tile: its outputs and the window's halo, an entry a source
    * pixel; a row a multiple of kCols entries, so that a thread's kCols
-   * 16-bit entries are one aligned load; rows padded where the warps take
-   * 8 x 4 positions, so that their loads do not conflict
-   * (int_tile_width). */
+   * entries start an aligned load; rows padded where the warps take 8 x 4
+   * positions, so that their loads do not conflict (int_tile_width). */
   static constexpr bool kIntWarpShape = kIntSums && R >= kIntWarpMinRadius;
   static constexpr int kMinTileW = (kFastBlockX * kCols + 2 * R + kCols -
       1) / kCols * kCols;
@@ -633,10 +661,9 @@ __device__ __forceinline__ void tile_put (uint32_t & entry, uint32_t word)
   entry = word;
 }
 template < class T >
-__device__ __forceinline__ void tile_put (unsigned short &entry,
-    uint32_t word)
+__device__ __forceinline__ void tile_put (uint8_t & entry, uint32_t word)
 {
-  entry = (unsigned short) word;
+  entry = (uint8_t) word;
 }
 template < class T >
 __device__ __forceinline__ void tile_put (typename T::Value & entry,
@@ -731,80 +758,77 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
         io, x0, y0);
 }
 
-/* The one-channel kernel's 16-bit tile (2 x the level) from aligned
- * 32-bit loads of four 1-byte pixels (GRAY8, planes of I420 and the like),
- * where load_tile takes a byte load, a 64-bit address and a store for each
- * pixel: 0.6 % fewer warp instructions at 4K d = 15 (H100; with the warp
- * shape of kIntWarpCols, 0.2134-0.2140 -> 0.2109-0.2115 ms in one run of
- * the harness); at radius 1, 4K, launches back to back, 0.0257-0.0259 ms
- * against 0.0264-0.0266 with the byte loads (benchmark run T's d = 3
- * figure, 0.0344 against 0.0328, was not the kernel's). A thread issues
- * all its loads before its first store, so that they wait for memory
- * once: 4K radius 1 0.0259 -> 0.0237 ms, 2 0.0346 -> 0.0327, 4 0.0773 ->
- * 0.0747, 7 0.2078 -> 0.2065, 8 0.2724 -> 0.2704 (with the weights'
- * copy batched the same way, bilateral_fast). x0 is a multiple of
- * 64, so the tile starts kLead pixels into an aligned word. Returns false,
- * and leaves the tile to load_tile, for pixels of more than one byte, a
- * plane or pitch not 4-byte aligned, and blocks whose words reach past the
- * picture (those at its edges, which reflect). */
+/* The one-channel kernel's byte tile (kIntSums) from aligned 32-bit
+ * loads, where load_tile takes a byte load, a 64-bit address and a store
+ * for each pixel (H100, with the earlier 16-bit tile filled the same way:
+ * 0.6 % fewer warp instructions at 4K d = 15, 0.2134-0.2140 ->
+ * 0.2109-0.2115 ms in one run of the harness; radius 1, launches back to
+ * back, 0.0257-0.0259 ms against 0.0264-0.0266). Tile word j of a row
+ * holds source pixels x0 - R + 4 j .. + 3 (x0 is a multiple of 128), which
+ * straddle two aligned source words unless R is a multiple of 4: a funnel
+ * shift joins them. A thread issues all its loads before its first store,
+ * so that they wait for memory once, not once each (with the 16-bit tile:
+ * 4K radius 1 0.0259 -> 0.0237 ms, 2 0.0346 -> 0.0327, 4 0.0773 -> 0.0747,
+ * 7 0.2078 -> 0.2065, 8 0.2724 -> 0.2704, with the weights' copy batched
+ * the same way, bilateral_fast). Returns false, and leaves the tile to
+ * load_tile, for pixels of more than one byte, a plane or pitch not
+ * 4-byte aligned, and blocks whose words reach past the picture (those at
+ * its edges, which reflect). */
 template < class T, int kTileW, int kTileH, int R, int kThreads >
-__device__ __forceinline__ bool load_tile_words (unsigned short *tile,
+__device__ __forceinline__ bool load_tile_bytes (uint8_t * tile,
     const Io & io, int x0, int y0, int tid)
 {
-  constexpr int kLead = (4 - R % 4) % 4;
-  constexpr int kWords = (kLead + kTileW + 3) / 4;
+  static_assert (kTileW % 4 == 0, "whole words");
+  /* bytes from an aligned source word to the tile's first pixel, and the
+   * source words a tile word reads: one, or two when shifted */
+  constexpr int kShift = (4 - R % 4) % 4;
+  constexpr int kWords = kTileW / 4;
+  constexpr int kSpan = kShift ? 2 : 1;
   const uint8_t *plane = Io::pick (io.src, T::channel ());
   const size_t pitch = Io::pick (io.src_pitch, T::channel ());
-  const int x_first = x0 - R - kLead;
-  if (io.pixel_bytes != 1 || x_first < 0 || x_first + 4 * kWords > io.width
+  const int x_first = x0 - R - kShift;
+  if (io.pixel_bytes != 1 || x_first < 0
+      || x_first + 4 * (kWords + kSpan - 1) > io.width
       || y0 < R || y0 + kTileH - R > io.height
       || (((uintptr_t) plane | pitch) & 3))
     return false;
   const uint8_t *first = plane + (size_t) (y0 - R) * pitch + x_first;
-  /* All of a thread's loads first, then their stores: the loads wait for
-   * memory once, not once each. */
   constexpr int kCount = kTileH * kWords;
   constexpr int kIters = (kCount + kThreads - 1) / kThreads;
-  uint32_t loaded[kIters];
+  uint32_t loaded[kIters][kSpan];
 #pragma unroll
   for (int k = 0; k < kIters; k++) {
     const int i = tid + k * kThreads;
     const int row = i / kWords, j = i - row * kWords;
-    if (kCount % kThreads == 0 || i < kCount)
-      loaded[k] = *reinterpret_cast < const uint32_t * >(first +
+    if (kCount % kThreads == 0 || i < kCount) {
+      const uint32_t *at = reinterpret_cast < const uint32_t * >(first +
           (size_t) row * pitch + 4 * j);
+#pragma unroll
+      for (int h = 0; h < kSpan; h++)
+        loaded[k][h] = at[h];
+    }
   }
 #pragma unroll
   for (int k = 0; k < kIters; k++) {
     const int i = tid + k * kThreads;
     if (!(kCount % kThreads == 0 || i < kCount))
       break;
-    const int row = i / kWords, j = i - row * kWords;
-    const uint32_t word = loaded[k];
-    /* Byte b of the word goes to tile column 4 j - kLead + b, as 2 x its
-     * level: two bytes spread into 16-bit halves, then doubled. Pairs are
-     * stored at even columns, 32 bits at once. */
-    unsigned short *t = tile + row * kTileW;
-    const int c = 4 * j - kLead;
-    if constexpr (kLead % 2 == 0) {
-      const uint32_t low = __byte_perm (word, 0, 0x4140) << 1;
-      const uint32_t high = __byte_perm (word, 0, 0x4342) << 1;
-      if (c >= 0)
-        *reinterpret_cast < uint32_t * >(t + c) = low;
-      if (c + 2 < kTileW)
-        *reinterpret_cast < uint32_t * >(t + c + 2) = high;
-    } else {
-      const uint32_t middle = __byte_perm (word, 0, 0x4241) << 1;
-      if (c >= 0)
-        t[c] = (unsigned short) ((word & 0xffu) << 1);
-      if (c + 1 >= 0 && c + 1 < kTileW)
-        *reinterpret_cast < uint32_t * >(t + c + 1) = middle;
-      if (c + 3 < kTileW)
-        t[c + 3] = (unsigned short) (word >> 23 & 0x1feu);
-    }
+    reinterpret_cast < uint32_t * >(tile)[i] = kShift ?
+        __funnelshift_r (loaded[k][0], loaded[k][kSpan - 1], 8 * kShift) :
+        loaded[k][0];
   }
   return true;
 }
+
+/* A one-channel layout whose tile entries are the level itself, one byte
+ * (kIntSums), for load_tile. */
+template < class T > struct LevelTile : T
+{
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return T::load (io, y, x) >> 2;
+  }
+};
 
 /* The same, the tile walked as one array by the block's kThreads
  * threads: what the Gaussian's column kernel uses, whose tile holds float
@@ -1017,8 +1041,10 @@ template < class T, int R, int K, int C > struct FastWindow
           std::make_integer_sequence < int, K * C > ());
   }
 
-  /* kIntSums: the weight of tap (dx, dy) whose tile entry is @p, for the
-   * output whose own entry is @c. */
+  /* kIntSums: the weight of tap (dx, dy) whose entry (byte_entry) is @p,
+   * for the output whose own entry is @c: the SIMD sum of their absolute
+   * byte differences, 2 x the level difference, is the byte offset of the
+   * 16-bit weight in its class's table. */
   template < int dx, int dy >
   __device__ __forceinline__ uint32_t int_weight (uint32_t p, uint32_t c)
       const
@@ -1026,8 +1052,7 @@ template < class T, int R, int K, int C > struct FastWindow
     constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
     return *reinterpret_cast < const unsigned short *>(
         reinterpret_cast < const char *>(range_lut) +
-        CBF_INT_CLASS_FLOATS * sizeof (float) * kClass +
-        T::lut_offset (p, c));
+        CBF_INT_CLASS_FLOATS * sizeof (float) * kClass + __vsadu4 (p, c));
   }
 
   /* Whether tap (dx, dy) of output (k, c) is one of the thread's outputs
@@ -1038,7 +1063,7 @@ template < class T, int R, int K, int C > struct FastWindow
   }
 
   /* kIntSums: tap (DX - c, S - R - k) of output (k, c); @p is the tile
-   * entry, 2 x the value. */
+   * entry as byte_entry takes it, 257 x the level. */
   template < int S, int DX, int k, int c >
   __device__ __forceinline__ void int_tap_output (uint32_t p)
   {
@@ -1098,15 +1123,16 @@ template < class T, int R, int K, int C > struct FastWindow
   /* One column: a 32-bit load. Two: the pair (DX, DX + 1) in one 64-bit
    * load, as a warp's threads read the tile two words apart (single loads
    * would conflict two ways); DX - R is even and so is each row's start, so
-   * the pair is aligned. */
+   * the pair is aligned. The byte tile: four entries a 32-bit load
+   * (load_bytes). */
   template < int S, int DX > __device__ __forceinline__ void load ()
   {
-    if constexpr (C == 1) {
+    if constexpr (Shape::kIntSums) {
+      if constexpr (used_entries (S, DX))
+        load_bytes < S, DX > ();
+    } else if constexpr (C == 1) {
       if constexpr (used (S, DX))
         taps < S, DX > (col[S * kTileW + DX]);
-    } else if constexpr (Shape::kIntSums) {
-      if constexpr (used_entries (S, DX))
-        load_entries < S, DX > ();
     } else if constexpr (used_entries (S, DX)) {
       const uint2 pair = *reinterpret_cast < const uint2 * >(col +
           S * kTileW + DX);
@@ -1125,24 +1151,25 @@ template < class T, int R, int K, int C > struct FastWindow
     return false;
   }
 
-  /* kIntSums: the C 16-bit entries (DX .. DX + C - 1) in one load of 2C
-   * bytes, a warp's threads reading consecutive words (no conflict). */
-  template < int S, int DX > __device__ __forceinline__ void load_entries ()
+  /* kIntSums: byte @k of a tile word as the entry the sums take, the
+   * level in bytes 0 and 1 (257 x the level): one byte permute. */
+  static __device__ __forceinline__ uint32_t byte_entry (uint32_t word,
+      int k)
   {
-    static_assert (C == 2 || C == 4, "two or four columns a thread");
-    if constexpr (C == 2) {
-      const uint32_t two = *reinterpret_cast < const uint32_t * >(col +
-          S * kTileW + DX);
-      taps < S, DX > (two & 0xffffu);
-      taps < S, DX + 1 > (two >> 16);
-    } else {
-      const uint2 four = *reinterpret_cast < const uint2 * >(col +
-          S * kTileW + DX);
-      taps < S, DX > (four.x & 0xffffu);
-      taps < S, DX + 1 > (four.x >> 16);
-      taps < S, DX + 2 > (four.y & 0xffffu);
-      taps < S, DX + 3 > (four.y >> 16);
-    }
+    return __byte_perm (word, 0, 0x4400 | 0x11 * k);
+  }
+
+  /* kIntSums: the four entries (DX .. DX + 3) in one 32-bit load, aligned
+   * (a thread's first column, and each row's start, a multiple of 4); a
+   * warp's threads read consecutive words. */
+  template < int S, int DX > __device__ __forceinline__ void load_bytes ()
+  {
+    const uint32_t four = *reinterpret_cast < const uint32_t * >(col +
+        S * kTileW + DX);
+    taps < S, DX > (byte_entry (four, 0));
+    taps < S, DX + 1 > (byte_entry (four, 1));
+    taps < S, DX + 2 > (byte_entry (four, 2));
+    taps < S, DX + 3 > (byte_entry (four, 3));
   }
 
   template < int S, int... I >
@@ -1164,29 +1191,72 @@ template < class T, int R, int K, int C > struct FastWindow
   }
 };
 
-/* A one-channel layout whose tile entries are 2 x the value, 16 bits
- * (kIntSums). */
-template < class T > struct HalvedTile : T
+/* kIntSums' level, Σ w v / Σ w rounded half to even, in the low byte of
+ * the result. @weighted_sum is Σ w 257 v modulo 2^32 (FastShape): 257 is
+ * odd, and 0xff00ff01 its inverse modulo 2^32, so that the product is
+ * Σ w v exactly (below 2^32). The fused multiply-add adds the quotient to
+ * 1.5 x 2^23, whose unit in the last place is 1, rounding it to an
+ * integer that the float's mantissa then ends in, where a conversion
+ * would take the XU pipe. The reciprocal is off by at most 1 ulp, the sum
+ * converted to float by 2^-24 of itself, so the quotient by about
+ * 2^-22 x 255 levels. With __fdividef and __float2int_rn and a store
+ * each pixel (below), 4K d = 15 took 0.2064 ms a launch back to back, and
+ * 0.2004 with this and the grouped stores (H100, harness; output within
+ * +-1 of OpenCV: 277 of 8.3 M pixels 1 off, against 281). */
+__device__ __forceinline__ uint32_t int_level (uint32_t weighted_sum,
+    uint32_t weight_sum)
 {
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
-  {
-    return T::load (io, y, x) >> 1;
-  }
-};
+  float reciprocal;
+  asm ("rcp.approx.ftz.f32 %0, %1;":"=f" (reciprocal):"f" ((float)
+          weight_sum));
+  return __float_as_uint (__fmaf_rn ((float) (weighted_sum * 0xff00ff01u),
+          reciprocal, 12582912.f));
+}
 
-/* Writes the quotient of kIntSums' sums, Σ w 2v / 2 Σ w, rounded half to
- * even: Σ w 2v converted to float is off by at most 2^-24 of itself, and
- * the fast division (2 ulp; the divisor is at most 2^24, far from its
- * range limit of 2^126) by 2^-22, the quotient by about 10^-4 levels. An
- * IEEE division took 1.6 % longer at 4K d = 15 (its slow-path check a
- * pixel). */
-template < class T >
-__device__ __forceinline__ void int_store (const Io & io, int y, int x,
-    uint32_t weighted_sum, uint32_t weight_sum)
+/* Writes kIntSums' K x C outputs, rows from @y and columns from @x (a
+ * multiple of C): a row's address formed once, and a row's C pixels in
+ * one store where they are bytes and the plane's alignment allows. */
+template < class T, int K, int C >
+__device__ __forceinline__ void int_store_rows (const Io & io, int x, int y,
+    int row_end, const uint32_t (&weighted_sums)[K * C],
+    const uint32_t (&weight_sums)[K * C])
 {
-  *io.template out < T::kPixelBytes > (T::channel (), y, x) =
-      (uint8_t) __float2int_rn (__fdividef ((float) weighted_sum,
-          (float) (2 * weight_sum)));
+  const int plane = T::channel ();
+  const size_t pitch = Io::pick (io.dst_pitch, plane);
+  const int step = io.template step < T::kPixelBytes > ();
+  uint8_t *row = io.template out < T::kPixelBytes > (plane, y, x);
+  /* Columns stored at once: C (up to 4) adjacent one-byte pixels in one
+   * store where the plane's alignment allows, else one at a time. */
+  constexpr int kGroup = C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
+  const bool grouped = kGroup > 1 && step == 1
+      && (((uintptr_t) row | pitch) & (kGroup - 1)) == 0;
+#pragma unroll
+  for (int k = 0; k < K; k++, row += pitch) {
+    if (y + k >= row_end)
+      continue;
+    uint32_t level[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+      level[c] = int_level (weighted_sums[k * C + c],
+          weight_sums[k * C + c]);
+#pragma unroll
+    for (int c = 0; c < C; c += kGroup) {
+      if (grouped && x + c + kGroup - 1 < io.width) {
+        if constexpr (kGroup == 4)
+          *reinterpret_cast < uint32_t * >(row + c) =
+              __byte_perm (__byte_perm (level[c], level[c + 1], 0x0040),
+              __byte_perm (level[c + 2], level[c + 3], 0x0040), 0x5410);
+        else if constexpr (kGroup == 2)
+          *reinterpret_cast < unsigned short *>(row + c) = (unsigned short)
+              __byte_perm (level[c], level[c + 1], 0x0040);
+      } else {
+#pragma unroll
+        for (int j = c; j < c + kGroup; j++)
+          if (x + j < io.width)
+            row[j * step] = (uint8_t) level[j];
+      }
+    }
+  }
 }
 
 template < class T, int R >
@@ -1247,9 +1317,9 @@ bilateral_fast (Io io, int row_begin, int row_end,
   }
 
   if constexpr (Shape::kIntSums) {
-    if (!load_tile_words < T, kTileW, kTileH, R, Shape::kThreads > (tile,
+    if (!load_tile_bytes < T, kTileW, kTileH, R, Shape::kThreads > (tile,
             io, x0, y0, tid))
-      load_tile < HalvedTile < T >, kTileW, kTileH, R, kFastBlockX,
+      load_tile < LevelTile < T >, kTileW, kTileH, R, kFastBlockX,
           Shape::kBlockY, false > (tile, io, x0, y0);
   } else {
     load_tile < T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
@@ -1287,6 +1357,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+    if constexpr (Shape::kIntSums)
+      window.centre[o] *= 257u;    /* as byte_entry takes it */
     if constexpr (FastSpace < T, R >::kReads)
       window.centre_scaled[o] = (float) window.centre[o] *
           window.centre_scale;
@@ -1295,14 +1367,15 @@ bilateral_fast (Io io, int row_begin, int row_end,
     window.int_start ();
   window.run ();
 
+  if constexpr (Shape::kIntSums) {
+    int_store_rows < T, K, C > (io, x0 + C * tx, y0 + ty * K, row_end,
+        window.int_v, window.int_w);
+  } else {
 #pragma unroll
-  for (int o = 0; o < K * C; o++) {
-    const int x = x0 + C * tx + o % C;
-    const int y = y0 + ty * K + o / C;
-    if (x < io.width && y < row_end) {
-      if constexpr (Shape::kIntSums)
-        int_store < T > (io, y, x, window.int_v[o], window.int_w[o]);
-      else
+    for (int o = 0; o < K * C; o++) {
+      const int x = x0 + C * tx + o % C;
+      const int y = y0 + ty * K + o / C;
+      if (x < io.width && y < row_end)
         T::template store < true > (io, y, x, window.sum[o]);
     }
   }
