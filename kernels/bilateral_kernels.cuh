@@ -459,7 +459,8 @@ struct FastShapeOf
  * 8: 0.2661-0.2662 / 0.0812-0.0813; 0.2588-0.2591 / 0.0791-0.0794;
  *    0.2618-0.2624 / 0.0835-0.0837.
  * At radius 7 also 4 x 2 / 3 0.1966-0.1969, 4 x 3 / 3 0.1981-0.1987,
- * 4 x 2 at 32 x 16 threads / 2 0.1960-0.1966.
+ * 4 x 2 at 32 x 16 threads / 2 0.1960-0.1966; at radius 8 4 x 2 / 3
+ * 0.2656-0.2662 / 0.0810-0.0816.
  * Colour's batched_fill and word_copy, 4K RGBA, launches back to back
  * (ms; neither / word copy / batched fill / both; output identical):
  * radius 2 0.0699 / 0.0663 / 0.0778 / 0.0728, 3 0.1116 / 0.1069 / 0.1184 /
@@ -477,10 +478,15 @@ __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
   : FastShapeOf { 4, 1, 4, 8 };
 }
 
-__host__ __device__ constexpr FastShapeOf gray_shape (int radius)
+__host__ __device__ constexpr FastShapeOf gray_shape (int radius,
+    int planes)
 {
   return !CBF_GRAY_INTEGER_SUMS ? FastShapeOf { 4, 2, 4, 8 }
-  : radius <= 3 ? FastShapeOf { 2, 4, 5, 8 } : FastShapeOf { 2, 4, 4, 8 };
+  : radius <= 3 ? FastShapeOf { 2, 4, 5, 8 }
+      /* two planes a launch (blockIdx.z) take a register more than 64 at
+       * radius 8, where 4 blocks an SM would spill */
+  : radius >= 8 && planes > 1 ? FastShapeOf { 2, 4, 3, 8 }
+  : FastShapeOf { 2, 4, 4, 8 };
 }
 
 /* Colour's weights from per-class tables of half floats (FastShape);
@@ -501,19 +507,19 @@ __host__ __device__ constexpr FastShapeOf gray_shape (int radius)
 #define CBF_COLOUR_MIN_BLOCKS colour_shape (R).min_blocks
 #endif
 #ifndef CBF_GRAY_ROWS
-#define CBF_GRAY_ROWS gray_shape (R).rows
+#define CBF_GRAY_ROWS gray_shape (R, T::kPlanes).rows
 #endif
 #ifndef CBF_GRAY_COLS
-#define CBF_GRAY_COLS gray_shape (R).cols
+#define CBF_GRAY_COLS gray_shape (R, T::kPlanes).cols
 #endif
 #ifndef CBF_GRAY_MIN_BLOCKS
-#define CBF_GRAY_MIN_BLOCKS gray_shape (R).min_blocks
+#define CBF_GRAY_MIN_BLOCKS gray_shape (R, T::kPlanes).min_blocks
 #endif
 #ifndef CBF_COLOUR_BLOCK_ROWS
 #define CBF_COLOUR_BLOCK_ROWS colour_shape (R).block_rows
 #endif
 #ifndef CBF_GRAY_BLOCK_ROWS
-#define CBF_GRAY_BLOCK_ROWS gray_shape (R).block_rows
+#define CBF_GRAY_BLOCK_ROWS gray_shape (R, T::kPlanes).block_rows
 #endif
 #ifndef CBF_COLOUR_BATCHED_FILL
 #define CBF_COLOUR_BATCHED_FILL colour_shape (R).batched_fill
