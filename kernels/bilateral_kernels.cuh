@@ -1222,48 +1222,37 @@ __device__ __forceinline__ uint32_t int_level (uint32_t weighted_sum,
           reciprocal, 12582912.f));
 }
 
-/* Writes kIntSums' K x C outputs, rows from @y and columns from @x (a
- * multiple of C): a row's address formed once, and a row's C pixels in
- * one store where they are bytes and the plane's alignment allows. */
-template < class T, int K, int C >
+/* Writes kIntSums' K x 4 outputs, rows from @y and columns from @x (a
+ * multiple of 4): a row's address formed once, and its four pixels in one
+ * 32-bit store where they are bytes and the plane's alignment allows,
+ * else one at a time. */
+template < class T, int K >
 __device__ __forceinline__ void int_store_rows (const Io & io, int x, int y,
-    int row_end, const uint32_t (&weighted_sums)[K * C],
-    const uint32_t (&weight_sums)[K * C])
+    int row_end, const uint32_t (&weighted_sums)[K * 4],
+    const uint32_t (&weight_sums)[K * 4])
 {
   const int plane = T::channel ();
   const size_t pitch = Io::pick (io.dst_pitch, plane);
   const int step = io.template step < T::kPixelBytes > ();
   uint8_t *row = io.template out < T::kPixelBytes > (plane, y, x);
-  /* Columns stored at once: C (up to 4) adjacent one-byte pixels in one
-   * store where the plane's alignment allows, else one at a time. */
-  constexpr int kGroup = C % 4 == 0 ? 4 : C % 2 == 0 ? 2 : 1;
-  const bool grouped = kGroup > 1 && step == 1
-      && (((uintptr_t) row | pitch) & (kGroup - 1)) == 0;
+  const bool words = step == 1 && (((uintptr_t) row | pitch) & 3) == 0;
 #pragma unroll
   for (int k = 0; k < K; k++, row += pitch) {
     if (y + k >= row_end)
       continue;
-    uint32_t level[C];
+    uint32_t level[4];
 #pragma unroll
-    for (int c = 0; c < C; c++)
-      level[c] = int_level (weighted_sums[k * C + c],
-          weight_sums[k * C + c]);
+    for (int c = 0; c < 4; c++)
+      level[c] = int_level (weighted_sums[k * 4 + c], weight_sums[k * 4 + c]);
+    if (words && x + 3 < io.width) {
+      *reinterpret_cast < uint32_t * >(row) =
+          __byte_perm (__byte_perm (level[0], level[1], 0x0040),
+          __byte_perm (level[2], level[3], 0x0040), 0x5410);
+    } else {
 #pragma unroll
-    for (int c = 0; c < C; c += kGroup) {
-      if (grouped && x + c + kGroup - 1 < io.width) {
-        if constexpr (kGroup == 4)
-          *reinterpret_cast < uint32_t * >(row + c) =
-              __byte_perm (__byte_perm (level[c], level[c + 1], 0x0040),
-              __byte_perm (level[c + 2], level[c + 3], 0x0040), 0x5410);
-        else if constexpr (kGroup == 2)
-          *reinterpret_cast < unsigned short *>(row + c) = (unsigned short)
-              __byte_perm (level[c], level[c + 1], 0x0040);
-      } else {
-#pragma unroll
-        for (int j = c; j < c + kGroup; j++)
-          if (x + j < io.width)
-            row[j * step] = (uint8_t) level[j];
-      }
+      for (int c = 0; c < 4; c++)
+        if (x + c < io.width)
+          row[c * step] = (uint8_t) level[c];
     }
   }
 }
@@ -1391,7 +1380,7 @@ bilateral_fast (Io io, int row_begin, int row_end,
   window.run ();
 
   if constexpr (Shape::kIntSums) {
-    int_store_rows < T, K, C > (io, x0 + C * tx, y0 + ty * K, row_end,
+    int_store_rows < T, K > (io, x0 + C * tx, y0 + ty * K, row_end,
         window.int_v, window.int_w);
   } else {
 #pragma unroll
