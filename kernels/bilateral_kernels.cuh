@@ -1208,10 +1208,11 @@ template < class T, int R, int K, int C > struct FastWindow
  * integer that the float's mantissa then ends in, where a conversion
  * would take the XU pipe. The reciprocal is off by at most 1 ulp, the sum
  * converted to float by 2^-24 of itself, so the quotient by about
- * 2^-22 x 255 levels. With __fdividef and __float2int_rn and a store
- * each pixel (below), 4K d = 15 took 0.2064 ms a launch back to back, and
- * 0.2004 with this and the grouped stores (H100, harness; output within
- * +-1 of OpenCV: 277 of 8.3 M pixels 1 off, against 281). */
+ * 2^-22 x 255 levels. With __fdividef, __float2int_rn and a store a
+ * pixel (the code before commit 18a7204), 4K d = 15 took 0.2064 ms a
+ * launch back to back, and 0.2004 with this and a row's pixels in one
+ * store (int_store_rows; H100, harness, still the 16-bit tile; output
+ * within +-1 of OpenCV: 277 of 8.3 M pixels 1 off, against 281). */
 __device__ __forceinline__ uint32_t int_level (uint32_t weighted_sum,
     uint32_t weight_sum)
 {
