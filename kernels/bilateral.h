@@ -109,6 +109,11 @@ extern "C" {
  * sigma-space to 200 (radius cvRound (1.5 * 200) = 300). */
 #define CBF_MAX_RADIUS 300
 
+/* Tallest frame (rows of its first plane) the kernels take: each launch
+ * covers the rows with block rows of at least one pixel row, and CUDA
+ * allows at most 65535 block rows a launch. */
+#define CBF_MAX_HEIGHT 65535
+
 /* Largest cbf_bilateral_tables_len over all radii: what a buffer must hold
  * to take the tables of any parameters. */
 size_t cbf_bilateral_tables_max_len (void);

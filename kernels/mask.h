@@ -22,22 +22,32 @@ extern "C" {
 /* Fixed point of the bilinear weights (as OpenCV's INTER_LINEAR). */
 #define CBF_MASK_COEF_BITS 11
 
+/* Largest mask, in pixels, the element accepts (a mask file is untrusted
+ * input: a picture file can claim any size). 8192 x 8192 is 64 MiB. */
+#define CBF_MASK_MAX_PIXELS ((int64_t) 1 << 26)
+
 /* Source position of destination column (or row) @x when @src_len samples
  * are scaled to @dst_len, pixel centres aligned as cv::resize does:
  * (x + 0.5) * src_len / dst_len - 0.5, in units of 2^-CBF_MASK_COEF_BITS,
  * clamped to [0, (src_len - 1) << CBF_MASK_COEF_BITS]. Integer arithmetic
- * only, so that the host (tests) and the device agree to the bit. */
+ * only, so that the host (tests) and the device agree to the bit; 64-bit,
+ * since a mask may be up to CBF_MASK_MAX_PIXELS wide and a position carries
+ * CBF_MASK_COEF_BITS more. */
 #ifdef __CUDACC__
 __host__ __device__
 #endif
-static inline int
+static inline int64_t
 cbf_mask_source_position (int x, int src_len, int dst_len)
 {
-  long long num = (long long) (2 * x + 1) * src_len << (CBF_MASK_COEF_BITS - 1);
-  long long pos = num / dst_len - (1 << (CBF_MASK_COEF_BITS - 1));
-  long long last = (long long) (src_len - 1) << CBF_MASK_COEF_BITS;
+  /* (2x + 1) src_len 2^(bits - 1) / dst_len, split so that no product
+   * exceeds 64 bits whatever the frame's width. */
+  int64_t q = (2 * (int64_t) x + 1) * src_len;
+  int64_t pos = (q / dst_len << (CBF_MASK_COEF_BITS - 1)) +
+      ((q % dst_len) << (CBF_MASK_COEF_BITS - 1)) / dst_len -
+      (1 << (CBF_MASK_COEF_BITS - 1));
+  int64_t last = (int64_t) (src_len - 1) << CBF_MASK_COEF_BITS;
 
-  return (int) (pos < 0 ? 0 : pos > last ? last : pos);
+  return pos < 0 ? 0 : pos > last ? last : pos;
 }
 
 /* The mask value at destination pixel (@x, @y) of a @dst_w x @dst_h
@@ -51,10 +61,11 @@ cbf_mask_sample (const uint8_t * src, size_t src_pitch, int src_w, int src_h,
     int dst_w, int dst_h, int x, int y)
 {
   const int one = 1 << CBF_MASK_COEF_BITS;
-  int sx = cbf_mask_source_position (x, src_w, dst_w);
-  int sy = cbf_mask_source_position (y, src_h, dst_h);
-  int x0 = sx >> CBF_MASK_COEF_BITS, y0 = sy >> CBF_MASK_COEF_BITS;
-  int a = sx & (one - 1), b = sy & (one - 1);
+  int64_t sx = cbf_mask_source_position (x, src_w, dst_w);
+  int64_t sy = cbf_mask_source_position (y, src_h, dst_h);
+  int x0 = (int) (sx >> CBF_MASK_COEF_BITS);
+  int y0 = (int) (sy >> CBF_MASK_COEF_BITS);
+  int a = (int) (sx & (one - 1)), b = (int) (sy & (one - 1));
   int x1 = x0 + 1 < src_w ? x0 + 1 : x0, y1 = y0 + 1 < src_h ? y0 + 1 : y0;
   const uint8_t *r0 = src + (size_t) y0 * src_pitch;
   const uint8_t *r1 = src + (size_t) y1 * src_pitch;
