@@ -66,6 +66,12 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 #define MIN_BAND_ROWS 64
 #define DEFAULT_BAND_BYTES (3 << 19)
 
+/* Buffers at most in the pinned pool offered upstream: page-locked memory
+ * is taken from what the whole system can page, so it is bounded; an
+ * upstream that needs more keeps a pool of its own (then its frames are
+ * staged). */
+#define MAX_PINNED_POOL_BUFFERS 16
+
 enum
 {
   PROP_0,
@@ -84,11 +90,16 @@ typedef struct
 typedef struct
 {
   gint device_id;               /* property: -1 = first device */
-  /* From start (or a context of the pipeline's) to stop. */
+  /* From start (or a context of the pipeline's) to stop, under the object
+   * lock where threads other than the streaming one read it (the context
+   * query, set_context); running: between a successful start and stop. */
   GstCudaContext *context;
+  gboolean running;
+  gint refused_height;          /* of the last caps refused for it */
 
   /* From start to stop. */
   gint device;                  /* the context's */
+  GstAllocator *pinned_allocator;       /* in the context */
   cudaStream_t upload_stream;
   cudaStream_t compute_stream;
   cudaStream_t download_stream;
@@ -149,7 +160,7 @@ gst_cbf_filter_push_context (GstCbfFilter * self)
 }
 
 void
-gst_cbf_filter_pop_context (GstCbfFilter * self)
+gst_cbf_filter_pop_context (G_GNUC_UNUSED GstCbfFilter * self)
 {
   gst_cuda_context_pop (NULL);
 }
@@ -203,70 +214,126 @@ synchronize_all (GstCbfFilterPrivate * priv)
   cudaStreamSynchronize (priv->download_stream);
 }
 
-/* Asks the element's neighbours for their CUDA context (a context query
- * both ways), then the application (need-context message); either may
- * answer through set_context. */
+/* Takes the CUDA context in @context if the element has none yet and it is
+ * of @device_id's device (-1: any). */
+static void
+take_context (GstCbfFilter * self, GstContext * context, gint device_id)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+
+  GST_OBJECT_LOCK (self);
+  gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
+      &priv->context);
+  GST_OBJECT_UNLOCK (self);
+}
+
+static gboolean
+have_context (GstCbfFilter * self)
+{
+  gboolean have;
+
+  GST_OBJECT_LOCK (self);
+  have = PRIV (self)->context != NULL;
+  GST_OBJECT_UNLOCK (self);
+  return have;
+}
+
+/* Looks for the pipeline's CUDA context: one set on the element before
+ * (kept by GstElement across stop and start), then its neighbours' (a
+ * context query both ways), then the application's (need-context message,
+ * answered through set_context). No lock is held while asking: the answer
+ * may come back through set_context on this thread. */
 static void
 find_pipeline_context (GstCbfFilter * self, gint device_id)
 {
-  GstCbfFilterPrivate *priv = PRIV (self);
   GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
   GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (trans),
     GST_BASE_TRANSFORM_SINK_PAD (trans)
   };
+  GstContext *context;
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (pads) && !priv->context; i++) {
+  context = gst_element_get_context (GST_ELEMENT (self),
+      GST_CUDA_CONTEXT_TYPE);
+  if (context) {
+    take_context (self, context, device_id);
+    gst_context_unref (context);
+  }
+  for (i = 0; i < G_N_ELEMENTS (pads) && !have_context (self); i++) {
     GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
-    GstContext *context = NULL;
 
     if (gst_pad_peer_query (pads[i], query)) {
       gst_query_parse_context (query, &context);
       if (context)
-        gst_cuda_handle_set_context (GST_ELEMENT (self), context, device_id,
-            &priv->context);
+        take_context (self, context, device_id);
     }
     gst_query_unref (query);
   }
-  if (!priv->context)
+  if (!have_context (self))
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_need_context (GST_OBJECT (self),
             GST_CUDA_CONTEXT_TYPE));
 }
 
-/* The pipeline's CUDA context (given by set_context, a neighbour or the
- * application), else one made here and announced to the others
- * (have-context). A context made here wraps the device's primary context,
- * which the process creates once: a new CUDA context per element would cost
- * a driver initialisation and a load of the kernels each time the element
- * starts. */
+/* The pipeline's CUDA context, else one made here and announced to the
+ * others (have-context). A context made here wraps the device's primary
+ * context, which the process creates once: a new CUDA context per element
+ * would cost a driver initialisation and a load of the kernels each time
+ * the element starts. */
 static gboolean
 ensure_context (GstCbfFilter * self, gint device_id)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
   gint device = MAX (device_id, 0);
+  GstCudaContext *made = NULL;
   CUcontext primary = NULL;
   CUdevice handle;
   cudaError_t err;
 
-  if (!priv->context)
-    find_pipeline_context (self, device_id);
-  if (priv->context)
+  find_pipeline_context (self, device_id);
+  if (have_context (self))
     return TRUE;
 
   err = cbf_cuda_primary_context (device, &primary);
   if (err == cudaSuccess && CuDeviceGet (&handle, device) == CUDA_SUCCESS)
-    priv->context = gst_cuda_context_new_wrapped (primary, handle);
-  if (!priv->context) {
+    made = gst_cuda_context_new_wrapped (primary, handle);
+  if (!made) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Cannot set up a CUDA context on device %d.", device),
         ("%s", cudaGetErrorString (err)));
     return FALSE;
   }
+  GST_OBJECT_LOCK (self);
+  gst_object_replace ((GstObject **) & priv->context, GST_OBJECT (made));
+  GST_OBJECT_UNLOCK (self);
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_have_context (GST_OBJECT (self),
-          gst_context_new_cuda_context (priv->context)));
+          gst_context_new_cuda_context (made)));
+  gst_object_unref (made);
   return TRUE;
+}
+
+/* Everything start made, released: also what a start that failed half way
+ * made, so that the element is then as a stopped one. */
+static void
+release_device (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstCudaContext *context;
+
+  if (priv->download_stream && gst_cbf_filter_push_context (self)) {
+    synchronize_all (priv);
+    free_frame_buffers (self);
+    destroy_streams (priv);
+    gst_cbf_filter_pop_context (self);
+  }
+  gst_clear_object (&priv->pinned_allocator);
+  GST_OBJECT_LOCK (self);
+  context = priv->context;
+  priv->context = NULL;
+  priv->running = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  gst_clear_object (&context);
 }
 
 static gboolean
@@ -306,10 +373,11 @@ gst_cbf_filter_start (GstBaseTransform * trans)
   }
   gst_cuda_memory_init_once ();
   if (!ensure_context (self, device_id))
-    return FALSE;
+    goto failed;
   g_object_get (priv->context, "cuda-device-id", &priv->device, NULL);
+  priv->pinned_allocator = gst_cbf_pinned_allocator_new (priv->context);
   if (!gst_cbf_filter_push_context (self))
-    return FALSE;
+    goto failed;
   /* Non-blocking: the element's work must not wait on, nor stall, the legacy
    * default stream other code in the process may use. */
   err = cudaStreamCreateWithFlags (&priv->upload_stream,
@@ -331,26 +399,24 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     destroy_streams (priv);
   gst_cbf_filter_pop_context (self);
   if (err != cudaSuccess)
-    return FALSE;
+    goto failed;
 
+  GST_OBJECT_LOCK (self);
+  priv->running = TRUE;
+  GST_OBJECT_UNLOCK (self);
   GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device,
       n_devices);
   return TRUE;
+
+failed:
+  release_device (self);
+  return FALSE;
 }
 
 static gboolean
 gst_cbf_filter_stop (GstBaseTransform * trans)
 {
-  GstCbfFilter *self = GST_CBF_FILTER (trans);
-  GstCbfFilterPrivate *priv = PRIV (self);
-
-  if (priv->download_stream && gst_cbf_filter_push_context (self)) {
-    synchronize_all (priv);
-    free_frame_buffers (self);
-    destroy_streams (priv);
-    gst_cbf_filter_pop_context (self);
-  }
-  gst_clear_object (&priv->context);
+  release_device (GST_CBF_FILTER (trans));
   return TRUE;
 }
 
@@ -444,7 +510,8 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
 
 static gboolean
 gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
-    GstVideoInfo * in_info, GstCaps * outcaps, GstVideoInfo * out_info)
+    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
+    G_GNUC_UNUSED GstVideoInfo * out_info)
 {
   GstCbfFilter *self = GST_CBF_FILTER (vfilter);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
@@ -458,25 +525,174 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   return ret;
 }
 
-/* Pinned memory can be copied by DMA straight away. The common case, a
- * buffer of our own pool, is told from the memory type without a CUDA
- * call. */
-static gboolean
-frame_plane_is_pinned (GstVideoFrame * frame, guint plane, gsize span)
+/* ------------------------------------------------------------------ */
+/* Frames in system memory */
+
+/* A frame in system memory as the element reads or writes it: each plane's
+ * first row and stride as the buffer's video meta gives them, or else as
+ * the caps' default layout (GStreamer's rule for a buffer without a meta).
+ * Planes are mapped memory by memory, so that a buffer of one memory per
+ * plane is used in place; where a plane runs across memories (a buffer put
+ * together from pieces), the whole buffer is mapped at once, which merges
+ * them. GstVideoFrame does neither: without a meta it maps the first plane
+ * only, and with one it maps just the memory where a plane starts. */
+typedef struct
 {
-  if (gst_buffer_n_memory (frame->buffer) == 1 &&
-      gst_memory_is_type (gst_buffer_peek_memory (frame->buffer, 0),
-          GST_CBF_PINNED_MEMORY_TYPE))
-    return TRUE;
-  return gst_cbf_host_memory_is_pinned (GST_VIDEO_FRAME_PLANE_DATA (frame,
-          plane), span);
+  GstMapInfo maps[GST_VIDEO_MAX_PLANES];
+  guint n_maps;
+  guint plane_map[GST_VIDEO_MAX_PLANES];        /* index into maps */
+  guint8 *data[GST_VIDEO_MAX_PLANES];
+  gsize stride[GST_VIDEO_MAX_PLANES];
+  gboolean pinned;              /* every plane in page-locked memory */
+} HostFrame;
+
+/* Bytes from a plane's first byte to the end of its last row's pixels. */
+static gsize
+plane_span (const PlaneBuffers * pb, gsize stride)
+{
+  return (gsize) (pb->height - 1) * stride + pb->row_bytes;
 }
 
-static gsize
-plane_span (GstVideoFrame * frame, const PlaneBuffers * pb, guint plane)
+/* Where the planes of @buf lie (@offset, @stride), by its video meta or by
+ * @info's default layout. Returns NULL if they lie inside the buffer, else
+ * what is wrong, for an error message (to free). */
+static gchar *
+host_frame_layout (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
+    GstBuffer * buf, gsize * offset, gint * stride)
 {
-  return (gsize) (pb->height - 1) * GST_VIDEO_FRAME_PLANE_STRIDE (frame,
-      plane) + pb->row_bytes;
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
+  gsize size = gst_buffer_get_size (buf);
+  guint p;
+
+  if (!meta) {
+    if (size < GST_VIDEO_INFO_SIZE (info))
+      return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, caps "
+          "need %" G_GSIZE_FORMAT " for a %dx%d %s frame (the buffer has no "
+          "video meta)", size, GST_VIDEO_INFO_SIZE (info),
+          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+          GST_VIDEO_INFO_NAME (info));
+    for (p = 0; p < priv->n_planes; p++) {
+      offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
+      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
+    }
+    return NULL;
+  }
+
+  if (meta->format != GST_VIDEO_INFO_FORMAT (info)
+      || meta->n_planes != priv->n_planes
+      || meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
+      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
+    return g_strdup_printf ("its video meta describes a %ux%u %s frame of %u "
+        "planes, the caps a %dx%d %s frame", meta->width, meta->height,
+        gst_video_format_to_string (meta->format), meta->n_planes,
+        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
+        GST_VIDEO_INFO_NAME (info));
+  for (p = 0; p < priv->n_planes; p++) {
+    const PlaneBuffers *pb = &priv->planes[p];
+
+    offset[p] = meta->offset[p];
+    stride[p] = meta->stride[p];
+    if (stride[p] < 0 || (gsize) stride[p] < pb->row_bytes)
+      return g_strdup_printf ("its video meta gives plane %u a stride of %d "
+          "bytes, less than the %" G_GSIZE_FORMAT " bytes of a row", p,
+          stride[p], pb->row_bytes);
+    if (offset[p] > size || plane_span (pb, stride[p]) > size - offset[p])
+      return g_strdup_printf ("its video meta puts plane %u (offset %"
+          G_GSIZE_FORMAT ", stride %d, %d rows of %" G_GSIZE_FORMAT
+          " bytes) at bytes %" G_GSIZE_FORMAT " to %" G_GSIZE_FORMAT
+          ", outside the buffer's %" G_GSIZE_FORMAT " bytes", p, offset[p],
+          stride[p], pb->height, pb->row_bytes, offset[p],
+          offset[p] + plane_span (pb, stride[p]), size);
+  }
+  return NULL;
+}
+
+static void
+host_frame_unmap (GstBuffer * buf, HostFrame * frame)
+{
+  guint m;
+
+  for (m = 0; m < frame->n_maps; m++)
+    gst_buffer_unmap (buf, &frame->maps[m]);
+  frame->n_maps = 0;
+}
+
+/* Pinned memory can be copied by DMA straight away. The common case, a
+ * buffer of a pool of ours, is told from the memory type without a CUDA
+ * call. */
+static gboolean
+host_frame_is_pinned (GstCbfFilterPrivate * priv, const HostFrame * frame)
+{
+  guint p;
+
+  for (p = 0; p < priv->n_planes; p++) {
+    if (gst_memory_is_type (frame->maps[frame->plane_map[p]].memory,
+            GST_CBF_PINNED_MEMORY_TYPE))
+      continue;
+    if (!gst_cbf_host_memory_is_pinned (frame->data[p],
+            plane_span (&priv->planes[p], frame->stride[p])))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Maps @buf, a frame of @info, for @flags. On failure returns FALSE and in
+ * @why what is wrong with the buffer (to free). */
+static gboolean
+host_frame_map (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
+    GstBuffer * buf, GstMapFlags flags, HostFrame * frame, gchar ** why)
+{
+  gsize offset[GST_VIDEO_MAX_PLANES], skip[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  guint first[GST_VIDEO_MAX_PLANES];
+  gboolean whole = FALSE;
+  guint p, m;
+
+  memset (frame, 0, sizeof (*frame));
+  *why = host_frame_layout (priv, info, buf, offset, stride);
+  if (*why)
+    return FALSE;
+  for (p = 0; p < priv->n_planes; p++) {
+    guint length = 0;
+
+    if (!gst_buffer_find_memory (buf, offset[p], plane_span (&priv->planes[p],
+                stride[p]), &first[p], &length, &skip[p]))
+      length = 0;
+    whole |= length != 1;
+  }
+
+  if (whole) {
+    if (!gst_buffer_map (buf, &frame->maps[0], flags))
+      goto map_failed;
+    frame->n_maps = 1;
+  }
+  for (p = 0; p < priv->n_planes; p++) {
+    if (whole) {
+      frame->data[p] = frame->maps[0].data + offset[p];
+    } else {
+      /* Planes that share a memory share its map. */
+      for (m = 0; m < p && first[m] != first[p]; m++);
+      if (m == p) {
+        m = frame->n_maps;
+        if (!gst_buffer_map_range (buf, first[p], 1, &frame->maps[m], flags))
+          goto map_failed;
+        frame->n_maps++;
+      } else {
+        m = frame->plane_map[m];
+      }
+      frame->plane_map[p] = m;
+      frame->data[p] = frame->maps[m].data + skip[p];
+    }
+    frame->stride[p] = stride[p];
+  }
+  frame->pinned = host_frame_is_pinned (priv, frame);
+  return TRUE;
+
+map_failed:
+  host_frame_unmap (buf, frame);
+  *why = g_strdup_printf ("it cannot be mapped for %s",
+      (flags & GST_MAP_WRITE) ? "writing" : "reading");
+  return FALSE;
 }
 
 static void
@@ -524,8 +740,8 @@ upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
 }
 
 static cudaError_t
-upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
-    gboolean pinned, guint band, gint halo_rows)
+upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
+    gint halo_rows)
 {
   cudaError_t err = cudaSuccess;
   guint p;
@@ -533,15 +749,15 @@ upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     const PlaneBuffers *pb = &priv->planes[p];
     const CbfPlane *dev = &priv->dev_in[p];
-    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-    gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    const guint8 *data = frame->data[p];
+    gsize stride = frame->stride[p];
     gint begin, end;
 
     upload_rows (priv, band, p, halo_rows, &begin, &end);
     if (begin >= end)
       continue;
     data += begin * stride;
-    if (!pinned) {
+    if (!frame->pinned) {
       guint8 *staging = priv->staging_in + pb->staging_offset +
           begin * pb->row_bytes;
       copy_rows (staging, pb->row_bytes, data, stride, pb->row_bytes,
@@ -559,22 +775,22 @@ upload_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
 /* Unpinned output lands in the staging buffer, copied out after the
  * frame's synchronisation. */
 static cudaError_t
-download_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
-    gboolean pinned, guint band)
+download_band (GstCbfFilterPrivate * priv, const HostFrame * frame,
+    guint band)
 {
   cudaError_t err = cudaSuccess;
   guint p;
 
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     const PlaneBuffers *pb = &priv->planes[p];
-    guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-    gsize stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
+    guint8 *data = frame->data[p];
+    gsize stride = frame->stride[p];
     gint begin, end;
 
     band_rows (priv, band, p, &begin, &end);
     if (begin >= end)
       continue;
-    if (!pinned) {
+    if (!frame->pinned) {
       data = priv->staging_out + pb->staging_offset;
       stride = pb->row_bytes;
     }
@@ -587,41 +803,25 @@ download_band (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
   return err;
 }
 
-static gboolean
-frame_is_pinned (GstCbfFilterPrivate * priv, GstVideoFrame * frame)
-{
-  guint p;
-
-  for (p = 0; p < priv->n_planes; p++)
-    if (!frame_plane_is_pinned (frame, p, plane_span (frame, &priv->planes[p],
-                p)))
-      return FALSE;
-  return TRUE;
-}
-
+/* Uploads, filters and downloads a frame in bands (see the top of this
+ * file). */
 static GstFlowReturn
-gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
-    GstVideoFrame * in_frame, GstVideoFrame * out_frame)
+filter_host_frame (GstCbfFilter * self, const HostFrame * in,
+    const HostFrame * out)
 {
-  GstCbfFilter *self = GST_CBF_FILTER (vfilter);
   GstCbfFilterPrivate *priv = PRIV (self);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
-  gboolean in_pinned, out_pinned;
-  cudaError_t err;
+  cudaError_t err = cudaSuccess;
   gint halo_rows = 0;
   guint b, p;
 
-  in_pinned = frame_is_pinned (priv, in_frame);
-  out_pinned = frame_is_pinned (priv, out_frame);
-
-  err = klass->prepare (self, priv->compute_stream, &halo_rows);
-  if (!gst_cbf_filter_check (self, err, "preparing the filter"))
+  if (!klass->prepare (self, priv->compute_stream, &halo_rows))
     return GST_FLOW_ERROR;
 
   for (b = 0; b < priv->n_bands && err == cudaSuccess; b++) {
     gint begin, end;
 
-    err = upload_band (priv, in_frame, in_pinned, b, halo_rows);
+    err = upload_band (priv, in, b, halo_rows);
     if (err == cudaSuccess)
       err = cudaEventRecord (priv->uploaded[b], priv->upload_stream);
     if (err == cudaSuccess)
@@ -635,7 +835,7 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
     if (err == cudaSuccess)
       err = cudaStreamWaitEvent (priv->download_stream, priv->filtered[b], 0);
     if (err == cudaSuccess)
-      err = download_band (priv, out_frame, out_pinned, b);
+      err = download_band (priv, out, b);
   }
   if (!gst_cbf_filter_check (self, err, "enqueuing a frame")) {
     synchronize_all (priv);
@@ -649,17 +849,56 @@ gst_cbf_filter_transform_frame (GstVideoFilter * vfilter,
   if (!gst_cbf_filter_check (self, err, "filtering a frame"))
     return GST_FLOW_ERROR;
 
-  if (!out_pinned) {
+  if (!out->pinned) {
     for (p = 0; p < priv->n_planes; p++) {
       const PlaneBuffers *pb = &priv->planes[p];
-      copy_rows (GST_VIDEO_FRAME_PLANE_DATA (out_frame, p),
-          GST_VIDEO_FRAME_PLANE_STRIDE (out_frame, p),
+      copy_rows (out->data[p], out->stride[p],
           priv->staging_out + pb->staging_offset, pb->row_bytes,
           pb->row_bytes, pb->height);
     }
   }
   return GST_FLOW_OK;
 }
+
+/* A frame in system memory, whatever its layout. A buffer that does not
+ * hold a frame of the caps is an element error and nothing is pushed
+ * (GstVideoFilter's own transform would warn and push an unwritten
+ * buffer). */
+static GstFlowReturn
+transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  HostFrame in, out;
+  gchar *why = NULL;
+  GstFlowReturn ret;
+
+  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in,
+          &why)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer cannot be filtered: %s.", why),
+        ("%" GST_PTR_FORMAT, inbuf));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+  if (!host_frame_map (priv, &vfilter->out_info, outbuf, GST_MAP_WRITE, &out,
+          &why)) {
+    host_frame_unmap (inbuf, &in);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Output buffer cannot be written: %s.", why),
+        ("%" GST_PTR_FORMAT, outbuf));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+  ret = filter_host_frame (self, &in, &out);
+  host_frame_unmap (outbuf, &out);
+  host_frame_unmap (inbuf, &in);
+  return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Frames in CUDA memory */
 
 /* Whether @buf is one GstCudaMemory of the element's context, which its
  * kernels can use directly. */
@@ -698,6 +937,7 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   CbfPlane in[GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
   GstVideoFrame in_frame, out_frame;
+  GstFlowReturn ret;
   cudaError_t err;
   gint halo_rows;
 
@@ -725,93 +965,64 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   planes_of_cuda_frame (priv, &in_frame, in);
   planes_of_cuda_frame (priv, &out_frame, out);
 
-  err = klass->prepare (self, priv->compute_stream, &halo_rows);
-  if (err == cudaSuccess)
-    err = klass->filter (self, in, out, 0, in[0].height, priv->compute_stream);
-  if (err == cudaSuccess)
-    err = cudaStreamSynchronize (priv->compute_stream);
-  else
-    cudaStreamSynchronize (priv->compute_stream);
-  gst_video_frame_unmap (&out_frame);
-  gst_video_frame_unmap (&in_frame);
-  return gst_cbf_filter_check (self, err, "filtering a frame in CUDA memory")
-      ? GST_FLOW_OK : GST_FLOW_ERROR;
-}
-
-/* Whether every plane of a mapped frame, as its video meta (or the caps)
- * lays it out, lies inside the memory mapped for it: a meta may promise
- * strides or offsets its buffer does not have, which mapping does not
- * check. */
-static gboolean
-frame_fits (GstCbfFilterPrivate * priv, GstVideoFrame * frame)
-{
-  guint p;
-
-  for (p = 0; p < priv->n_planes; p++) {
-    const GstMapInfo *map = &frame->map[p];
-    const guint8 *data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
-    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
-
-    if (stride < 0 || (gsize) stride < priv->planes[p].row_bytes
-        || data < map->data
-        || (gsize) (data - map->data) + plane_span (frame, &priv->planes[p],
-            p) > map->size)
-      return FALSE;
+  if (!klass->prepare (self, priv->compute_stream, &halo_rows)) {
+    ret = GST_FLOW_ERROR;
+  } else {
+    err = klass->filter (self, in, out, 0, in[0].height,
+        priv->compute_stream);
+    if (err == cudaSuccess)
+      err = cudaStreamSynchronize (priv->compute_stream);
+    else
+      cudaStreamSynchronize (priv->compute_stream);
+    ret = gst_cbf_filter_check (self, err, "filtering a frame in CUDA memory")
+        ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
-  return TRUE;
-}
-
-/* A frame in system memory. GstVideoFilter's own transform would let a
- * buffer that does not hold a frame of the caps through with a warning and
- * push an unwritten output buffer; here it is an element error. */
-static GstFlowReturn
-transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
-    GstBuffer * outbuf)
-{
-  GstCbfFilterPrivate *priv = PRIV (self);
-  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
-  GstVideoInfo *info = &vfilter->in_info;
-  GstVideoFrame in_frame, out_frame;
-  GstFlowReturn ret;
-
-  if (!gst_video_frame_map (&in_frame, info, inbuf,
-          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer of %" G_GSIZE_FORMAT " bytes does not hold a %dx%d %s "
-            "frame (%" G_GSIZE_FORMAT " bytes without padding).",
-            gst_buffer_get_size (inbuf), GST_VIDEO_INFO_WIDTH (info),
-            GST_VIDEO_INFO_HEIGHT (info), GST_VIDEO_INFO_NAME (info),
-            GST_VIDEO_INFO_SIZE (info)), ("%" GST_PTR_FORMAT, inbuf));
-    return GST_FLOW_ERROR;
-  }
-  if (!frame_fits (priv, &in_frame)) {
-    gst_video_frame_unmap (&in_frame);
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer's video meta describes planes outside its %"
-            G_GSIZE_FORMAT " bytes.", gst_buffer_get_size (inbuf)),
-        ("%" GST_PTR_FORMAT, inbuf));
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
-          GST_MAP_WRITE | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
-    gst_video_frame_unmap (&in_frame);
-    goto bad_output;
-  }
-  if (!frame_fits (priv, &out_frame)) {
-    gst_video_frame_unmap (&out_frame);
-    gst_video_frame_unmap (&in_frame);
-    goto bad_output;
-  }
-  ret = gst_cbf_filter_transform_frame (vfilter, &in_frame, &out_frame);
   gst_video_frame_unmap (&out_frame);
   gst_video_frame_unmap (&in_frame);
   return ret;
+}
 
-bad_output:
-  GST_ELEMENT_ERROR (self, STREAM, FAILED,
-      ("Output buffer does not hold a frame of the caps."),
-      ("%" GST_PTR_FORMAT, outbuf));
-  return GST_FLOW_ERROR;
+/* Caps the kernels cannot launch for (taller than CBF_MAX_HEIGHT rows) are
+ * outside the pad templates, so negotiation refuses them, never a frame;
+ * the first refusal of such caps says why, as a warning (upstream then
+ * fails with not-negotiated). */
+static gboolean
+gst_cbf_filter_accept_caps (GstBaseTransform * trans,
+    GstPadDirection direction, GstCaps * caps)
+{
+  GstCbfFilterPrivate *priv = PRIV (GST_CBF_FILTER (trans));
+  GstVideoInfo info;
+  gboolean first;
+
+  if (GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->accept_caps
+      (trans, direction, caps))
+    return TRUE;
+  if (!gst_caps_is_fixed (caps) || !gst_video_info_from_caps (&info, caps)
+      || GST_VIDEO_INFO_HEIGHT (&info) <= CBF_MAX_HEIGHT)
+    return FALSE;
+  GST_OBJECT_LOCK (trans);
+  first = priv->refused_height != GST_VIDEO_INFO_HEIGHT (&info);
+  priv->refused_height = GST_VIDEO_INFO_HEIGHT (&info);
+  GST_OBJECT_UNLOCK (trans);
+  if (first)
+    GST_ELEMENT_WARNING (trans, STREAM, FORMAT,
+        ("Frames of %dx%d are not supported: at most %d rows.",
+            GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info),
+            CBF_MAX_HEIGHT), ("%" GST_PTR_FORMAT, caps));
+  return FALSE;
+}
+
+/* GstVideoFilter makes a filter without a transform_frame (this one maps
+ * frames itself) work in place; this one never does. */
+static gboolean
+gst_cbf_filter_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->set_caps
+      (trans, incaps, outcaps))
+    return FALSE;
+  gst_base_transform_set_in_place (trans, FALSE);
+  return TRUE;
 }
 
 /* Every frame runs with the element's CUDA context current. */
@@ -832,29 +1043,44 @@ gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
   return ret;
 }
 
-/* The pipeline's CUDA context, before start: streams and buffers made in
- * one context cannot move to another. */
+/* The pipeline's CUDA context, taken before start only: streams and
+ * buffers made in one context cannot move to another. */
 static void
 gst_cbf_filter_set_context (GstElement * element, GstContext * context)
 {
   GstCbfFilter *self = GST_CBF_FILTER (element);
   GstCbfFilterPrivate *priv = PRIV (self);
 
-  if (!priv->download_stream)
+  GST_OBJECT_LOCK (self);
+  if (!priv->running)
     gst_cuda_handle_set_context (element, context, priv->device_id,
         &priv->context);
+  GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (gst_cbf_filter_parent_class)->set_context (element,
       context);
 }
 
+/* Answers neighbours' context queries, from their threads: the context is
+ * read under the lock that stop takes to drop it. */
 static gboolean
 gst_cbf_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
-  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
-          PRIV (GST_CBF_FILTER (trans))->context))
-    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstCbfFilterPrivate *priv = PRIV (GST_CBF_FILTER (trans));
+    GstCudaContext *context = NULL;
+    gboolean answered;
+
+    GST_OBJECT_LOCK (trans);
+    if (priv->context)
+      context = gst_object_ref (priv->context);
+    GST_OBJECT_UNLOCK (trans);
+    answered = gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
+        context);
+    gst_clear_object (&context);
+    if (answered)
+      return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->query (trans,
       direction, query);
 }
@@ -872,16 +1098,15 @@ gst_cbf_filter_before_transform (GstBaseTransform * trans, GstBuffer * buf)
 }
 
 static GstBufferPool *
-new_pinned_pool (GstCaps * caps, guint size, guint min, guint max)
+new_pinned_pool (GstAllocator * allocator, GstCaps * caps, guint size)
 {
   GstBufferPool *pool = gst_video_buffer_pool_new ();
   GstStructure *config = gst_buffer_pool_get_config (pool);
-  GstAllocator *allocator = gst_cbf_pinned_allocator_get ();
 
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  gst_buffer_pool_config_set_params (config, caps, size, 0,
+      MAX_PINNED_POOL_BUFFERS);
   gst_buffer_pool_config_set_allocator (config, allocator, NULL);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_object_unref (allocator);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;
@@ -969,12 +1194,13 @@ decide_cuda_allocation (GstBaseTransform * trans, GstQuery * query)
       ->decide_allocation (trans, query);
 }
 
-/* Offer upstream a pool of pinned buffers, so that its frames reach the GPU
- * by DMA without a staging copy. */
+/* Offer upstream a pool of pinned buffers (at most MAX_PINNED_POOL_BUFFERS),
+ * so that its frames reach the GPU by DMA without a staging copy. */
 static gboolean
 gst_cbf_filter_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
+    G_GNUC_UNUSED GstQuery * decide_query, GstQuery * query)
 {
+  GstAllocator *pinned = PRIV (GST_CBF_FILTER (trans))->pinned_allocator;
   GstCaps *caps;
   GstVideoInfo info;
   gboolean need_pool;
@@ -995,14 +1221,13 @@ gst_cbf_filter_propose_allocation (GstBaseTransform * trans,
       gst_query_add_allocation_pool (query, pool, size, 0, 0);
       gst_object_unref (pool);
     }
-  } else if (gst_query_get_n_allocation_pools (query) == 0) {
-    GstAllocator *allocator = gst_cbf_pinned_allocator_get ();
-    GstBufferPool *pool = need_pool ? new_pinned_pool (caps, info.size, 0,
-        0) : NULL;
+  } else if (pinned && gst_query_get_n_allocation_pools (query) == 0) {
+    GstBufferPool *pool = need_pool ? new_pinned_pool (pinned, caps,
+        info.size) : NULL;
 
-    gst_query_add_allocation_param (query, allocator, NULL);
-    gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
-    gst_object_unref (allocator);
+    gst_query_add_allocation_param (query, pinned, NULL);
+    gst_query_add_allocation_pool (query, pool, info.size, 0,
+        MAX_PINNED_POOL_BUFFERS);
     if (pool)
       gst_object_unref (pool);
   }
@@ -1017,8 +1242,19 @@ allocator_is_system_memory (GstAllocator * allocator)
       g_strcmp0 (allocator->mem_type, GST_ALLOCATOR_SYSMEM) == 0;
 }
 
-/* Output into pinned memory unless downstream asks for memory of its own
- * kind (then the download is staged). */
+/* Whether downstream's system-memory @pool serves a purpose of its own: a
+ * pool type of its own, or a video pool whose buffers it asked to be
+ * padded (GstVideoAlignment). Else it is replaced by pinned memory. */
+static gboolean
+pool_is_downstreams_own (GstBufferPool * pool, GstStructure * config)
+{
+  return !g_type_is_a (G_OBJECT_TYPE (pool), GST_TYPE_VIDEO_BUFFER_POOL) ||
+      gst_buffer_pool_config_has_option (config,
+      GST_BUFFER_POOL_OPTION_VIDEO_ALIGNMENT);
+}
+
+/* Output into pinned memory unless downstream asks for memory or a pool of
+ * its own (then the download is staged). */
 static gboolean
 gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 {
@@ -1038,7 +1274,7 @@ gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
 
       gst_buffer_pool_config_get_allocator (config, &pool_allocator, NULL);
       keep_downstream = !allocator_is_system_memory (pool_allocator) ||
-          !g_type_is_a (G_OBJECT_TYPE (pool), GST_TYPE_VIDEO_BUFFER_POOL);
+          pool_is_downstreams_own (pool, config);
       gst_structure_free (config);
     }
   }
@@ -1050,7 +1286,7 @@ gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   }
 
   if (!keep_downstream) {
-    GstAllocator *pinned = gst_cbf_pinned_allocator_get ();
+    GstAllocator *pinned = PRIV (GST_CBF_FILTER (trans))->pinned_allocator;
 
     /* A NULL pool makes GstVideoFilter create a video pool, which the base
      * class configures with the first allocation param: ours. */
@@ -1060,7 +1296,6 @@ gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
       gst_query_set_nth_allocation_param (query, 0, pinned, NULL);
     else
       gst_query_add_allocation_param (query, pinned, NULL);
-    gst_object_unref (pinned);
   }
   GST_DEBUG_OBJECT (trans, "output into %s memory",
       keep_downstream ? "downstream's" : "pinned");
@@ -1159,9 +1394,9 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;
 
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_cbf_filter_set_caps);
+  trans_class->accept_caps = GST_DEBUG_FUNCPTR (gst_cbf_filter_accept_caps);
   vfilter_class->set_info = GST_DEBUG_FUNCPTR (gst_cbf_filter_set_info);
-  vfilter_class->transform_frame =
-      GST_DEBUG_FUNCPTR (gst_cbf_filter_transform_frame);
 
   gst_type_mark_as_plugin_api (GST_TYPE_CBF_FILTER, 0);
 

@@ -34,7 +34,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  *   for @info and make what depends on the caps.
  * @prepare: called once per frame before its first band, on the compute
  *   @stream: apply parameter changes (upload tables), and return in
- *   @halo_rows how many rows above and below a band its kernel reads.
+ *   @halo_rows how many rows above and below a band its kernel reads. If
+ *   it cannot (out of memory, say), it posts an element error
+ *   (gst_cbf_filter_check) and returns FALSE; the frame is not filtered,
+ *   and the next one calls it again.
  * @filter: enqueue the filter of output rows [@row_begin, @row_end) of the
  *   device planes @in into @out on @stream, without synchronising. Called
  *   once per band of a frame, in order. Rows are those of plane 0; frames
@@ -55,7 +58,7 @@ struct _GstCbfFilterClass
   GstVideoFilterClass parent_class;
 
   gboolean (*configure) (GstCbfFilter * filter, const GstVideoInfo * info);
-  cudaError_t (*prepare) (GstCbfFilter * filter, cudaStream_t stream,
+  gboolean (*prepare) (GstCbfFilter * filter, cudaStream_t stream,
       gint * halo_rows);
   cudaError_t (*filter) (GstCbfFilter * filter, const CbfPlane * in,
       const CbfPlane * out, gint row_begin, gint row_end,

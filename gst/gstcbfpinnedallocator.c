@@ -22,6 +22,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_pinned_allocator_debug);
 struct _GstCbfPinnedAllocator
 {
   GstAllocator parent;
+
+  GstCudaContext *context;
 };
 
 typedef struct
@@ -49,17 +51,24 @@ static GstMemory *
 gst_cbf_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
     GstAllocationParams * params)
 {
+  GstCbfPinnedAllocator *self = GST_CBF_PINNED_ALLOCATOR (allocator);
   GstCbfPinnedMemory *mem;
   gsize maxsize = size + params->prefix + params->padding;
   void *block = NULL;
   cudaError_t err;
 
+  if (!gst_cuda_context_push (self->context)) {
+    GST_WARNING_OBJECT (allocator, "cannot make the CUDA context current");
+    return NULL;
+  }
   /* cudaHostAlloc returns page-aligned memory, which satisfies any alignment
    * GStreamer asks for up to a page. Portable: usable from every context. */
   err = cudaHostAlloc (&block, maxsize, cudaHostAllocPortable);
+  gst_cuda_context_pop (NULL);
   if (err != cudaSuccess) {
     GST_WARNING_OBJECT (allocator, "cudaHostAlloc of %" G_GSIZE_FORMAT
         " bytes failed: %s", maxsize, cudaGetErrorString (err));
+    cudaGetLastError ();
     return NULL;
   }
 
@@ -80,10 +89,16 @@ gst_cbf_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
 static void
 gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
 {
+  GstCbfPinnedAllocator *self = GST_CBF_PINNED_ALLOCATOR (allocator);
   GstCbfPinnedMemory *mem = (GstCbfPinnedMemory *) memory;
 
   if (mem->block) {
-    cudaError_t err = cudaFreeHost (mem->block);
+    cudaError_t err = cudaErrorDeviceUninitialized;
+
+    if (gst_cuda_context_push (self->context)) {
+      err = cudaFreeHost (mem->block);
+      gst_cuda_context_pop (NULL);
+    }
     if (err != cudaSuccess)
       GST_WARNING_OBJECT (allocator, "cudaFreeHost failed: %s",
           cudaGetErrorString (err));
@@ -92,13 +107,14 @@ gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
 }
 
 static gpointer
-pinned_mem_map (GstMemory * memory, gsize maxsize, GstMapFlags flags)
+pinned_mem_map (GstMemory * memory, G_GNUC_UNUSED gsize maxsize,
+    G_GNUC_UNUSED GstMapFlags flags)
 {
   return ((GstCbfPinnedMemory *) memory)->data;
 }
 
 static void
-pinned_mem_unmap (GstMemory * memory)
+pinned_mem_unmap (G_GNUC_UNUSED GstMemory * memory)
 {
 }
 
@@ -125,11 +141,13 @@ static GstMemory *
 pinned_mem_copy (GstMemory * memory, gssize offset, gssize size)
 {
   GstCbfPinnedMemory *mem = (GstCbfPinnedMemory *) memory;
-  GstAllocationParams params = { 0, memory->align, 0, 0 };
+  GstAllocationParams params;
   GstMemory *copy;
 
   if (size == -1)
     size = memory->size > (gsize) offset ? memory->size - offset : 0;
+  gst_allocation_params_init (&params);
+  params.align = memory->align;
 
   copy = gst_cbf_pinned_allocator_alloc (memory->allocator, size, &params);
   if (copy)
@@ -150,10 +168,19 @@ pinned_mem_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
 }
 
 static void
+gst_cbf_pinned_allocator_dispose (GObject * object)
+{
+  gst_clear_object (&GST_CBF_PINNED_ALLOCATOR (object)->context);
+  G_OBJECT_CLASS (gst_cbf_pinned_allocator_parent_class)->dispose (object);
+}
+
+static void
 gst_cbf_pinned_allocator_class_init (GstCbfPinnedAllocatorClass * klass)
 {
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstAllocatorClass *allocator_class = GST_ALLOCATOR_CLASS (klass);
 
+  gobject_class->dispose = gst_cbf_pinned_allocator_dispose;
   allocator_class->alloc = gst_cbf_pinned_allocator_alloc;
   allocator_class->free = gst_cbf_pinned_allocator_free;
 
@@ -175,18 +202,14 @@ gst_cbf_pinned_allocator_init (GstCbfPinnedAllocator * self)
 }
 
 GstAllocator *
-gst_cbf_pinned_allocator_get (void)
+gst_cbf_pinned_allocator_new (GstCudaContext * context)
 {
-  static GstAllocator *allocator = NULL;
+  GstCbfPinnedAllocator *self;
 
-  if (g_once_init_enter (&allocator)) {
-    GstAllocator *a = g_object_new (GST_TYPE_CBF_PINNED_ALLOCATOR, NULL);
-    /* Process-wide, like GStreamer's own system allocator. */
-    GST_OBJECT_FLAG_SET (a, GST_OBJECT_FLAG_MAY_BE_LEAKED);
-    gst_object_ref_sink (a);
-    g_once_init_leave (&allocator, a);
-  }
-  return gst_object_ref (allocator);
+  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  self = g_object_new (GST_TYPE_CBF_PINNED_ALLOCATOR, NULL);
+  self->context = gst_object_ref (context);
+  return GST_ALLOCATOR_CAST (gst_object_ref_sink (self));
 }
 
 gboolean

@@ -12,6 +12,11 @@
 
 #include <gst/gst.h>
 
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
+#endif
+#include <gst/cuda/gstcudacontext.h>
+
 G_BEGIN_DECLS
 
 /* Page-locked (pinned) host memory from cudaHostAlloc: the GPU's copy
@@ -22,8 +27,11 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
     GST, CBF_PINNED_ALLOCATOR, GstAllocator)
 
-/* Returns a new reference to the process-wide pinned allocator. */
-GstAllocator *gst_cbf_pinned_allocator_get (void);
+/* A pinned allocator that allocates and frees in @context (made current
+ * around each call, whichever thread calls), so that no other context (the
+ * primary one of device 0, say) is created for it. Its memory is portable:
+ * every context can copy from it. */
+GstAllocator *gst_cbf_pinned_allocator_new (GstCudaContext * context);
 
 /* Whether the host range [@data, @data + @size) is page-locked memory the
  * CUDA copy engines can use directly, whoever allocated it. */

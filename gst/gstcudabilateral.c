@@ -48,7 +48,13 @@
  * where they are, with no copy, in the pipeline's CUDA context. Frames in
  * system memory are uploaded, filtered and downloaded in overlapping bands;
  * the element offers upstream a pool of pinned (page-locked) buffers that
- * the GPU reads directly.
+ * the GPU reads directly (at most 16 buffers). Buffers in any layout are
+ * taken: with or without a video meta, padded, in several memories; the
+ * output goes into a pool downstream offers where it has reasons of its
+ * own (its own pool type, padded buffers), else into pinned memory.
+ *
+ * Progressive video only, of at most 65535 rows: interlaced caps are
+ * refused (put deinterlace before the element), taller frames too.
  *
  * Choosing the parameters: sigma-color decides what counts as noise (10 to
  * 20 keeps texture; 60 and more flattens skin and fabric), sigma-space how
@@ -100,8 +106,8 @@
 
 #include "gstcudabilateral.h"
 #include "cbfframeplan.h"
+#include "cbfmaskloader.h"
 
-#include <gst/app/gstappsink.h>
 #include <gst/cuda/gstcudamemory.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
@@ -164,15 +170,12 @@ struct _GstCudaBilateral
   Method method;
   gchar *mask_location;
   gboolean params_dirty;
-  gboolean started;             /* between start and stop */
+  gboolean started;             /* from the start of start to stop */
 
-  /* The decoded strength mask (GRAY8, packed; NULL: none), under
-   * mask_lock: replaced by the thread that sets mask-location, or by start,
-   * read by the streaming thread when mask_serial has moved on. */
-  GMutex mask_lock;
-  guint8 *mask_pixels;
-  gint mask_width, mask_height;
-  guint mask_serial;
+  /* The decoded strength mask: replaced by start, stop and the thread that
+   * sets mask-location, read by the streaming thread when its serial has
+   * moved on. */
+  CbfMaskLoader mask;
 
   /* Streaming thread. */
   CbfFramePlan plan;            /* for the negotiated format */
@@ -192,12 +195,20 @@ struct _GstCudaBilateral
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
     "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
 
+/* Progressive frames only: a window across the lines of an interlaced
+ * frame would mix its two fields (deinterlace first). At most
+ * CBF_MAX_HEIGHT rows, the kernels' launch limit: said in the caps, so
+ * that negotiation (a videoscale upstream, say) can keep within it. */
+#define VIDEO_CAPS(features) "video/x-raw" features ", format = (string) " \
+    FORMATS ", width = (int) [ 1, max ], height = (int) [ 1, " \
+    G_STRINGIFY (CBF_MAX_HEIGHT) " ], framerate = (fraction) [ 0, max ], " \
+    "interlace-mode = (string) progressive"
+
 /* CUDA memory first: preferred where both sides can have it, so frames
  * that are on the GPU stay there. The element never changes the kind of
  * memory: cudaupload and cudadownload do. */
-#define CAPS \
-    GST_VIDEO_CAPS_MAKE_WITH_FEATURES (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, \
-        FORMATS) "; " GST_VIDEO_CAPS_MAKE (FORMATS)
+#define CAPS VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
+    VIDEO_CAPS ("")
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
@@ -328,104 +339,6 @@ alloc_tables (Tables * tables)
 /* ------------------------------------------------------------------ */
 /* Strength mask */
 
-/* Decodes the picture at @location into packed GRAY8 with GStreamer's own
- * decoders (any format decodebin knows; colour is converted to gray). */
-static guint8 *
-decode_mask (const gchar * location, gint * width, gint * height,
-    GError ** error)
-{
-  GstElement *pipeline, *src, *sink;
-  GstBus *bus;
-  GstMessage *msg;
-  guint8 *pixels = NULL;
-
-  pipeline = gst_parse_launch ("filesrc name=src ! decodebin ! videoconvert "
-      "! video/x-raw,format=GRAY8 ! appsink name=sink sync=false", error);
-  if (!pipeline)
-    return NULL;
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  g_object_set (src, "location", location, NULL);
-  bus = gst_element_get_bus (pipeline);
-  gst_element_set_state (pipeline, GST_STATE_PAUSED);
-  /* Prerolled (the first picture is in the sink) or failed. */
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR);
-  if (!msg) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "no picture decoded within 10 s");
-  } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    gst_message_parse_error (msg, error, NULL);
-  } else {
-    GstSample *sample = gst_app_sink_pull_preroll (GST_APP_SINK (sink));
-    GstVideoInfo info;
-    GstVideoFrame frame;
-
-    if (sample && gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
-        && gst_video_frame_map (&frame, &info, gst_sample_get_buffer (sample),
-            GST_MAP_READ)) {
-      gint y;
-
-      *width = GST_VIDEO_INFO_WIDTH (&info);
-      *height = GST_VIDEO_INFO_HEIGHT (&info);
-      pixels = g_malloc ((gsize) * width * *height);
-      for (y = 0; y < *height; y++)
-        memcpy (pixels + (gsize) y * *width,
-            (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), *width);
-      gst_video_frame_unmap (&frame);
-    } else {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "the decoded picture could not be read");
-    }
-    if (sample)
-      gst_sample_unref (sample);
-  }
-  if (msg)
-    gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
-  return pixels;
-}
-
-/* Makes the picture at @location (NULL or empty: none) the mask. On
- * failure posts an element error naming the file and keeps the mask it
- * had. */
-static gboolean
-load_mask (GstCudaBilateral * self, const gchar * location)
-{
-  guint8 *pixels = NULL, *old;
-  gint width = 0, height = 0;
-
-  if (location && *location) {
-    GError *error = NULL;
-
-    pixels = decode_mask (location, &width, &height, &error);
-    if (!pixels) {
-      GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-          ("Could not read the strength mask \"%s\": %s", location,
-              error ? error->message : "unknown error"),
-          ("mask-location: the mask in use (if any) is kept"));
-      g_clear_error (&error);
-      return FALSE;
-    }
-    GST_INFO_OBJECT (self, "strength mask %s: %dx%d", location, width,
-        height);
-  }
-  g_mutex_lock (&self->mask_lock);
-  old = self->mask_pixels;
-  self->mask_pixels = pixels;
-  self->mask_width = width;
-  self->mask_height = height;
-  self->mask_serial++;
-  g_mutex_unlock (&self->mask_lock);
-  g_free (old);
-  return TRUE;
-}
-
 static void
 free_device_plane (CbfPlane * plane)
 {
@@ -450,28 +363,28 @@ ensure_device_plane (CbfPlane * plane, gint width, gint height)
 
 /* After a change of the mask or of the caps (called from prepare, never
  * per frame otherwise): uploads the mask and scales it, on @stream, to the
- * luma (or RGB) plane and to the chroma planes. */
+ * luma (or RGB) plane and to the chroma planes. The upload is on @stream
+ * too, so the scaling kernels see it whole; from pageable memory it
+ * returns once the pixels are staged, so the host copy may then go. */
 static cudaError_t
 update_device_mask (GstCudaBilateral * self, cudaStream_t stream)
 {
   const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
+  CbfMaskLoader *mask = &self->mask;
   cudaError_t err;
 
-  g_mutex_lock (&self->mask_lock);
-  self->mask_serial_on_device = self->mask_serial;
-  self->mask_on = self->mask_pixels != NULL;
+  g_mutex_lock (&mask->lock);
+  self->mask_serial_on_device = mask->serial;
+  self->mask_on = mask->pixels != NULL;
   if (!self->mask_on) {
-    g_mutex_unlock (&self->mask_lock);
+    g_mutex_unlock (&mask->lock);
     return cudaSuccess;
   }
-  err = ensure_device_plane (&self->mask_raw, self->mask_width,
-      self->mask_height);
-  /* Synchronous: the host copy may be replaced once the lock is left. */
+  err = ensure_device_plane (&self->mask_raw, mask->width, mask->height);
   if (err == cudaSuccess)
-    err = cudaMemcpy (self->mask_raw.data, self->mask_pixels,
-        (size_t) self->mask_width * self->mask_height,
-        cudaMemcpyHostToDevice);
-  g_mutex_unlock (&self->mask_lock);
+    err = cudaMemcpyAsync (self->mask_raw.data, mask->pixels,
+        (size_t) mask->width * mask->height, cudaMemcpyHostToDevice, stream);
+  g_mutex_unlock (&mask->lock);
 
   if (err == cudaSuccess)
     err = ensure_device_plane (&self->mask_luma, self->plan.passes[0].width,
@@ -492,39 +405,36 @@ update_device_mask (GstCudaBilateral * self, cudaStream_t stream)
 
 /* ------------------------------------------------------------------ */
 
+/* When @starting, marks the element started, so that a change of
+ * mask-location from then on loads its mask itself, and puts the mask of
+ * mask-location in place; when stopping, puts none in place. Requests are
+ * ticketed under the object lock, the lock that orders the property's
+ * changes: the latest one wins whichever load finishes first. */
 static gboolean
-gst_cuda_bilateral_start (GstBaseTransform * trans)
+load_mask_for_state (GstCudaBilateral * self, gboolean starting)
 {
-  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
-  gchar *location;
+  gchar *location = NULL;
+  guint64 ticket;
+  gboolean ok;
 
-  /* The mask first: a file that cannot be read stops the start. */
   GST_OBJECT_LOCK (self);
-  location = g_strdup (self->mask_location);
+  self->started = starting;
+  if (starting)
+    location = g_strdup (self->mask_location);
+  ticket = cbf_mask_loader_request (&self->mask);
   GST_OBJECT_UNLOCK (self);
-  if (!load_mask (self, location)) {
-    g_free (location);
-    return FALSE;
-  }
+  ok = cbf_mask_loader_load (&self->mask, GST_ELEMENT (self), location,
+      ticket, TRUE);
   g_free (location);
-  /* The first frame uploads the mask, whatever its serial. */
-  self->mask_scaled = FALSE;
-  GST_OBJECT_LOCK (self);
-  self->started = TRUE;
-  GST_OBJECT_UNLOCK (self);
-  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
-      (trans);
+  return ok;
 }
 
-static gboolean
-gst_cuda_bilateral_stop (GstBaseTransform * trans)
+/* Device buffers of the element's own, freed with the context current. */
+static void
+free_device_buffers (GstCudaBilateral * self)
 {
-  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
-
-  GST_OBJECT_LOCK (self);
-  self->started = FALSE;
-  GST_OBJECT_UNLOCK (self);
-  if ((self->luma.dev_tables || self->mask_raw.data)
+  if ((self->luma.dev_tables || self->mask_raw.data
+          || self->luma.grid.cells[0])
       && gst_cbf_filter_push_context (GST_CBF_FILTER (self))) {
     free_tables (&self->luma);
     free_tables (&self->chroma);
@@ -534,7 +444,38 @@ gst_cuda_bilateral_stop (GstBaseTransform * trans)
     gst_cbf_filter_pop_context (GST_CBF_FILTER (self));
   }
   self->mask_on = FALSE;
-  load_mask (self, NULL);
+}
+
+static gboolean
+gst_cuda_bilateral_start (GstBaseTransform * trans)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+
+  /* The mask first: a file that cannot be read stops the start, before
+   * any device is opened. */
+  if (!load_mask_for_state (self, TRUE))
+    goto failed;
+  /* The first frame uploads the mask, whatever its serial. */
+  self->mask_scaled = FALSE;
+  if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
+      (trans))
+    goto failed;
+  return TRUE;
+
+failed:
+  /* As stopped: properties set now post nothing, a later start begins
+   * afresh. */
+  load_mask_for_state (self, FALSE);
+  return FALSE;
+}
+
+static gboolean
+gst_cuda_bilateral_stop (GstBaseTransform * trans)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+
+  free_device_buffers (self);
+  load_mask_for_state (self, FALSE);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
       (trans);
 }
@@ -543,23 +484,11 @@ static gboolean
 gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  cudaError_t err = cudaSuccess;
 
   if (!cbf_frame_plan_init (&self->plan, info)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s.",
             GST_VIDEO_INFO_NAME (info)), (NULL));
     return FALSE;
-  }
-
-  if (!self->luma.dev_tables) {
-    err = alloc_tables (&self->luma);
-    if (err == cudaSuccess)
-      err = alloc_tables (&self->chroma);
-    if (!gst_cbf_filter_check (filter, err, "allocating the weight tables")) {
-      free_tables (&self->luma);
-      free_tables (&self->chroma);
-      return FALSE;
-    }
   }
   /* The chroma parameters depend on the format's subsampling, the scaled
    * mask on the size. */
@@ -605,8 +534,11 @@ update_tables (Tables * tables, CbfMode mode, gint diameter,
  * enqueues their upload ahead of the frame's kernels, on the same stream.
  * The host copy is only rewritten after the previous frame's
  * synchronisation, so the copy reads stable data, and all bands of a frame
- * use one set of parameters. */
-static cudaError_t
+ * use one set of parameters. The tables' buffers are made by the first
+ * frame, sized for any parameters; the grid's and the mask's when they are
+ * first needed or grow. What cannot be made is an element error for this
+ * frame, and the next frame tries again. */
+static gboolean
 gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     gint * halo_rows)
 {
@@ -614,8 +546,9 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   gint diameter, chroma_diameter;
   gdouble sigma_color, sigma_space, chroma_sigma_space;
   gboolean dirty, mask_changed;
+  const gchar *what = NULL;
   CbfMode mode;
-  cudaError_t err;
+  cudaError_t err = cudaSuccess;
 
   GST_OBJECT_LOCK (self);
   dirty = self->params_dirty;
@@ -629,49 +562,73 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   self->params_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
-  if (dirty) {
+  if (dirty && !self->luma.dev_tables) {
+    what = "allocating the weight tables";
+    err = alloc_tables (&self->luma);
+    if (err == cudaSuccess)
+      err = alloc_tables (&self->chroma);
+    if (err != cudaSuccess) {
+      free_tables (&self->luma);
+      free_tables (&self->chroma);
+    }
+  }
+  if (dirty && err == cudaSuccess) {
     cbf_bilateral_chroma_params (diameter, sigma_space,
         self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
+    what = "uploading the weight tables";
     err = update_tables (&self->luma, mode, diameter, sigma_color,
         sigma_space, stream);
     if (err == cudaSuccess)
       err = update_tables (&self->chroma, mode, chroma_diameter, sigma_color,
           chroma_sigma_space, stream);
     if (err == cudaSuccess && mode == CBF_MODE_GRID) {
+      what = "allocating the bilateral grid";
       err = update_grid (&self->luma, &self->plan, FALSE, sigma_space,
           sigma_color);
       if (err == cudaSuccess)
         err = update_grid (&self->chroma, &self->plan, TRUE,
             chroma_sigma_space, sigma_color);
     }
-    if (err != cudaSuccess)
-      return err;
-    self->active_mode = mode;
-    GST_DEBUG_OBJECT (self, "mode %d diameter %d sigma-color %g "
-        "sigma-space %g: radius %d; chroma (1/%d) diameter %d sigma-space %g: "
-        "radius %d", mode, diameter, sigma_color, sigma_space,
-        self->luma.weights.radius,
-        self->plan.chroma_factor, chroma_diameter, chroma_sigma_space,
-        self->chroma.weights.radius);
+    if (err == cudaSuccess) {
+      self->active_mode = mode;
+      GST_DEBUG_OBJECT (self, "mode %d diameter %d sigma-color %g "
+          "sigma-space %g: radius %d; chroma (1/%d) diameter %d "
+          "sigma-space %g: radius %d", mode, diameter, sigma_color,
+          sigma_space, self->luma.weights.radius, self->plan.chroma_factor,
+          chroma_diameter, chroma_sigma_space, self->chroma.weights.radius);
+    }
   }
-  g_mutex_lock (&self->mask_lock);
-  mask_changed = self->mask_serial != self->mask_serial_on_device;
-  g_mutex_unlock (&self->mask_lock);
+  if (err != cudaSuccess) {
+    GST_OBJECT_LOCK (self);
+    self->params_dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+    goto failed;
+  }
+
+  g_mutex_lock (&self->mask.lock);
+  mask_changed = self->mask.serial != self->mask_serial_on_device;
+  g_mutex_unlock (&self->mask.lock);
   if (mask_changed || !self->mask_scaled) {
+    what = "uploading the strength mask";
     err = update_device_mask (self, stream);
     if (err != cudaSuccess)
-      return err;
+      goto failed;
     self->mask_scaled = TRUE;
   }
   /* The grid is made from the whole picture before the first band is
    * read back: that band waits for every row. */
   if (self->active_mode == CBF_MODE_GRID) {
     *halo_rows = self->plan.passes[0].height;
-    return cudaSuccess;
+    return TRUE;
   }
   /* Bands cut one-plane formats only, whose chroma rows are luma's. */
   *halo_rows = MAX (self->luma.weights.radius, self->chroma.weights.radius);
-  return cudaSuccess;
+  return TRUE;
+
+failed:
+  cudaGetLastError ();          /* reported here, not by a later call */
+  gst_cbf_filter_check (filter, err, what);
+  return FALSE;
 }
 
 static cudaError_t
@@ -696,16 +653,19 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
   if (prop_id == PROP_MASK_LOCATION) {
     gchar *location = g_value_dup_string (value);
     gboolean started;
+    guint64 ticket;
 
     GST_OBJECT_LOCK (self);
     g_free (self->mask_location);
     self->mask_location = g_strdup (location);
     started = self->started;
+    ticket = cbf_mask_loader_request (&self->mask);
     GST_OBJECT_UNLOCK (self);
     /* Decoded here, in the caller's thread, not in the streaming thread;
      * a running element takes the new mask from its next frame. */
     if (started)
-      load_mask (self, location);
+      cbf_mask_loader_load (&self->mask, GST_ELEMENT (self), location,
+          ticket, FALSE);
     g_free (location);
     return;
   }
@@ -780,8 +740,7 @@ gst_cuda_bilateral_finalize (GObject * object)
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
 
   g_free (self->mask_location);
-  g_free (self->mask_pixels);
-  g_mutex_clear (&self->mask_lock);
+  cbf_mask_loader_clear (&self->mask);
   G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }
 
@@ -910,9 +869,11 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * full filter, values between blend: out = in + (filtered - in) * m /
    * 255, rounded. Chroma of subsampled YUV takes the mask scaled to its
    * size. Read when the element starts and whenever the property changes,
-   * also while PLAYING (the next frame uses it). A file that cannot be read
-   * is an element error; on a change, the mask in use stays. Unset (the
-   * default): the whole frame is filtered.
+   * also while PLAYING (the next frame uses it). The file must be a regular
+   * file (a FIFO or device is refused, never waited on) holding a picture
+   * of at most 2^26 pixels (8192 x 8192). One that cannot be read is an
+   * element error at start; on a change while running, a warning, and the
+   * mask in use stays. Unset (the default): the whole frame is filtered.
    */
   g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
       g_param_spec_string ("mask-location", "Mask location",
@@ -973,5 +934,5 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->mode = DEFAULT_MODE;
   self->method = DEFAULT_METHOD;
   self->params_dirty = TRUE;
-  g_mutex_init (&self->mask_lock);
+  cbf_mask_loader_init (&self->mask);
 }

@@ -1,0 +1,64 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The strength mask's picture on the host: read from the file a user names
+ * (untrusted input: it may be anything, of any size), decoded to GRAY8, and
+ * put in place for the element's streaming thread. Loads may run in several
+ * threads at once (the element's start, and every change of mask-location,
+ * in the thread that makes it); the mask in place is always that of the
+ * latest request among those that succeeded. */
+
+#ifndef __CBF_MASK_LOADER_H__
+#define __CBF_MASK_LOADER_H__
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* Largest mask file, in bytes: read into memory whole before decoding. */
+#define CBF_MASK_MAX_FILE_BYTES (256 << 20)
+
+/* Seconds a picture may take to decode. */
+#define CBF_MASK_DECODE_TIMEOUT 10
+
+typedef struct
+{
+  GMutex lock;
+  guint64 requests;             /* tickets handed out */
+  guint64 installed;            /* ticket of the mask in place */
+  guint serial;                 /* changes whenever the mask in place does */
+  guint8 *pixels;               /* GRAY8, packed; NULL: no mask */
+  gint width, height;
+} CbfMaskLoader;
+
+void cbf_mask_loader_init (CbfMaskLoader * loader);
+void cbf_mask_loader_clear (CbfMaskLoader * loader);
+
+/* A ticket for a load: requests are ordered by their tickets. Take it
+ * where the request's order is decided (under the lock that orders the
+ * changes of the location). */
+guint64 cbf_mask_loader_request (CbfMaskLoader * loader);
+
+/* Reads and decodes @location (NULL or empty: no mask) and puts it in
+ * place unless a request with a later ticket is in place already. On
+ * failure posts on @owner an element error (@at_start) or warning naming
+ * the file and the reason, keeps the mask in place and returns FALSE. */
+gboolean cbf_mask_loader_load (CbfMaskLoader * loader, GstElement * owner,
+    const gchar * location, guint64 ticket, gboolean at_start);
+
+/* The mask file at @location decoded to packed GRAY8 (g_free it), or NULL
+ * and @error. Refuses what is not a regular file, files of more than
+ * CBF_MASK_MAX_FILE_BYTES and pictures of more than CBF_MASK_MAX_PIXELS,
+ * and never blocks on the file. */
+guint8 *cbf_mask_file_decode (const gchar * location, gint * width,
+    gint * height, GError ** error);
+
+G_END_DECLS
+
+#endif /* __CBF_MASK_LOADER_H__ */
