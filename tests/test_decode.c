@@ -5,9 +5,9 @@
  * the decoder's CUDA memory before cudadownload, which must give the same
  * frames.
  *
- * The clip is $CBF_TEST_CLIP, by default the workspace's
- * ../shared/media/noisy-astronaut-1080p.mp4. Exits 77 (skipped) without a
- * CUDA device, without the clip, or without GStreamer's nvcodec elements. */
+ * The clip is $CBF_TEST_CLIP, by default the repository's
+ * data/sample-720p.mp4. Exits 77 (skipped) without a CUDA device, without
+ * the clip, or without GStreamer's nvcodec elements. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -32,7 +32,8 @@ clip_path (void)
 
 /* Input frames as they reach the filter, in order. */
 static GstPadProbeReturn
-keep_input (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+keep_input (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
 {
   g_async_queue_push ((GAsyncQueue *) user_data,
       gst_buffer_ref (GST_PAD_PROBE_INFO_BUFFER (info)));

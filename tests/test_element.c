@@ -20,12 +20,14 @@ static const gchar *refused[] = { "Y42B", "NV16", "YVYU", "v308", "AYUV",
 
 #define CUDA_MEMORY "memory:CUDAMemory"
 
+/* Caps of progressive video, the only kind the element takes. */
 static GstCaps *
 video_caps (const gchar * format, gint width, gint height)
 {
   return gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, format,
       "width", G_TYPE_INT, width, "height", G_TYPE_INT, height,
-      "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+      "framerate", GST_TYPE_FRACTION, 30, 1, "interlace-mode", G_TYPE_STRING,
+      "progressive", NULL);
 }
 
 /* The same caps with one memory feature (NULL: system memory). */
@@ -157,6 +159,46 @@ GST_START_TEST (test_accept_caps)
     GstCaps *c = video_caps ("RGBA", 0, 48);    /* zero width */
     fail_if (gst_pad_query_accept_caps (sink, c), "width 0 accepted");
     gst_caps_unref (c);
+  }
+  /* Frames of more rows than a kernel launch covers are refused by the
+   * caps, with a warning; as many rows as it covers, accepted. */
+  {
+    GstCaps *tall = video_caps ("GRAY8", 1, 600000);
+    GstCaps *tallest = video_caps ("GRAY8", 1, 65535);
+    GstCaps *wide = video_caps ("GRAY8", 600000, 1);
+
+    fail_if (gst_pad_query_accept_caps (sink, tall), "1x600000 accepted");
+    fail_unless (gst_pad_query_accept_caps (sink, tallest));
+    fail_unless (gst_pad_query_accept_caps (sink, wide));
+    gst_caps_unref (tall);
+    gst_caps_unref (tallest);
+    gst_caps_unref (wide);
+  }
+  /* Interlaced video is refused, in either memory (its fields would be
+   * mixed); caps that say nothing of interlacing are progressive. */
+  {
+    static const gchar *modes[] = { "interleaved", "mixed", "alternate" };
+    GstCaps *plain = gst_caps_new_simple ("video/x-raw", "format",
+        G_TYPE_STRING, "NV12", "width", G_TYPE_INT, 64, "height", G_TYPE_INT,
+        48, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
+
+    fail_unless (gst_pad_query_accept_caps (sink, plain));
+    gst_caps_unref (plain);
+    for (i = 0; i < G_N_ELEMENTS (modes); i++) {
+      GstCaps *c = video_caps ("NV12", 64, 48);
+      GstCaps *cuda;
+
+      gst_caps_set_simple (c, "interlace-mode", G_TYPE_STRING, modes[i],
+          NULL);
+      cuda = gst_caps_copy (c);
+      gst_caps_set_features (cuda, 0, gst_caps_features_new (CUDA_MEMORY,
+              NULL));
+      fail_if (gst_pad_query_accept_caps (sink, c), "%s accepted", modes[i]);
+      fail_if (gst_pad_query_accept_caps (sink, cuda), "%s in CUDA memory "
+          "accepted", modes[i]);
+      gst_caps_unref (c);
+      gst_caps_unref (cuda);
+    }
   }
   gst_object_unref (sink);
   gst_object_unref (src);
