@@ -7,14 +7,14 @@
 #   OUTDIR/modes.png   each mode, method and the strength mask;
 #   OUTDIR/sigmas.png  sigma-color (columns) x sigma-space (rows), beside
 #                      the noisy input and the original.
-# IMAGE defaults to ../shared/images/astronaut.png (the crops are placed
+# IMAGE defaults to data/astronaut.png (the crops are placed
 # for it). The grid's parameters can be changed from the environment:
 # SIGMA_SPACES="2 5 10", SIGMA_COLORS="10 30 60 120", SIGMA_DIAMETER=0
 # (0: the radius is derived from sigma-space, round(1.5 sigma-space)).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$1
-image=${2:-$here/../shared/images/astronaut.png}
+image=${2:-$here/data/astronaut.png}
 spaces=${SIGMA_SPACES:-2 5 10}
 colors=${SIGMA_COLORS:-10 30 60 120}
 diameter=${SIGMA_DIAMETER:-0}

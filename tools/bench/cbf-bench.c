@@ -4,8 +4,11 @@
  * element, and GStreamer's own cudaupload ! cudadownload round trip), and
  * what the element adds to a live preview (a live source, a syncing sink).
  *
- *   cbf-bench --image astronaut.png [--out results.json] [--commit HASH]
+ *   cbf-bench [--image astronaut.png] [--out results.json] [--commit HASH]
  *             [--clip clip.mp4] [--quick] [--live] [--latency-log DIR]
+ *
+ * The image and the clip default to the repository's data/astronaut.png
+ * and data/sample-720p.mp4.
  *
  * --live: only the live-source rows (about 20 s); --no-pipelines skips
  * them with the other pipelines.
@@ -2046,7 +2049,9 @@ main (int argc, char **argv)
     return 1;
   }
   if (!image)
-    image = g_strdup ("../shared/images/astronaut.png");
+    image = g_build_filename (CBF_DATA_DIR, "astronaut.png", NULL);
+  if (!clip)
+    clip = g_build_filename (CBF_DATA_DIR, "sample-720p.mp4", NULL);
   load_npp ();
   if (live_only)
     no_kernels = TRUE;

@@ -10,8 +10,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$1
 commit=$2
-image=${3:-$here/../shared/images/astronaut.png}
-clip=${4:-$here/../shared/media/noisy-astronaut-1080p.mp4}
+image=${3:-$here/data/astronaut.png}
+clip=${4:-$here/data/sample-720p.mp4}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit,temperature.gpu --format=csv > "$out/gpu.txt" || true
 export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
