@@ -10,13 +10,15 @@ set -euo pipefail
 packages=(meson ninja-build pkg-config gcc g++ python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  # the mask tests write and read PNG files (pngenc, pngdec)
+  gstreamer1.0-plugins-good
   valgrind
   # examples/preview.py and its tests: PyGObject with GStreamer's typelibs
   # (python3-gst-1.0 brings python3-gi, gir1.2-gstreamer-1.0 and
   # gir1.2-gst-plugins-base-1.0)
   python3-gst-1.0)
 if [ "${1:-}" = "--sample" ]; then
-  packages+=(gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  packages+=(gstreamer1.0-plugins-bad
     gstreamer1.0-plugins-ugly gstreamer1.0-libav)
 fi
 
