@@ -102,6 +102,16 @@ typedef struct
   GstAllocator *pinned_allocator;       /* in the context */
   cudaStream_t upload_stream;
   cudaStream_t compute_stream;
+  /* Frames in CUDA memory are filtered on memory_stream: since 1.24 a
+   * stream of GStreamer's own (cuda_stream), which the element's pools put
+   * on their buffers, so that the output goes downstream with the work on
+   * it still pending; before, the compute stream. */
+  cudaStream_t memory_stream;
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *cuda_stream;
+#endif
+  cudaEvent_t input_ready;      /* upstream's work on an input frame */
+  cudaEvent_t frame_done;       /* this element's work on a frame */
   cudaStream_t download_stream;
   cudaEvent_t uploaded[MAX_BANDS];      /* band's rows are on the device */
   cudaEvent_t filtered[MAX_BANDS];      /* band's output rows are ready */
@@ -198,6 +208,16 @@ destroy_streams (GstCbfFilterPrivate * priv)
   }
   if (priv->upload_stream)
     cudaStreamDestroy (priv->upload_stream);
+  if (priv->input_ready)
+    cudaEventDestroy (priv->input_ready);
+  if (priv->frame_done)
+    cudaEventDestroy (priv->frame_done);
+  priv->input_ready = priv->frame_done = NULL;
+#if GST_CHECK_VERSION (1, 24, 0)
+  if (priv->cuda_stream)
+    gst_clear_cuda_stream (&priv->cuda_stream);
+#endif
+  priv->memory_stream = NULL;
   if (priv->compute_stream)
     cudaStreamDestroy (priv->compute_stream);
   if (priv->download_stream)
@@ -211,6 +231,8 @@ synchronize_all (GstCbfFilterPrivate * priv)
 {
   cudaStreamSynchronize (priv->upload_stream);
   cudaStreamSynchronize (priv->compute_stream);
+  if (priv->memory_stream != priv->compute_stream)
+    cudaStreamSynchronize (priv->memory_stream);
   cudaStreamSynchronize (priv->download_stream);
 }
 
@@ -385,9 +407,26 @@ gst_cbf_filter_start (GstBaseTransform * trans)
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&priv->compute_stream,
         cudaStreamNonBlocking);
+  priv->memory_stream = priv->compute_stream;
+#if GST_CHECK_VERSION (1, 24, 0)
+  if (err == cudaSuccess) {
+    priv->cuda_stream = gst_cuda_stream_new (priv->context);
+    if (priv->cuda_stream)
+      priv->memory_stream =
+          (cudaStream_t) gst_cuda_stream_get_handle (priv->cuda_stream);
+    else
+      err = cudaErrorInitializationError;
+  }
+#endif
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&priv->download_stream,
         cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&priv->input_ready,
+        cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&priv->frame_done,
+        cudaEventDisableTiming);
   for (i = 0; i < MAX_BANDS && err == cudaSuccess; i++) {
     err = cudaEventCreateWithFlags (&priv->uploaded[i],
         cudaEventDisableTiming);
@@ -926,8 +965,79 @@ planes_of_cuda_frame (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
   }
 }
 
+#if GST_CHECK_VERSION (1, 24, 0)
+static cudaStream_t
+stream_of (GstMemory * mem)
+{
+  GstCudaStream *stream = gst_cuda_memory_get_stream (GST_CUDA_MEMORY_CAST
+      (mem));
+
+  return stream ? (cudaStream_t) gst_cuda_stream_get_handle (stream) : NULL;
+}
+
+/* Since 1.24 a GstCudaMemory may arrive with its producer's work still
+ * pending on the producer's stream (TRANSFER_NEED_SYNC): the element's
+ * stream waits for it on the GPU, no host waits. */
+static cudaError_t
+wait_for_input (GstCbfFilterPrivate * priv, GstMemory * in)
+{
+  cudaStream_t stream = stream_of (in);
+  cudaError_t err;
+
+  if (!stream || stream == priv->memory_stream ||
+      !GST_MEMORY_FLAG_IS_SET (in, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC))
+    return cudaSuccess;
+  err = cudaEventRecord (priv->input_ready, stream);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent (priv->memory_stream, priv->input_ready, 0);
+  return err;
+}
+
+/* Hands the output on with the work still pending, flagged so
+ * (TRANSFER_NEED_SYNC): its readers wait for its stream, which the
+ * element's work is on or which is made to wait for it. The input's stream
+ * (or, for memory without one, the context's default stream) waits for it
+ * too, so that its producer cannot write it again while the kernels still
+ * read it. An output without a stream is for a reader that knows none: it
+ * is finished before it goes. */
+static cudaError_t
+finish_frame (GstCbfFilterPrivate * priv, GstMemory * in, GstMemory * out)
+{
+  cudaStream_t in_stream = stream_of (in), out_stream = stream_of (out);
+  cudaError_t err;
+
+  if (!out_stream)
+    return cudaStreamSynchronize (priv->memory_stream);
+  err = cudaEventRecord (priv->frame_done, priv->memory_stream);
+  if (err == cudaSuccess && in_stream != priv->memory_stream)
+    err = cudaStreamWaitEvent (in_stream ? in_stream : cudaStreamLegacy,
+        priv->frame_done, 0);
+  if (err == cudaSuccess && out_stream != priv->memory_stream)
+    err = cudaStreamWaitEvent (out_stream, priv->frame_done, 0);
+  GST_MINI_OBJECT_FLAG_SET (out, GST_CUDA_MEMORY_TRANSFER_NEED_SYNC);
+  return err;
+}
+#else
+/* GStreamer 1.22's CUDA memory carries no stream: finished memory goes
+ * downstream, and comes from upstream. */
+static cudaError_t
+wait_for_input (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
+    G_GNUC_UNUSED GstMemory * in)
+{
+  return cudaSuccess;
+}
+
+static cudaError_t
+finish_frame (GstCbfFilterPrivate * priv, G_GNUC_UNUSED GstMemory * in,
+    G_GNUC_UNUSED GstMemory * out)
+{
+  return cudaStreamSynchronize (priv->memory_stream);
+}
+#endif
+
 /* A frame in CUDA memory: no copies, one kernel sequence over the whole
- * frame, one synchronisation so that downstream may read the output. */
+ * frame on the memory stream, ordered with upstream's and downstream's
+ * work (see finish_frame). */
 static GstFlowReturn
 transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
     GstBuffer * outbuf)
@@ -965,15 +1075,19 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   planes_of_cuda_frame (priv, &in_frame, in);
   planes_of_cuda_frame (priv, &out_frame, out);
 
-  if (!klass->prepare (self, priv->compute_stream, &halo_rows)) {
+  err = wait_for_input (priv, gst_buffer_peek_memory (inbuf, 0));
+  if (err == cudaSuccess && !klass->prepare (self, priv->memory_stream,
+          &halo_rows)) {
     ret = GST_FLOW_ERROR;
   } else {
-    err = klass->filter (self, in, out, 0, in[0].height,
-        priv->compute_stream);
     if (err == cudaSuccess)
-      err = cudaStreamSynchronize (priv->compute_stream);
+      err = klass->filter (self, in, out, 0, in[0].height,
+          priv->memory_stream);
+    if (err == cudaSuccess)
+      err = finish_frame (priv, gst_buffer_peek_memory (inbuf, 0),
+          gst_buffer_peek_memory (outbuf, 0));
     else
-      cudaStreamSynchronize (priv->compute_stream);
+      cudaStreamSynchronize (priv->memory_stream);
     ret = gst_cbf_filter_check (self, err, "filtering a frame in CUDA memory")
         ? GST_FLOW_OK : GST_FLOW_ERROR;
   }
@@ -1060,12 +1174,52 @@ gst_cbf_filter_set_context (GstElement * element, GstContext * context)
       context);
 }
 
+/* CUDA memory first in the caps the element answers, whatever the order
+ * of the asker's filter: cudaupload, for one, lists system memory first
+ * and takes the first its peer answers, so without this the frames would
+ * come back to system memory before the element. */
+static void
+prefer_cuda_memory (GstQuery * query)
+{
+  GstCaps *caps, *cuda, *other;
+  guint i;
+
+  gst_query_parse_caps_result (query, &caps);
+  if (!caps || gst_caps_is_any (caps))
+    return;
+  cuda = gst_caps_new_empty ();
+  other = gst_caps_new_empty ();
+  for (i = 0; i < gst_caps_get_size (caps); i++) {
+    GstCapsFeatures *features = gst_caps_get_features (caps, i);
+
+    if (features && gst_caps_features_contains (features,
+            GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY))
+      gst_caps_append (cuda, gst_caps_copy_nth (caps, i));
+    else
+      gst_caps_append (other, gst_caps_copy_nth (caps, i));
+  }
+  if (!gst_caps_is_empty (cuda) && !gst_caps_is_empty (other)) {
+    gst_caps_append (cuda, other);
+    gst_query_set_caps_result (query, cuda);
+  } else {
+    gst_caps_unref (other);
+  }
+  gst_caps_unref (cuda);
+}
+
 /* Answers neighbours' context queries, from their threads: the context is
  * read under the lock that stop takes to drop it. */
 static gboolean
 gst_cbf_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CAPS) {
+    if (!GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->query
+        (trans, direction, query))
+      return FALSE;
+    prefer_cuda_memory (query);
+    return TRUE;
+  }
   if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
     GstCbfFilterPrivate *priv = PRIV (GST_CBF_FILTER (trans));
     GstCudaContext *context = NULL;
@@ -1114,6 +1268,22 @@ new_pinned_pool (GstAllocator * allocator, GstCaps * caps, guint size)
   return pool;
 }
 
+/* Since 1.24: buffers of a CUDA pool the element configures are on its
+ * memory stream, unless the pool has a stream already (downstream's). */
+static void
+config_set_stream (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
+    G_GNUC_UNUSED GstStructure * config)
+{
+#if GST_CHECK_VERSION (1, 24, 0)
+  GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
+
+  if (stream)
+    gst_cuda_stream_unref (stream);
+  else if (priv->cuda_stream)
+    gst_buffer_pool_config_set_cuda_stream (config, priv->cuda_stream);
+#endif
+}
+
 /* A pool of GstCudaMemory of the element's context (pitched device
  * memory, with video meta), or NULL. */
 static GstBufferPool *
@@ -1129,6 +1299,7 @@ new_cuda_pool (GstCbfFilterPrivate * priv, GstCaps * caps, guint size,
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
   gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  config_set_stream (priv, config);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;
@@ -1176,6 +1347,7 @@ decide_cuda_allocation (GstBaseTransform * trans, GstQuery * query)
     gst_buffer_pool_config_add_option (config,
         GST_BUFFER_POOL_OPTION_VIDEO_META);
     gst_buffer_pool_config_set_params (config, caps, size, min, max);
+    config_set_stream (priv, config);
     if (!gst_buffer_pool_set_config (pool, config))
       gst_clear_object (&pool);
   }

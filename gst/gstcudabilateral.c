@@ -147,6 +147,7 @@ typedef struct
   CbfBilateralWeights weights;
   float *host_tables;           /* pinned staging of the tables */
   float *dev_tables;
+  cudaEvent_t uploaded;         /* the last upload from host_tables */
   CbfGridScratch grid;          /* method=grid's buffers, else empty */
 } Tables;
 
@@ -272,8 +273,11 @@ free_tables (Tables * tables)
 {
   cudaFree (tables->dev_tables);
   cudaFreeHost (tables->host_tables);
+  if (tables->uploaded)
+    cudaEventDestroy (tables->uploaded);
   tables->dev_tables = NULL;
   tables->host_tables = NULL;
+  tables->uploaded = NULL;
   free_grid (&tables->grid);
 }
 
@@ -333,6 +337,9 @@ alloc_tables (Tables * tables)
   if (err == cudaSuccess)
     err = cudaHostAlloc ((void **) &tables->host_tables, bytes,
         cudaHostAllocPortable);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&tables->uploaded,
+        cudaEventDisableTiming);
   return err;
 }
 
@@ -502,12 +509,18 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
 /* Fills @tables for the parameters and enqueues their upload on @stream:
  * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
  * floats at most, far less than the bilateral tables' maximum that the
- * buffers are sized for). */
+ * buffers are sized for). The host copy is rewritten only once its last
+ * upload is done: frames in CUDA memory may leave with their work
+ * pending. */
 static cudaError_t
 update_tables (Tables * tables, CbfMode mode, gint diameter,
     gdouble sigma_color, gdouble sigma_space, cudaStream_t stream)
 {
   gsize n_floats;
+  cudaError_t err = cudaEventSynchronize (tables->uploaded);
+
+  if (err != cudaSuccess)
+    return err;
 
   if (mode == CBF_MODE_GAUSSIAN) {
     gint ksize;
@@ -526,15 +539,17 @@ update_tables (Tables * tables, CbfMode mode, gint diameter,
         tables->host_tables, tables->dev_tables);
     n_floats = cbf_bilateral_tables_len (radius);
   }
-  return cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
+  err = cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
       n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (tables->uploaded, stream);
+  return err;
 }
 
 /* Once per frame: after a property change, rebuilds the tables and
- * enqueues their upload ahead of the frame's kernels, on the same stream.
- * The host copy is only rewritten after the previous frame's
- * synchronisation, so the copy reads stable data, and all bands of a frame
- * use one set of parameters. The tables' buffers are made by the first
+ * enqueues their upload ahead of the frame's kernels, on the same stream
+ * (update_tables keeps the host copy until its upload is done), so all
+ * bands of a frame use one set of parameters. The tables' buffers are made by the first
  * frame, sized for any parameters; the grid's and the mask's when they are
  * first needed or grow. What cannot be made is an element error for this
  * frame, and the next frame tries again. */
