@@ -1,10 +1,13 @@
 /* cudabilateral on frames in CUDA memory (memory:CUDAMemory, GStreamer's
  * GstCudaMemory): cudaupload ! cudabilateral ! cudadownload gives the very
  * bytes the system-memory path gives, and the C reference within +-1; two
- * cudabilateral
- * in a row share one CUDA context with cudaupload, and a cuda-device-id
- * that does not exist is a clear error. Exits 77 without a CUDA device or
- * without GStreamer's nvcodec elements. */
+ * cudabilateral in a row share one CUDA context with cudaupload; without
+ * a capsfilter, cudaupload ! cudabilateral ! cudadownload, two filters in
+ * a row and nvh264dec ! cudabilateral negotiate CUDA memory; since
+ * GStreamer 1.24, a frame whose producer's work is still pending on the
+ * producer's own stream is waited for; and a cuda-device-id that does not
+ * exist is a clear error. Exits 77 without a CUDA device or without
+ * GStreamer's nvcodec elements. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -13,6 +16,12 @@
 
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/video/video.h>
+
+#include "reference.h"
 
 #define CUDA_CAPS(format) \
     "video/x-raw(memory:CUDAMemory),format=" format
@@ -227,6 +236,186 @@ GST_START_TEST (test_two_filters_share_a_context)
 
 GST_END_TEST;
 
+/* Runs @description to EOS and checks that the element(s) named in @names
+ * negotiated CUDA memory. */
+static void
+assert_pipeline_in_cuda_memory (const gchar * description,
+    const gchar * const *names)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (description, &error);
+  GstBus *bus;
+  GstMessage *msg;
+  guint i;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  msg = gst_bus_timed_pop_filtered (bus, 60 * GST_SECOND,
+      GST_MESSAGE_ERROR | GST_MESSAGE_EOS);
+  fail_unless (msg != NULL, "%s: no EOS in 60 s", description);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+    gst_message_parse_error (msg, &error, NULL);
+    fail ("%s: %s", description, error->message);
+  }
+  gst_message_unref (msg);
+  for (i = 0; names[i]; i++) {
+    GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), names[i]);
+
+    fail_unless (e != NULL);
+    assert_cuda_caps (e);
+    gst_object_unref (e);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+/* Where the user means the GPU, frames stay on it without a capsfilter:
+ * the element answers caps queries with CUDA memory first. */
+GST_START_TEST (test_negotiates_cuda_memory)
+{
+  static const gchar *one[] = { "f", NULL }, *two[] = { "a", "b", NULL };
+  GstElementFactory *dec = gst_element_factory_find ("nvh264dec");
+
+  assert_pipeline_in_cuda_memory ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=NV12,width=160,height=90 ! cudaupload ! "
+      "cudabilateral name=f ! cudadownload ! fakesink", one);
+  assert_pipeline_in_cuda_memory ("videotestsrc num-buffers=3 ! "
+      "video/x-raw,format=RGBA,width=160,height=90 ! cudaupload ! "
+      "cudabilateral name=a ! cudabilateral name=b ! cudadownload ! "
+      "videoconvert ! fakesink", two);
+  if (dec) {
+    gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+        "h264parse ! nvh264dec ! cudabilateral name=f ! cudadownload ! "
+        "fakesink", CBF_DEFAULT_CLIP);
+
+    if (g_file_test (CBF_DEFAULT_CLIP, G_FILE_TEST_EXISTS))
+      assert_pipeline_in_cuda_memory (desc, one);
+    g_free (desc);
+    gst_object_unref (dec);
+  }
+}
+
+GST_END_TEST;
+
+#if GST_CHECK_VERSION (1, 24, 0)
+/* An upstream that leaves its work pending on a stream of its own, as
+ * GStreamer 1.24's CUDA elements do: its frame is written by a copy queued
+ * behind about 20 ms of other work on that stream, and pushed at once
+ * (TRANSFER_NEED_SYNC). The element must wait for it: the output is the
+ * reference of the frame, not of the zeros the memory held before. A frame
+ * goes through first, so that the element's first-frame allocations
+ * (which synchronise the device) are done. */
+GST_START_TEST (test_waits_for_upstream_stream)
+{
+  const gint w = 1920, h = 1080;
+  Params p = { 5, 30, 3, FALSE };
+  GstCaps *caps = caps_for ("RGBA", w, h);
+  GstHarness *harness = gst_harness_new ("cudabilateral");
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstCudaContext *ctx = NULL;
+  GstContext *context = NULL;
+  GstCudaStream *stream;
+  GstBufferPool *pool;
+  GstStructure *config;
+  GstBuffer *buf, *out;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  Channel in[4], result[4], expected[3];
+  guint8 *host, *busy;
+  cudaStream_t s;
+  gint x, y, i;
+  guint c;
+
+  gst_caps_set_features (caps, 0, gst_caps_features_new ("memory:CUDAMemory",
+          NULL));
+  params_apply (harness->element, &p);
+  gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
+  fail_unless (gst_element_query (harness->element, query));
+  gst_query_parse_context (query, &context);
+  fail_unless (gst_structure_get (gst_context_get_structure (context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &ctx, NULL));
+  gst_query_unref (query);
+
+  /* Upstream: a pool of the element's context on a stream of its own. */
+  stream = gst_cuda_stream_new (ctx);
+  fail_unless (stream != NULL);
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  pool = gst_cuda_buffer_pool_new (ctx);
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_set_cuda_stream (config, stream);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  {
+    GstBuffer *warm;
+
+    fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &warm,
+            NULL), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_push_and_pull (harness, warm));
+  }
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+
+  channels_for_format ("RGBA", w, h, 77, in);
+  fail_unless (cudaMallocHost ((void **) &host, (gsize) w * h * 4) ==
+      cudaSuccess);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      for (c = 0; c < 4; c++)
+        host[((gsize) y * w + x) * 4 + c] = in[c].data[(gsize) y * w + x];
+
+  fail_unless (gst_cuda_context_push (ctx));
+  s = (cudaStream_t) gst_cuda_stream_get_handle (stream);
+  fail_unless (cudaMalloc ((void **) &busy, 1 << 30) == cudaSuccess);
+  fail_unless (gst_video_frame_map (&frame, &info, buf,
+          GST_MAP_WRITE | GST_MAP_CUDA));
+  fail_unless (cudaMemset2D (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), 0, (gsize) w * 4, h) ==
+      cudaSuccess);
+  for (i = 0; i < 60; i++)
+    fail_unless (cudaMemsetAsync (busy, i, 1 << 30, s) == cudaSuccess);
+  fail_unless (cudaMemcpy2DAsync (GST_VIDEO_FRAME_PLANE_DATA (&frame, 0),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), host, (gsize) w * 4,
+          (gsize) w * 4, h, cudaMemcpyHostToDevice, s) == cudaSuccess);
+  gst_video_frame_unmap (&frame);
+  gst_cuda_context_pop (NULL);
+  fail_unless (GST_MEMORY_FLAG_IS_SET (gst_buffer_peek_memory (buf, 0),
+          GST_CUDA_MEMORY_TRANSFER_NEED_SYNC));
+
+  out = gst_harness_push_and_pull (harness, buf);
+  fail_unless (out != NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (c = 0; c < 4; c++)
+    result[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  fail_unless_equals_int (channels_reference_for_format (&info, in, &p,
+          expected), 3);
+  for (c = 0; c < 3; c++)
+    assert_channel_matches (&result[c], &expected[c], 1,
+        "a frame still being written upstream", "RGBA", c);
+
+  gst_buffer_unref (out);
+  fail_unless (gst_cuda_context_push (ctx));
+  cudaStreamSynchronize (s);
+  cudaFree (busy);
+  cudaFreeHost (host);
+  gst_cuda_context_pop (NULL);
+  channels_free (in, 4);
+  channels_free (result, 4);
+  channels_free (expected, 3);
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_cuda_stream_unref (stream);
+  gst_object_unref (ctx);
+  gst_caps_unref (caps);
+  gst_harness_teardown (harness);
+}
+
+GST_END_TEST;
+#endif
+
 /* A device that does not exist, on the CUDA-memory path too: an element
  * error that names it, and no hang. */
 GST_START_TEST (test_bad_device_id)
@@ -266,6 +455,10 @@ cuda_memory_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_memory_equals_reference);
   tcase_add_test (tc, test_two_filters_share_a_context);
+  tcase_add_test (tc, test_negotiates_cuda_memory);
+#if GST_CHECK_VERSION (1, 24, 0)
+  tcase_add_test (tc, test_waits_for_upstream_stream);
+#endif
   tcase_add_test (tc, test_bad_device_id);
   return s;
 }
