@@ -30,18 +30,7 @@ if ninja -C build-asan >/dev/null; then
 else
   echo "error: the sanitizer build failed" >&2; status=1
 fi
-python3 - build/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json \
-  build-asan/meson-logs/testlog-sanitizers.json <<'PY'
-import json, os, sys
-counts = {"passed": 0, "failed": 0, "skipped": 0}
-for path in sys.argv[1:]:
-    if not os.path.exists(path):
-        continue
-    with open(path) as f:
-        for line in f:
-            result = json.loads(line)["result"]
-            key = {"OK": "passed", "SKIP": "skipped", "EXPECTEDFAIL": "passed"}.get(result, "failed")
-            counts[key] += 1
-print(f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped")
-PY
+python3 tools/count-tests.py build/meson-logs/testlog.json \
+  build/meson-logs/testlog-valgrind.json \
+  build-asan/meson-logs/testlog-sanitizers.json
 exit $status
