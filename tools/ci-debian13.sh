@@ -16,12 +16,13 @@ packages="meson ninja-build pkg-config gcc g++ python3 libglib2.0-dev
 
 if [ ! -x "$root/usr/bin/meson" ]; then
   # The archive apt here uses (a Debian 12 machine's sources).
-  mirror=$(grep -hoE '^(URIs:|deb) +[^ ]+/debian/?( |$)' \
-    /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null |
-    head -n 1 | awk '{print $2}')
+  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
+    grep -oE '^(URIs:|deb) +[^ ]+/debian/?( |$)' | head -n 1 |
+    awk '{print $2}' || true)
   [ -n "$mirror" ] || { echo "error: no Debian archive in apt's sources" >&2; exit 1; }
   command -v debootstrap >/dev/null || {
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }
+  echo "Making a Debian 13 root in $root"
   debootstrap --variant=minbase trixie "$root" "$mirror" >/dev/null
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   chroot "$root" sh -c "apt-get update -q >/dev/null &&
