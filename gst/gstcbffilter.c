@@ -25,9 +25,10 @@
  *
  * Frames in CUDA memory (caps feature memory:CUDAMemory, GStreamer's
  * GstCudaMemory) take none of that: the kernel reads and writes the
- * buffers' own device memory, on the compute stream, synchronised once
- * before the buffer goes downstream (what GStreamer 1.22's CUDA elements
- * expect of each other). Either way all CUDA work runs in the element's
+ * buffers' own device memory, on the memory stream; with GStreamer 1.22
+ * the frame is finished before the buffer goes downstream (what its CUDA
+ * elements expect of each other), since 1.24 it leaves with the work
+ * pending on that stream (see finish_frame). Either way all CUDA work runs in the element's
  * GstCudaContext, shared with the pipeline's other CUDA elements through
  * the context query and message, and pushed on the calling thread around
  * each piece of work (the CUDA runtime then uses it). */

@@ -51,7 +51,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  * memory offered upstream and used downstream where allowed, and the
  * asynchronous upload, filter, download sequence, overlapped in bands; for
  * frames in CUDA memory (memory:CUDAMemory), GstCudaBufferPools and the
- * buffers' own device memory. One synchronisation per frame.
+ * buffers' own device memory (finished before they leave with GStreamer
+ * 1.22, handed on with the work pending since 1.24).
  */
 struct _GstCbfFilterClass
 {
