@@ -40,13 +40,19 @@
 #include "gstcbffilter.h"
 #include "gstcbfpinnedallocator.h"
 
+#if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+#endif
 #include "cbfframeplan.h"
 
 #include <string.h>
+
+/* GStreamer 1.24's CUDA memory carries the stream its work is on. */
+#define CBF_HAVE_CUDA_STREAMS \
+    (CBF_HAVE_CUDA_MEMORY && GST_CHECK_VERSION (1, 24, 0))
 
 GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 #define GST_CAT_DEFAULT gst_cbf_filter_debug
@@ -94,7 +100,7 @@ typedef struct
   /* From start (or a context of the pipeline's) to stop, under the object
    * lock where threads other than the streaming one read it (the context
    * query, set_context); running: between a successful start and stop. */
-  GstCudaContext *context;
+  CbfContext *context;
   gboolean running;
   gint refused_height;          /* of the last caps refused for it */
 
@@ -108,7 +114,7 @@ typedef struct
    * on their buffers, so that the output goes downstream with the work on
    * it still pending; before, the compute stream. */
   cudaStream_t memory_stream;
-#if GST_CHECK_VERSION (1, 24, 0)
+#if CBF_HAVE_CUDA_STREAMS
   GstCudaStream *cuda_stream;
 #endif
   cudaEvent_t input_ready;      /* upstream's work on an input frame */
@@ -161,7 +167,7 @@ gst_cbf_filter_push_context (GstCbfFilter * self)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
 
-  if (!priv->context || !gst_cuda_context_push (priv->context)) {
+  if (!priv->context || !cbf_context_push (priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Cannot make the CUDA context of device %d current.", priv->device),
         (NULL));
@@ -173,7 +179,7 @@ gst_cbf_filter_push_context (GstCbfFilter * self)
 void
 gst_cbf_filter_pop_context (G_GNUC_UNUSED GstCbfFilter * self)
 {
-  gst_cuda_context_pop (NULL);
+  cbf_context_pop ();
 }
 
 static void
@@ -214,7 +220,7 @@ destroy_streams (GstCbfFilterPrivate * priv)
   if (priv->frame_done)
     cudaEventDestroy (priv->frame_done);
   priv->input_ready = priv->frame_done = NULL;
-#if GST_CHECK_VERSION (1, 24, 0)
+#if CBF_HAVE_CUDA_STREAMS
   if (priv->cuda_stream)
     gst_clear_cuda_stream (&priv->cuda_stream);
 #endif
@@ -237,6 +243,7 @@ synchronize_all (GstCbfFilterPrivate * priv)
   cudaStreamSynchronize (priv->download_stream);
 }
 
+#if CBF_HAVE_CUDA_MEMORY
 /* Takes the CUDA context in @context if the element has none yet and it is
  * of @device_id's device (-1: any). */
 static void
@@ -298,28 +305,27 @@ find_pipeline_context (GstCbfFilter * self, gint device_id)
             GST_CUDA_CONTEXT_TYPE));
 }
 
-/* The pipeline's CUDA context, else one made here and announced to the
- * others (have-context). A context made here wraps the device's primary
- * context, which the process creates once: a new CUDA context per element
- * would cost a driver initialisation and a load of the kernels each time
- * the element starts. */
+#endif
+
+/* The pipeline's CUDA context, else one made here on the device's primary
+ * context (see cbf_context_new_primary) and announced to the others
+ * (have-context). Built without GStreamer's CUDA library, there is nothing
+ * to share: always the primary context. */
 static gboolean
 ensure_context (GstCbfFilter * self, gint device_id)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
   gint device = MAX (device_id, 0);
-  GstCudaContext *made = NULL;
-  CUcontext primary = NULL;
-  CUdevice handle;
+  CbfContext *made;
   cudaError_t err;
 
+#if CBF_HAVE_CUDA_MEMORY
   find_pipeline_context (self, device_id);
   if (have_context (self))
     return TRUE;
+#endif
 
-  err = cbf_cuda_primary_context (device, &primary);
-  if (err == cudaSuccess && CuDeviceGet (&handle, device) == CUDA_SUCCESS)
-    made = gst_cuda_context_new_wrapped (primary, handle);
+  made = cbf_context_new_primary (device, &err);
   if (!made) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("Cannot set up a CUDA context on device %d.", device),
@@ -327,12 +333,13 @@ ensure_context (GstCbfFilter * self, gint device_id)
     return FALSE;
   }
   GST_OBJECT_LOCK (self);
-  gst_object_replace ((GstObject **) & priv->context, GST_OBJECT (made));
+  priv->context = made;
   GST_OBJECT_UNLOCK (self);
+#if CBF_HAVE_CUDA_MEMORY
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_have_context (GST_OBJECT (self),
           gst_context_new_cuda_context (made)));
-  gst_object_unref (made);
+#endif
   return TRUE;
 }
 
@@ -342,7 +349,7 @@ static void
 release_device (GstCbfFilter * self)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
-  GstCudaContext *context;
+  CbfContext *context;
 
   if (priv->download_stream && gst_cbf_filter_push_context (self)) {
     synchronize_all (priv);
@@ -356,7 +363,8 @@ release_device (GstCbfFilter * self)
   priv->context = NULL;
   priv->running = FALSE;
   GST_OBJECT_UNLOCK (self);
-  gst_clear_object (&context);
+  if (context)
+    cbf_context_unref (context);
 }
 
 static gboolean
@@ -387,6 +395,7 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
 
+#if CBF_HAVE_CUDA_MEMORY
   /* GStreamer's CUDA library drives the driver API, loaded at run time. */
   if (!gst_cuda_load_library ()) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
@@ -395,9 +404,10 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     return FALSE;
   }
   gst_cuda_memory_init_once ();
+#endif
   if (!ensure_context (self, device_id))
     goto failed;
-  g_object_get (priv->context, "cuda-device-id", &priv->device, NULL);
+  priv->device = cbf_context_device (priv->context);
   priv->pinned_allocator = gst_cbf_pinned_allocator_new (priv->context);
   if (!gst_cbf_filter_push_context (self))
     goto failed;
@@ -409,7 +419,7 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     err = cudaStreamCreateWithFlags (&priv->compute_stream,
         cudaStreamNonBlocking);
   priv->memory_stream = priv->compute_stream;
-#if GST_CHECK_VERSION (1, 24, 0)
+#if CBF_HAVE_CUDA_STREAMS
   if (err == cudaSuccess) {
     priv->cuda_stream = gst_cuda_stream_new (priv->context);
     if (priv->cuda_stream)
@@ -461,12 +471,16 @@ gst_cbf_filter_stop (GstBaseTransform * trans)
 }
 
 static gboolean
-caps_are_cuda_memory (GstCaps * caps)
+caps_are_cuda_memory (G_GNUC_UNUSED GstCaps * caps)
 {
+#if CBF_HAVE_CUDA_MEMORY
   GstCapsFeatures *features = gst_caps_get_features (caps, 0);
 
   return features && gst_caps_features_contains (features,
       GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+#else
+  return FALSE;
+#endif
 }
 
 /* Device and staging buffers for frames in system memory, and the band
@@ -594,10 +608,11 @@ plane_span (const PlaneBuffers * pb, gsize stride)
 }
 
 /* Where the planes of @buf lie (@offset, @stride), by its video meta or by
- * @info's default layout. Returns NULL if they lie inside the buffer, else
- * what is wrong, for an error message (to free). */
+ * @info's default layout, in system or CUDA memory alike. Returns NULL if
+ * they lie inside the buffer, else what is wrong, for an error message (to
+ * free). */
 static gchar *
-host_frame_layout (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
+frame_layout (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
     GstBuffer * buf, gsize * offset, gint * stride)
 {
   GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
@@ -689,7 +704,7 @@ host_frame_map (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
   guint p, m;
 
   memset (frame, 0, sizeof (*frame));
-  *why = host_frame_layout (priv, info, buf, offset, stride);
+  *why = frame_layout (priv, info, buf, offset, stride);
   if (*why)
     return FALSE;
   for (p = 0; p < priv->n_planes; p++) {
@@ -940,6 +955,8 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
 /* ------------------------------------------------------------------ */
 /* Frames in CUDA memory */
 
+#if CBF_HAVE_CUDA_MEMORY
+
 /* Whether @buf is one GstCudaMemory of the element's context, which its
  * kernels can use directly. */
 static gboolean
@@ -966,7 +983,7 @@ planes_of_cuda_frame (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
   }
 }
 
-#if GST_CHECK_VERSION (1, 24, 0)
+#if CBF_HAVE_CUDA_STREAMS
 static cudaStream_t
 stream_of (GstMemory * mem)
 {
@@ -1048,6 +1065,9 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   CbfPlane in[GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
   GstVideoFrame in_frame, out_frame;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  gchar *why;
   GstFlowReturn ret;
   cudaError_t err;
   gint halo_rows;
@@ -1058,6 +1078,25 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
             "memory:CUDAMemory caps promise."),
         ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, inbuf,
             outbuf));
+    return GST_FLOW_ERROR;
+  }
+  /* The kernels read and write every row the caps describe, so memory
+   * that ends early (GStreamer 1.24's CUDA allocator gives NV21 of odd
+   * height one chroma row too few) is refused, never overrun. */
+  why = frame_layout (priv, &vfilter->in_info, inbuf, offset, stride);
+  if (why) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer cannot be filtered: %s.", why),
+        ("%" GST_PTR_FORMAT, inbuf));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+  why = frame_layout (priv, &vfilter->out_info, outbuf, offset, stride);
+  if (why) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Output buffer cannot be written: %s.", why),
+        ("%" GST_PTR_FORMAT, outbuf));
+    g_free (why);
     return GST_FLOW_ERROR;
   }
   if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
@@ -1096,6 +1135,7 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   gst_video_frame_unmap (&in_frame);
   return ret;
 }
+#endif
 
 /* Caps the kernels cannot launch for (taller than CBF_MAX_HEIGHT rows) are
  * outside the pad templates, so negotiation refuses them, never a frame;
@@ -1150,14 +1190,17 @@ gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
 
   if (!gst_cbf_filter_push_context (self))
     return GST_FLOW_ERROR;
+#if CBF_HAVE_CUDA_MEMORY
   if (PRIV (self)->cuda_memory)
     ret = transform_cuda_memory (self, inbuf, outbuf);
   else
+#endif
     ret = transform_system_memory (self, inbuf, outbuf);
   gst_cbf_filter_pop_context (self);
   return ret;
 }
 
+#if CBF_HAVE_CUDA_MEMORY
 /* The pipeline's CUDA context, taken before start only: streams and
  * buffers made in one context cannot move to another. */
 static void
@@ -1239,6 +1282,7 @@ gst_cbf_filter_query (GstBaseTransform * trans, GstPadDirection direction,
   return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->query (trans,
       direction, query);
 }
+#endif
 
 /* Controlled properties (GstController) take their value for this frame's
  * stream time before it is filtered. */
@@ -1269,13 +1313,14 @@ new_pinned_pool (GstAllocator * allocator, GstCaps * caps, guint size)
   return pool;
 }
 
+#if CBF_HAVE_CUDA_MEMORY
 /* Since 1.24: buffers of a CUDA pool the element configures are on its
  * memory stream, unless the pool has a stream already (downstream's). */
 static void
 config_set_stream (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
     G_GNUC_UNUSED GstStructure * config)
 {
-#if GST_CHECK_VERSION (1, 24, 0)
+#if CBF_HAVE_CUDA_STREAMS
   GstCudaStream *stream = gst_buffer_pool_config_get_cuda_stream (config);
 
   if (stream)
@@ -1283,6 +1328,67 @@ config_set_stream (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
   else if (priv->cuda_stream)
     gst_buffer_pool_config_set_cuda_stream (config, priv->cuda_stream);
 #endif
+}
+
+/* The caps a CUDA pool is configured with for frames of @caps. GStreamer's
+ * CUDA allocator (1.24 and later) rounds the height of NV12 up to even
+ * before it sizes the chroma plane but not that of NV21, which it leaves
+ * one chroma row short at odd heights; such pools are asked for one row
+ * more, which their buffers' video meta then describes (a frame larger than
+ * the caps' is a valid layout). */
+static GstCaps *
+cuda_pool_caps (GstCaps * caps)
+{
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, caps) ||
+      GST_VIDEO_INFO_FORMAT (&info) != GST_VIDEO_FORMAT_NV21 ||
+      GST_VIDEO_INFO_HEIGHT (&info) % 2 == 0)
+    return gst_caps_ref (caps);
+  caps = gst_caps_copy (caps);
+  gst_caps_set_simple (caps, "height", G_TYPE_INT,
+      GST_VIDEO_INFO_HEIGHT (&info) + 1, NULL);
+  return caps;
+}
+
+/* Configures @config of a CUDA pool for frames of @caps. */
+static void
+config_set_cuda_params (GstCbfFilterPrivate * priv, GstStructure * config,
+    GstCaps * caps, guint size, guint min, guint max)
+{
+  GstCaps *pool_caps = cuda_pool_caps (caps);
+
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, pool_caps, size, min, max);
+  config_set_stream (priv, config);
+  gst_caps_unref (pool_caps);
+}
+
+/* GstBaseTransform configures the output pool again with the caps
+ * themselves; where they need a taller pool (cuda_pool_caps), it is
+ * configured once more. */
+static gboolean
+keep_cuda_pool_caps (GstCbfFilterPrivate * priv, GstQuery * query,
+    GstCaps * caps)
+{
+  GstCaps *pool_caps = cuda_pool_caps (caps);
+  GstBufferPool *pool = NULL;
+  gboolean ok = TRUE;
+
+  if (pool_caps != caps && gst_query_get_n_allocation_pools (query) > 0) {
+    guint size, min, max;
+
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
+    if (pool) {
+      GstStructure *config = gst_buffer_pool_get_config (pool);
+
+      config_set_cuda_params (priv, config, caps, size, min, max);
+      ok = gst_buffer_pool_set_config (pool, config);
+      gst_object_unref (pool);
+    }
+  }
+  gst_caps_unref (pool_caps);
+  return ok;
 }
 
 /* A pool of GstCudaMemory of the element's context (pitched device
@@ -1298,9 +1404,7 @@ new_cuda_pool (GstCbfFilterPrivate * priv, GstCaps * caps, guint size,
     return NULL;
   pool = gst_cuda_buffer_pool_new (priv->context);
   config = gst_buffer_pool_get_config (pool);
-  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  config_set_stream (priv, config);
+  config_set_cuda_params (priv, config, caps, size, min, max);
   if (!gst_buffer_pool_set_config (pool, config)) {
     gst_object_unref (pool);
     return NULL;
@@ -1345,10 +1449,7 @@ decide_cuda_allocation (GstBaseTransform * trans, GstQuery * query)
   if (pool) {
     GstStructure *config = gst_buffer_pool_get_config (pool);
 
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-    gst_buffer_pool_config_set_params (config, caps, size, min, max);
-    config_set_stream (priv, config);
+    config_set_cuda_params (priv, config, caps, size, min, max);
     if (!gst_buffer_pool_set_config (pool, config))
       gst_clear_object (&pool);
   }
@@ -1364,8 +1465,10 @@ decide_cuda_allocation (GstBaseTransform * trans, GstQuery * query)
   gst_object_unref (pool);
   GST_DEBUG_OBJECT (trans, "output into CUDA memory");
   return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)
-      ->decide_allocation (trans, query);
+      ->decide_allocation (trans, query) &&
+      keep_cuda_pool_caps (priv, query, caps);
 }
+#endif
 
 /* Offer upstream a pool of pinned buffers (at most MAX_PINNED_POOL_BUFFERS),
  * so that its frames reach the GPU by DMA without a staging copy. */
@@ -1382,6 +1485,7 @@ gst_cbf_filter_propose_allocation (GstBaseTransform * trans,
   if (!caps || !gst_video_info_from_caps (&info, caps))
     return FALSE;
 
+#if CBF_HAVE_CUDA_MEMORY
   if (caps_are_cuda_memory (caps)) {
     if (gst_query_get_n_allocation_pools (query) == 0) {
       GstBufferPool *pool = new_cuda_pool (PRIV (GST_CBF_FILTER (trans)),
@@ -1394,7 +1498,9 @@ gst_cbf_filter_propose_allocation (GstBaseTransform * trans,
       gst_query_add_allocation_pool (query, pool, size, 0, 0);
       gst_object_unref (pool);
     }
-  } else if (pinned && gst_query_get_n_allocation_pools (query) == 0) {
+  } else
+#endif
+  if (pinned && gst_query_get_n_allocation_pools (query) == 0) {
     GstBufferPool *pool = need_pool ? new_pinned_pool (pinned, caps,
         info.size) : NULL;
 
@@ -1436,8 +1542,10 @@ gst_cbf_filter_decide_allocation (GstBaseTransform * trans, GstQuery * query)
   guint size = 0, min = 0, max = 0;
   gboolean keep_downstream = FALSE;
 
+#if CBF_HAVE_CUDA_MEMORY
   if (PRIV (GST_CBF_FILTER (trans))->cuda_memory)
     return decide_cuda_allocation (trans, query);
+#endif
 
   if (gst_query_get_n_allocation_pools (query) > 0) {
     gst_query_parse_nth_allocation_pool (query, 0, &pool, &size, &min, &max);
@@ -1520,7 +1628,8 @@ gst_cbf_filter_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_cbf_filter_dispose (GObject * object)
 {
-  gst_clear_object (&PRIV (GST_CBF_FILTER (object))->context);
+  g_clear_pointer (&PRIV (GST_CBF_FILTER (object))->context,
+      cbf_context_unref);
   G_OBJECT_CLASS (gst_cbf_filter_parent_class)->dispose (object);
 }
 
@@ -1528,7 +1637,7 @@ static void
 gst_cbf_filter_class_init (GstCbfFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  G_GNUC_UNUSED GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
 
@@ -1561,8 +1670,10 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
+#if CBF_HAVE_CUDA_MEMORY
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cbf_filter_query);
   element_class->set_context = GST_DEBUG_FUNCPTR (gst_cbf_filter_set_context);
+#endif
   /* Never pass a frame through unfiltered. */
   trans_class->passthrough_on_same_caps = FALSE;
   trans_class->transform_ip_on_passthrough = FALSE;

@@ -15,10 +15,6 @@
 #include <gst/video/gstvideofilter.h>
 #include <cuda_runtime_api.h>
 
-#ifndef GST_USE_UNSTABLE_API
-#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
-#endif
-
 #include "bilateral.h"
 
 G_BEGIN_DECLS

@@ -23,7 +23,7 @@ struct _GstCbfPinnedAllocator
 {
   GstAllocator parent;
 
-  GstCudaContext *context;
+  CbfContext *context;
 };
 
 typedef struct
@@ -57,14 +57,14 @@ gst_cbf_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
   void *block = NULL;
   cudaError_t err;
 
-  if (!gst_cuda_context_push (self->context)) {
+  if (!cbf_context_push (self->context)) {
     GST_WARNING_OBJECT (allocator, "cannot make the CUDA context current");
     return NULL;
   }
   /* cudaHostAlloc returns page-aligned memory, which satisfies any alignment
    * GStreamer asks for up to a page. Portable: usable from every context. */
   err = cudaHostAlloc (&block, maxsize, cudaHostAllocPortable);
-  gst_cuda_context_pop (NULL);
+  cbf_context_pop ();
   if (err != cudaSuccess) {
     GST_WARNING_OBJECT (allocator, "cudaHostAlloc of %" G_GSIZE_FORMAT
         " bytes failed: %s", maxsize, cudaGetErrorString (err));
@@ -95,9 +95,9 @@ gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   if (mem->block) {
     cudaError_t err = cudaErrorDeviceUninitialized;
 
-    if (gst_cuda_context_push (self->context)) {
+    if (cbf_context_push (self->context)) {
       err = cudaFreeHost (mem->block);
-      gst_cuda_context_pop (NULL);
+      cbf_context_pop ();
     }
     if (err != cudaSuccess)
       GST_WARNING_OBJECT (allocator, "cudaFreeHost failed: %s",
@@ -170,7 +170,9 @@ pinned_mem_is_span (GstMemory * mem1, GstMemory * mem2, gsize * offset)
 static void
 gst_cbf_pinned_allocator_dispose (GObject * object)
 {
-  gst_clear_object (&GST_CBF_PINNED_ALLOCATOR (object)->context);
+  GstCbfPinnedAllocator *self = GST_CBF_PINNED_ALLOCATOR (object);
+
+  g_clear_pointer (&self->context, cbf_context_unref);
   G_OBJECT_CLASS (gst_cbf_pinned_allocator_parent_class)->dispose (object);
 }
 
@@ -202,13 +204,13 @@ gst_cbf_pinned_allocator_init (GstCbfPinnedAllocator * self)
 }
 
 GstAllocator *
-gst_cbf_pinned_allocator_new (GstCudaContext * context)
+gst_cbf_pinned_allocator_new (CbfContext * context)
 {
   GstCbfPinnedAllocator *self;
 
-  g_return_val_if_fail (GST_IS_CUDA_CONTEXT (context), NULL);
+  g_return_val_if_fail (context != NULL, NULL);
   self = g_object_new (GST_TYPE_CBF_PINNED_ALLOCATOR, NULL);
-  self->context = gst_object_ref (context);
+  self->context = cbf_context_ref (context);
   return GST_ALLOCATOR_CAST (gst_object_ref_sink (self));
 }
 

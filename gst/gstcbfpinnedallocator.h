@@ -12,10 +12,7 @@
 
 #include <gst/gst.h>
 
-#ifndef GST_USE_UNSTABLE_API
-#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
-#endif
-#include <gst/cuda/gstcudacontext.h>
+#include "cbfcontext.h"
 
 G_BEGIN_DECLS
 
@@ -31,7 +28,7 @@ G_DECLARE_FINAL_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
  * around each call, whichever thread calls), so that no other context (the
  * primary one of device 0, say) is created for it. Its memory is portable:
  * every context can copy from it. */
-GstAllocator *gst_cbf_pinned_allocator_new (GstCudaContext * context);
+GstAllocator *gst_cbf_pinned_allocator_new (CbfContext * context);
 
 /* Whether the host range [@data, @data + @size) is page-locked memory the
  * CUDA copy engines can use directly, whoever allocated it. */

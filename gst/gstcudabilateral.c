@@ -108,7 +108,10 @@
 #include "cbfframeplan.h"
 #include "cbfmaskloader.h"
 
+#if CBF_HAVE_CUDA_MEMORY
+#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
 #include <gst/cuda/gstcudamemory.h>
+#endif
 
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define GST_CAT_DEFAULT gst_cuda_bilateral_debug
@@ -208,8 +211,12 @@ struct _GstCudaBilateral
 /* CUDA memory first: preferred where both sides can have it, so frames
  * that are on the GPU stay there. The element never changes the kind of
  * memory: cudaupload and cudadownload do. */
+#if CBF_HAVE_CUDA_MEMORY
 #define CAPS VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
     VIDEO_CAPS ("")
+#else
+#define CAPS VIDEO_CAPS ("")
+#endif
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));

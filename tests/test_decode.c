@@ -132,6 +132,7 @@ GST_START_TEST (test_decoded_nv12)
 
 GST_END_TEST;
 
+#if CBF_HAVE_CUDA_MEMORY
 /* The first N_FRAMES frames @desc's appsink "sink" receives, mapped
  * channels of each. */
 static void
@@ -210,6 +211,7 @@ GST_START_TEST (test_decoded_cuda_memory)
 }
 
 GST_END_TEST;
+#endif
 
 static Suite *
 decode_suite (void)
@@ -220,7 +222,9 @@ decode_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_decoded_nv12);
+#if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_decoded_cuda_memory);
+#endif
   return s;
 }
 

@@ -1,0 +1,59 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#ifndef __CBF_CONTEXT_H__
+#define __CBF_CONTEXT_H__
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/gst.h>
+#include <cuda_runtime_api.h>
+
+#if CBF_HAVE_CUDA_MEMORY
+#ifndef GST_USE_UNSTABLE_API
+#define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
+#endif
+#include <gst/cuda/gstcudacontext.h>
+#endif
+
+G_BEGIN_DECLS
+
+/* The CUDA context the element's work runs in. Built with GStreamer's CUDA
+ * library it is a GstCudaContext, which the element shares with the
+ * pipeline's other CUDA elements; built without (GStreamer 1.20, or the
+ * cuda-memory option disabled) it is a device's primary context, made
+ * current through the CUDA runtime. */
+#if CBF_HAVE_CUDA_MEMORY
+typedef GstCudaContext CbfContext;
+#else
+typedef struct _CbfContext CbfContext;
+#endif
+
+/* A context on the primary context of @device (the runtime's own, made
+ * once per process: a context per element would cost a driver
+ * initialisation and a load of the kernels each time it starts), or NULL
+ * with @err set. */
+CbfContext *cbf_context_new_primary (gint device, cudaError_t * err);
+
+CbfContext *cbf_context_ref (CbfContext * context);
+void cbf_context_unref (CbfContext * context);
+
+/* The device @context is on. */
+gint cbf_context_device (CbfContext * context);
+
+/* Makes @context current on the calling thread (FALSE if it cannot be),
+ * until cbf_context_pop. */
+gboolean cbf_context_push (CbfContext * context);
+void cbf_context_pop (void);
+
+G_END_DECLS
+
+#endif /* __CBF_CONTEXT_H__ */
