@@ -30,9 +30,12 @@
 #include "bilateral.h"
 #include "cbfframeplan.h"
 
+#if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#endif
 
 #define SIGMA_COLOR 30.0
 #define SIGMA_SPACE 5.0
@@ -232,7 +235,8 @@ load_npp (void)
     {
       int major, minor, build;
     } *(*VersionFunc) (void);
-    VersionFunc version = (VersionFunc) dlsym (RTLD_DEFAULT, "nppGetLibVersion");
+    /* In libnppc, which the handle's dependency search reaches. */
+    VersionFunc version = (VersionFunc) dlsym (lib, "nppGetLibVersion");
     if (version) {
       g_snprintf (npp_version, sizeof (npp_version), "%d.%d.%d",
           version ()->major, version ()->minor, version ()->build);
@@ -984,6 +988,23 @@ probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
   return GST_PAD_PROBE_OK;
 }
 
+/* Output in CUDA memory counts once its GPU work is done. Since GStreamer
+ * 1.24 it may leave the element with that work still pending on its
+ * stream, which whatever reads it next (cudadownload, a display) waits
+ * for; waiting here too keeps the row comparable across versions. */
+static GstPadProbeReturn
+probe_out_gpu_done (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+#if CBF_HAVE_CUDA_MEMORY && GST_CHECK_VERSION (1, 24, 0)
+  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
+      0);
+
+  if (gst_is_cuda_memory (mem))
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
+  return probe_out (pad, info, data);
+}
+
 /* Arrival times at a sink, in order. */
 static GstPadProbeReturn
 probe_decoded (GstPad * pad G_GNUC_UNUSED,
@@ -1113,8 +1134,9 @@ proposed_pool (GstElement * src, GstCaps * caps, guint * size)
 /* A pool of CUDA memory in the CUDA context @element works in, so that its
  * frames reach it without a transfer. */
 static GstBufferPool *
-cuda_pool_of (GstElement * element)
+cuda_pool_of (G_GNUC_UNUSED GstElement * element)
 {
+#if CBF_HAVE_CUDA_MEMORY
   GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
   GstContext *context = NULL;
   GstCudaContext *cuda = NULL;
@@ -1130,6 +1152,9 @@ cuda_pool_of (GstElement * element)
   }
   gst_query_unref (query);
   return pool;
+#else
+  return NULL;
+#endif
 }
 
 /* Runs @desc (appsrc name=src ! … ! fakesink), timing buffers from the sink
@@ -1168,8 +1193,9 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   pad_out = gst_element_get_static_pad (e_last, "src");
   gst_pad_add_probe (pad_in, GST_PAD_PROBE_TYPE_BUFFER, probe_in, &probe,
       NULL);
-  gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER, probe_out, &probe,
-      NULL);
+  gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER,
+      frame_source == FRAMES_CUDA_POOL ? probe_out_gpu_done : probe_out,
+      &probe, NULL);
 
   caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, "RGBA",
       "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "framerate",
@@ -1397,7 +1423,9 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 {
   const char *filter = "cudabilateral name=f diameter=15 sigma-color=30 "
       "sigma-space=5";
-  gboolean have_nvcodec = gst_element_factory_find ("cudaupload") != NULL;
+  /* CUDA-memory rows need nvcodec and a plugin built with CUDA memory. */
+  gboolean have_nvcodec = CBF_HAVE_CUDA_MEMORY &&
+      gst_element_factory_find ("cudaupload") != NULL;
   guint s;
 
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
