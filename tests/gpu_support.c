@@ -157,7 +157,19 @@ push_and_read_channels (GstHarness * h, const gchar * format, gint width,
   GstBuffer *result = gst_harness_push_and_pull (h, buf);
   guint c;
 
-  fail_unless (result != NULL, "no output buffer");
+  if (!result) {
+    /* Say why, where the test gave the element a bus. */
+    GstBus *bus = gst_element_get_bus (h->element);
+    GstMessage *msg = bus ? gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) :
+        NULL;
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    if (msg)
+      gst_message_parse_error (msg, &error, &debug);
+    fail ("no output buffer for %dx%d %s: %s (%s)", width, height, format,
+        error ? error->message : "no error posted", debug ? debug : "");
+  }
   fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
     out[c] = read_component (&frame, c);
