@@ -22,6 +22,47 @@ gpu_test_have_device (void)
   return TRUE;
 }
 
+static const gchar *suite_name;
+
+Suite *
+test_suite_new (const gchar * name, guint timeout_s, TCase ** tc)
+{
+  Suite *s = suite_create (name);
+
+  *tc = tcase_create ("general");
+  if (timeout_s)
+    tcase_set_timeout (*tc, timeout_s);
+  suite_add_tcase (s, *tc);
+  suite_name = name;
+  return s;
+}
+
+int
+test_main (int argc, char **argv, TestNeeds needs,
+    const gchar * const *elements, Suite * (*make_suite) (void),
+    const gchar * file)
+{
+  Suite *suite;
+  guint i;
+
+  if (needs == TEST_NEEDS_GPU && !gpu_test_have_device ())
+    return 77;
+  /* CUDA does not survive fork (): every test runs in this process. */
+  g_setenv ("CK_FORK", "no", TRUE);
+  gst_check_init (&argc, &argv);
+  for (i = 0; elements[i]; i++) {
+    GstElementFactory *f = gst_element_factory_find (elements[i]);
+
+    if (!f) {
+      g_print ("SKIP: no %s element\n", elements[i]);
+      return 77;
+    }
+    gst_object_unref (f);
+  }
+  suite = make_suite ();
+  return gst_check_run_suite (suite, suite_name, file);
+}
+
 void
 gpu_test_poison_output_pool (GstElement * element)
 {

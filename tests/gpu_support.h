@@ -4,6 +4,7 @@
 #define CBF_TEST_GPU_SUPPORT_H
 
 #include <gst/gst.h>
+#include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
@@ -11,6 +12,34 @@
  * 77, "skipped"). If so, makes check run the tests in this process: CUDA
  * does not survive fork (). */
 gboolean gpu_test_have_device (void);
+
+/* A suite @name of one test case, "general", with a timeout of @timeout_s
+ * seconds (0: check's default), returned in @tc to add the tests to. */
+Suite *test_suite_new (const gchar * name, guint timeout_s, TCase ** tc);
+
+/* What a test program needs to run. */
+typedef enum
+{
+  TEST_NEEDS_NOTHING,           /* runs anywhere, in this process */
+  TEST_NEEDS_GPU,               /* a CUDA device, else skipped */
+} TestNeeds;
+
+/* The body of a test program's main (): exits 77 ("skipped") without what
+ * @needs asks for or without one of the GStreamer elements in @elements
+ * (NULL-terminated), else runs the suite @make_suite makes (made with
+ * test_suite_new) and returns check's verdict. */
+int test_main (int argc, char **argv, TestNeeds needs,
+    const gchar * const *elements, Suite * (*make_suite) (void),
+    const gchar * file);
+
+/* main () of a test program: TEST_MAIN (suite_func, TEST_NEEDS_GPU,
+ * "cudaupload", NULL) */
+#define TEST_MAIN(make_suite, needs, ...)                                   \
+  int main (int argc, char **argv)                                          \
+  {                                                                         \
+    static const gchar *const elements[] = { __VA_ARGS__ };                 \
+    return test_main (argc, argv, needs, elements, make_suite, __FILE__);   \
+  }
 
 /* Fills the output pool of @element (a negotiated GstBaseTransform) with
  * poison, so that a byte the element does not write shows up as a

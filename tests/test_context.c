@@ -178,22 +178,12 @@ GST_END_TEST;
 static Suite *
 context_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-context");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-context", 300, &tc);
 
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_own_context_only);
   tcase_add_test (tc, test_context_query_during_stop);
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (context_suite (), "cudabilateral-context",
-      __FILE__);
-}
+TEST_MAIN (context_suite, TEST_NEEDS_GPU, NULL);

@@ -556,11 +556,9 @@ GST_END_TEST;
 static Suite *
 cuda_memory_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-cuda-memory");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-cuda-memory", 600, &tc);
 
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_cuda_memory_equals_reference);
   tcase_add_test (tc, test_two_filters_share_a_context);
   tcase_add_test (tc, test_negotiates_cuda_memory);
@@ -572,24 +570,4 @@ cuda_memory_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  static const gchar *needed[] = { "cudaupload", "cudadownload" };
-  guint i;
-
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  for (i = 0; i < G_N_ELEMENTS (needed); i++) {
-    GstElementFactory *f = gst_element_factory_find (needed[i]);
-
-    if (!f) {
-      g_print ("SKIP: no %s element\n", needed[i]);
-      return 77;
-    }
-    gst_object_unref (f);
-  }
-  return gst_check_run_suite (cuda_memory_suite (), "cudabilateral-cuda-memory",
-      __FILE__);
-}
+TEST_MAIN (cuda_memory_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload", NULL);

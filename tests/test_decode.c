@@ -216,11 +216,9 @@ GST_END_TEST;
 static Suite *
 decode_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-decode");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-decode", 300, &tc);
 
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_decoded_nv12);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_decoded_cuda_memory);
@@ -228,36 +226,17 @@ decode_suite (void)
   return s;
 }
 
-static gboolean
-have_element (const gchar * name)
-{
-  GstElementFactory *f = gst_element_factory_find (name);
-
-  if (f)
-    gst_object_unref (f);
-  else
-    g_print ("SKIP: no %s element\n", name);
-  return f != NULL;
-}
-
 int
 main (int argc, char **argv)
 {
-  static const gchar *needed[] = { "qtdemux", "h264parse", "nvh264dec",
-    "cudadownload"
+  static const gchar *const elements[] = { "qtdemux", "h264parse",
+    "nvh264dec", "cudadownload", NULL
   };
-  guint i;
 
-  if (!gpu_test_have_device ())
-    return 77;
   if (!g_file_test (clip_path (), G_FILE_TEST_EXISTS)) {
     g_print ("SKIP: no test clip at %s (set CBF_TEST_CLIP)\n", clip_path ());
     return 77;
   }
-  gst_check_init (&argc, &argv);
-  for (i = 0; i < G_N_ELEMENTS (needed); i++)
-    if (!have_element (needed[i]))
-      return 77;
-  return gst_check_run_suite (decode_suite (), "cudabilateral-decode",
+  return test_main (argc, argv, TEST_NEEDS_GPU, elements, decode_suite,
       __FILE__);
 }

@@ -8,6 +8,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include "bilateral.h"
+#include "gpu_support.h"
 
 static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
   "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
@@ -438,10 +439,9 @@ GST_END_TEST;
 static Suite *
 element_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral", 0, &tc);
 
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_registration);
   tcase_add_test (tc, test_accept_caps);
   tcase_add_test (tc, test_properties);
@@ -450,11 +450,4 @@ element_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  /* CUDA does not survive fork(): run the tests in this process. */
-  g_setenv ("CK_FORK", "no", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (element_suite (), "cudabilateral", __FILE__);
-}
+TEST_MAIN (element_suite, TEST_NEEDS_NOTHING, NULL);

@@ -359,11 +359,9 @@ GST_END_TEST;
 static Suite *
 formats_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-formats");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-formats", 600, &tc);
 
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_golden_yuv);
   tcase_add_test (tc, test_golden_rgb3);
   tcase_add_test (tc, test_golden_gaussian_rgb3);
@@ -374,12 +372,4 @@ formats_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (formats_suite (), "cudabilateral-formats",
-      __FILE__);
-}
+TEST_MAIN (formats_suite, TEST_NEEDS_GPU, NULL);

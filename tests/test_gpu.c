@@ -982,11 +982,9 @@ GST_END_TEST;
 static Suite *
 gpu_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-gpu");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-gpu", 600, &tc);
 
-  tcase_set_timeout (tc, 600);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_golden_gray8);
   tcase_add_test (tc, test_golden_colour);
   tcase_add_test (tc, test_golden_gaussian);
@@ -1003,11 +1001,4 @@ gpu_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (gpu_suite (), "cudabilateral-gpu", __FILE__);
-}
+TEST_MAIN (gpu_suite, TEST_NEEDS_GPU, NULL);

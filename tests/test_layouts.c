@@ -438,23 +438,13 @@ GST_END_TEST;
 static Suite *
 layouts_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-layouts");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-layouts", 900, &tc);
 
-  tcase_set_timeout (tc, 900);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_every_layout);
   tcase_add_test (tc, test_large_and_prime);
   tcase_add_test (tc, test_too_small);
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (layouts_suite (), "cudabilateral-layouts",
-      __FILE__);
-}
+TEST_MAIN (layouts_suite, TEST_NEEDS_GPU, NULL);

@@ -339,11 +339,9 @@ GST_END_TEST;
 static Suite *
 mask_file_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-mask-file");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-mask-file", 120, &tc);
 
-  tcase_set_timeout (tc, 120);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_refused_files);
   tcase_add_test (tc, test_too_many_pixels);
   tcase_add_test (tc, test_widest_mask_positions);
@@ -353,12 +351,4 @@ mask_file_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  /* CUDA does not survive fork (): run the tests in this process. */
-  g_setenv ("CK_FORK", "no", TRUE);
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (mask_file_suite (), "cudabilateral-mask-file",
-      __FILE__);
-}
+TEST_MAIN (mask_file_suite, TEST_NEEDS_NOTHING, NULL);

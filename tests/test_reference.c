@@ -6,6 +6,7 @@
 #include "golden.h"
 #include "reference.h"
 #include "bilateral.h"
+#include "gpu_support.h"
 
 GST_START_TEST (test_reference_matches_opencv)
 {
@@ -175,11 +176,9 @@ GST_END_TEST;
 static Suite *
 reference_suite (void)
 {
-  Suite *s = suite_create ("reference");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("reference", 300, &tc);
 
-  tcase_set_timeout (tc, 300);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_reference_matches_opencv);
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_radius_rule);

@@ -872,11 +872,9 @@ GST_END_TEST;
 static Suite *
 reliability_suite (void)
 {
-  Suite *s = suite_create ("cudabilateral-reliability");
-  TCase *tc = tcase_create ("general");
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-reliability", 1800, &tc);
 
-  tcase_set_timeout (tc, 1800);
-  suite_add_tcase (s, tc);
   tcase_add_test (tc, test_bad_buffers);
   tcase_add_test (tc, test_huge_caps);
   tcase_add_test (tc, test_fault_then_recovery);
@@ -891,12 +889,4 @@ reliability_suite (void)
   return s;
 }
 
-int
-main (int argc, char **argv)
-{
-  if (!gpu_test_have_device ())
-    return 77;
-  gst_check_init (&argc, &argv);
-  return gst_check_run_suite (reliability_suite (),
-      "cudabilateral-reliability", __FILE__);
-}
+TEST_MAIN (reliability_suite, TEST_NEEDS_GPU, NULL);
