@@ -62,13 +62,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 /* Bands per frame: enough for the copies and the kernel to overlap well,
  * few enough that the per-band launch costs (a few microseconds each) stay
  * small: a band has at least MIN_BAND_ROWS rows and DEFAULT_BAND_BYTES
- * bytes (the environment variable GST_CBF_BAND_BYTES overrides the latter,
- * for tests and tuning). H100, 1080p RGBA d = 15 from the element's pinned
- * pool, frames/s in two rounds of the benchmark: 1 MiB (7 bands) 3079 /
- * 3198, 1.3 MB (6) 3346 / 3359, 1.5 MiB (5) 3793 / 3600 and 3540 / 3468,
- * 2 MB (4) 2769 / 2710, 2 MiB (3) 3224 / 3092 / 3044, 4 MiB (1) 2159 /
- * 2172; 4K (8 bands for all but 4 MiB's 7) within its run-to-run spread
- * (docs/performance-notes.md). */
+ * bytes, the size that measured fastest (design.md, "Bands, halos and
+ * events"); the environment variable GST_CBF_BAND_BYTES overrides it, for
+ * tests and tuning. */
 #define MAX_BANDS 8
 #define MIN_BAND_ROWS 64
 #define DEFAULT_BAND_BYTES (3 << 19)

@@ -135,7 +135,7 @@ def write_yuv_cases(image_dir):
     return len(lines) - 1
 
 
-# Gaussian mode (issue 6): (name, diameter, sigma_space), an even diameter
+# Gaussian mode: (name, diameter, sigma_space), an even diameter
 # (the next odd size), sizes derived from sigma, sigma derived from the size,
 # and both <= 0 (sigma taken as 1).
 GAUSSIAN_PARAMS = [

@@ -109,7 +109,7 @@ GST_START_TEST (test_radius_rule)
 
 GST_END_TEST;
 
-/* The Gaussian-mode reference (issue 6's mode=gaussian) against OpenCV's
+/* The Gaussian-mode reference (mode=gaussian) against OpenCV's
  * GaussianBlur, and its size rule. */
 GST_START_TEST (test_gaussian_reference_matches_opencv)
 {

@@ -247,7 +247,7 @@ load_npp (void)
 /* ---------------------------------------------------------------------- */
 /* Kernel timing */
 
-/* Gaussian mode (issue 6): RGBA, kernel sizes 3 to 63, sigma derived from
+/* Gaussian mode: RGBA, kernel sizes 3 to 63, sigma derived from
  * the size as OpenCV does (sigma-space 0). */
 static const int gaussian_diameters[] = { 3, 5, 9, 15, 31, 63 };
 static const int gaussian_sizes[][2] = { {1920, 1080}, {3840, 2160},
@@ -260,7 +260,7 @@ typedef struct
   double ms, npp_ms;
 } GaussianRow;
 
-/* method=grid (issue 6): its error against the exact filter on the shared
+/* method=grid: its error against the exact filter on the shared
  * images as they are, and its time against the exact kernel and NPP. */
 static const double grid_sigma_space[] = { 8, 16, 32 };
 static const double grid_sigma_color[] = { 10, 30, 60 };
@@ -1353,8 +1353,8 @@ bench_decode (const char *name, const char *desc)
  * (pinned memory, two streams, no GStreamer, no kernel), timed per frame
  * as the pipelines are: how fast the host link itself is, at the same
  * moment of the run, for the element's latency to be read against. The
- * link of the GPU machine has episodes of tens of milliseconds in which
- * such copies take twice as long or more (docs/performance-notes.md). */
+ * host link can have episodes of tens of milliseconds in which such
+ * copies take twice as long or more. */
 static PipelineRow
 bench_transfers (const char *name, int width, int height, int frames)
 {
@@ -1480,7 +1480,7 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Live sources (issue 8): videotestsrc is-live=true ! element ! fakesink
+/* Live sources: videotestsrc is-live=true ! element ! fakesink
  * sync=true, the way a camera preview runs. A live source makes frames at
  * its frame rate whatever happens downstream and the sink shows each at
  * its timestamp plus the pipeline's latency, so what a filter costs there
@@ -1791,9 +1791,9 @@ print_live_row (const LiveRow * r)
  * sink share one streaming thread, which waits in the sink until each frame
  * is due; the next frame is drawn after that, so a frame's margin at the
  * sink is about the frame period less the source's drawing and the
- * element's time. Hence a cheap pattern (the filter's cost does not depend
- * on the picture; the source's does: for a 4K RGBA frame on one 2-core
- * machine, checkers-8 took about 4 ms, ball 30 ms, snow 55 ms). */
+ * element's time. Hence a cheap pattern: the filter's cost does not depend
+ * on the picture, the source's does (checkers-8 draws several times faster
+ * than ball or snow). */
 static gchar *
 live_pipeline_desc (const LiveCase * c)
 {

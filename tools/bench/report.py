@@ -3,9 +3,10 @@
 
     python3 tools/bench/report.py DIR [--plot docs/perf-diameter.png] > table.md
 
-The Markdown goes into docs/performance.md (each run keeps its own section:
-device, date, commit); tables whose rows the run lacks are left out (a
-`cbf-bench --live` run gives the live-source table alone). The plot shows 4K kernel time against diameter for
+The Markdown replaces the table of record in docs/performance.md when the run
+becomes the run of record (with its device, date and commit); tables whose
+rows the run lacks are left out (a `cbf-bench --live` run gives the
+live-source table alone). The plot shows 4K kernel time against diameter for
 us, the generic one-pixel-per-thread kernel and NPP.
 """
 import argparse
