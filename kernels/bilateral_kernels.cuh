@@ -227,7 +227,7 @@ struct Colour
    * 1.0f, giving the float 1 + b / 2^15 with one full-rate instruction,
    * where the exact (float) b takes an integer-to-float conversion, which
    * runs at a quarter of the FMA rate (4K RGBA d = 15 on an H100: 0.504 ->
-   * 0.48 ms, docs/performance-notes.md). The sums are then
+   * 0.48 ms, docs/design.md). The sums are then
    * S = sum w (1 + b / 2^15) and result () takes (S - W) 2^15 / W.
    * Its error is bounded: with n taps each float sum is off by at most
    * n 2^-24 of itself (recursive summation) and S / W <= 1 + 255 / 2^15,
@@ -408,7 +408,7 @@ struct FastShapeOf
 #define CBF_GRAY_INTEGER_SUMS 1
 #endif
 
-/* Chosen per radius from sweeps on an H100 (docs/performance-notes.md,
+/* Chosen per radius from sweeps on an H100 (docs/design.md,
  * "Shape of the specialised kernels"). 4K RGBA, one column a thread, d = 15:
  * 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51, 4 / 4 0.50, 3 / 6
  * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
@@ -542,7 +542,7 @@ constexpr int kFastBlockX = 32;
  * small radii the stores, whose rows a warp then writes 16 bytes at a
  * time, weigh more than the taps: with it, radii 1 to 3 were 2-5 % slower
  * at 4K than with the word fill alone; radii 4 to 6,
- * not measured alone, keep the row of 32 (docs/performance-notes.md). */
+ * not measured alone, keep the row of 32 (docs/design.md). */
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
@@ -876,7 +876,7 @@ struct SpaceTaps
  * shared-memory pipe with the tile and conflict with each other, and that
  * pipe bounds the one-channel kernel; the SFU is a pipe of its own.
  * CBF_{GRAY,COLOUR}_COMPUTED_PERCENT of the taps, spread evenly over the
- * window. Measured on an H100 (docs/performance-notes.md), 4K GRAY8
+ * window. Measured on an H100 (docs/design.md), 4K GRAY8
  * d = 15: 0 % 0.322 ms, 25 % 0.273, 35 % 0.261, 45 % 0.260, 55 % 0.269;
  * output within +-1 of OpenCV at d = 5, 9, 15. Colour is bound by issue as
  * much as by that pipe, and a computed weight costs it as many

@@ -21,7 +21,7 @@
  * barrier. The radius is a template parameter: every loop is unrolled,
  * every coefficient a register. The horizontal pass is done
  * (rows + 2r) / rows times per output row; versions and their times are in
- * docs/performance-notes.md.
+ * docs/design.md.
  *
  * RGBA-like frames at radius 1 and 2, gaussian_stream: no shared memory,
  * each thread walks four adjacent pixels down a strip of rows with the

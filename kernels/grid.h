@@ -27,7 +27,7 @@
  * apart: the sum of the channels (the first version) puts a red and a
  * green pixel of the same sum into one cell, 28-36 dB against the exact
  * filter on astronaut.png where a grid per channel gives 34.6-46.0
- * (docs/performance-notes.md). The exact filter weighs the L1 distance of
+ * (docs/design.md). The exact filter weighs the L1 distance of
  * the three channels, between a channel's own difference (a change in one
  * channel) and three times it (the same change in all three); a channel's
  * grid takes 0.4 sigma-color as its range sigma (CBF_GRID_COLOUR_RANGE):
@@ -39,7 +39,7 @@
  * splat's 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range
  * cells were what held it back. camera.png at sigma-color 60,
  * sigma-space 8 / 16 / 32: 40.1 / 39.2 / 39.1 -> 41.5 / 41.0 / 40.2 dB
- * (benchmark, H100, as the model of docs/performance-notes.md predicted).
+ * (benchmark, H100, as the model of docs/design.md predicted).
  * Colour gains nothing from it (its error is the distance, not the cells)
  * and keeps one pass. Where the range cell would be below its minimum
  * (small sigma-color), fewer passes keep the spread near sigma. */
