@@ -210,12 +210,6 @@ typedef struct
   /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
    * outside the disc; filled when radius <= CBF_FAST_MAX_RADIUS. */
   float space_taps[CBF_FAST_MAX_TAPS];
-  /* The same weights as log2, and sqrt (-log2 (range weight of a level
-   * difference of 1)): a tap's weight is then
-   * exp2 (space_log2_taps - (range_log2_scale * difference)^2), for kernels
-   * that compute some weights instead of looking them up. */
-  float space_log2_taps[CBF_FAST_MAX_TAPS];
-  float range_log2_scale;
 } CbfBilateralWeights;
 
 /* Fills @weights from tables built by cbf_bilateral_tables_fill on the host

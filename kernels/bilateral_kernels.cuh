@@ -401,13 +401,6 @@ struct FastShapeOf
   bool batched_fill = false, word_copy = false;
 };
 
-/* One channel's sums as integers (FastShape::kIntSums); 0 builds the float
- * sums with 40 % of the weights computed by the SFU instead, for
- * comparisons. */
-#ifndef CBF_GRAY_INTEGER_SUMS
-#define CBF_GRAY_INTEGER_SUMS 1
-#endif
-
 /* Chosen per radius from sweeps on an H100 (docs/design.md,
  * "Shape of the specialised kernels"). 4K RGBA, one column a thread, d = 15:
  * 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51, 4 / 4 0.50, 3 / 6
@@ -481,52 +474,12 @@ __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 __host__ __device__ constexpr FastShapeOf gray_shape (int radius,
     int planes)
 {
-  return !CBF_GRAY_INTEGER_SUMS ? FastShapeOf { 4, 2, 4, 8 }
-  : radius <= 3 ? FastShapeOf { 2, 4, 5, 8 }
+  return radius <= 3 ? FastShapeOf { 2, 4, 5, 8 }
       /* two planes a launch (blockIdx.z) take a register more than 64 at
        * radius 8, where 4 blocks an SM would spill */
   : radius >= 8 && planes > 1 ? FastShapeOf { 2, 4, 3, 8 }
   : FastShapeOf { 2, 4, 4, 8 };
 }
-
-/* Colour's weights from per-class tables of half floats (FastShape);
- * CBF_COLOUR_HALF_CLASSES=0 builds the float range table and the multiply
- * by the spatial weight instead, for comparisons. */
-#ifndef CBF_COLOUR_HALF_CLASSES
-#define CBF_COLOUR_HALF_CLASSES 1
-#endif
-/* CBF_{COLOUR,GRAY}_{ROWS,COLS,MIN_BLOCKS}, when defined, override the
- * choice for every radius at build time, for such sweeps. */
-#ifndef CBF_COLOUR_ROWS
-#define CBF_COLOUR_ROWS colour_shape (R).rows
-#endif
-#ifndef CBF_COLOUR_COLS
-#define CBF_COLOUR_COLS colour_shape (R).cols
-#endif
-#ifndef CBF_COLOUR_MIN_BLOCKS
-#define CBF_COLOUR_MIN_BLOCKS colour_shape (R).min_blocks
-#endif
-#ifndef CBF_GRAY_ROWS
-#define CBF_GRAY_ROWS gray_shape (R, T::kPlanes).rows
-#endif
-#ifndef CBF_GRAY_COLS
-#define CBF_GRAY_COLS gray_shape (R, T::kPlanes).cols
-#endif
-#ifndef CBF_GRAY_MIN_BLOCKS
-#define CBF_GRAY_MIN_BLOCKS gray_shape (R, T::kPlanes).min_blocks
-#endif
-#ifndef CBF_COLOUR_BLOCK_ROWS
-#define CBF_COLOUR_BLOCK_ROWS colour_shape (R).block_rows
-#endif
-#ifndef CBF_GRAY_BLOCK_ROWS
-#define CBF_GRAY_BLOCK_ROWS gray_shape (R, T::kPlanes).block_rows
-#endif
-#ifndef CBF_COLOUR_BATCHED_FILL
-#define CBF_COLOUR_BATCHED_FILL colour_shape (R).batched_fill
-#endif
-#ifndef CBF_COLOUR_WORD_COPY
-#define CBF_COLOUR_WORD_COPY colour_shape (R).word_copy
-#endif
 
 /* A specialised kernel's block is 32 threads wide. */
 constexpr int kFastBlockX = 32;
@@ -581,22 +534,20 @@ constexpr int kStaticSmemBytes = 48 * 1024;
 /* The shape of layout T (one channel or colour) at radius R. */
 template < class T, int R > struct FastShape
 {
-  static constexpr int kRows = T::kClassWeights ? CBF_GRAY_ROWS :
-      CBF_COLOUR_ROWS;
-  static constexpr int kCols = T::kClassWeights ? CBF_GRAY_COLS :
-      CBF_COLOUR_COLS;
-  static constexpr int kBlockY = T::kClassWeights ? CBF_GRAY_BLOCK_ROWS :
-      CBF_COLOUR_BLOCK_ROWS;
+  static constexpr FastShapeOf kOf = T::kClassWeights ?
+      gray_shape (R, T::kPlanes) : colour_shape (R);
+  static constexpr int kRows = kOf.rows;
+  static constexpr int kCols = kOf.cols;
+  static constexpr int kBlockY = kOf.block_rows;
   static constexpr int kThreads = kFastBlockX * kBlockY;
-  static constexpr int kMinBlocks = fast_min_blocks (T::kClassWeights ?
-      CBF_GRAY_MIN_BLOCKS : CBF_COLOUR_MIN_BLOCKS, kThreads);
+  static constexpr int kMinBlocks = fast_min_blocks (kOf.min_blocks,
+      kThreads);
   /* Colour reads a tap's weight whole from its distance class's table of
    * half floats (bilateral.h). Rounding a weight to half moves it by at most
    * 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
    * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
    * radius 8 (Colour) stays below one. */
-  static constexpr bool kHalfClasses = !T::kClassWeights
-      && CBF_COLOUR_HALF_CLASSES;
+  static constexpr bool kHalfClasses = !T::kClassWeights;
   static constexpr int kClasses = cbf_distance_class (R, R * R + 1);
   /* One channel: each weight a 16-bit integer, w x 2^15 rounded, from a
    * table per distance class (made on the host, bilateral.h), and the sums
@@ -615,31 +566,27 @@ template < class T, int R > struct FastShape
    * first times the inverse of 257 modulo 2^32, exactly (int_level). The
    * weights' rounding (at most 2^-16 each) moves the result by at most
    * 197 x 2^-16 x 255 = 0.77 levels. */
-  static constexpr bool kIntSums = T::kClassWeights && CBF_GRAY_INTEGER_SUMS;
+  static constexpr bool kIntSums = T::kClassWeights;
   static_assert (!kIntSums || kCols == 4, "the byte tile's word a thread");
   /* FastShapeOf's batched_fill and word_copy. One channel fills its tile
    * from words (load_tile_bytes), batched; load_tile only reflects its
    * edge blocks, and is faster there a row at a time. Its integer weights
    * are always copied in words. */
-  static constexpr bool kBatchedFill = !T::kClassWeights
-      && CBF_COLOUR_BATCHED_FILL;
+  static constexpr bool kBatchedFill = !T::kClassWeights && kOf.batched_fill;
   typedef typename std::conditional < kIntSums, uint8_t,
       uint32_t >::type TileEntry;
-  /* The range table, or the per-class weights. */
+  /* The per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
   {
     return kIntSums ? kClasses * CBF_INT_CLASS_FLOATS :
-        T::kClassWeights ? kClasses * 256 :
-        kHalfClasses ? kClasses * CBF_COLOUR_CLASS_FLOATS : CBF_RANGE_LUT_LEN;
+        kClasses * CBF_COLOUR_CLASS_FLOATS;
   }
   __host__ __device__ static constexpr int lut_offset_in_tables ()
   {
     return kIntSums ? cbf_tables_int_weights_offset (R) :
-        T::kClassWeights ? cbf_tables_class_weights_offset (R) :
-        kHalfClasses ? cbf_tables_colour_class_weights_offset (R) : 0;
+        cbf_tables_colour_class_weights_offset (R);
   }
-  static constexpr bool kWordCopy = kIntSums || (kHalfClasses
-      && CBF_COLOUR_WORD_COPY);
+  static constexpr bool kWordCopy = kIntSums || kOf.word_copy;
   /* The block's tile: its outputs and the window's halo, an entry a source
    * pixel; a row a multiple of kCols entries, so that a thread's kCols
    * entries start an aligned load; rows padded where the warps take 8 x 4
@@ -862,82 +809,12 @@ __device__ __forceinline__ void load_tile_flat (Entry * tile, const Io & io,
   }
 }
 
+/* The spatial weight of each tap of the window, for the streaming kernels
+ * (a launch parameter: it travels with the launch). */
 struct SpaceTaps
 {
   float w[CBF_FAST_MAX_TAPS];
-  /* For the computed weights (below): log2 of w, and the range scale per
-   * level. */
-  float log2_w[CBF_FAST_MAX_TAPS];
-  float range_scale;
 };
-
-/* The specialised kernels can compute the weight of some taps with the
- * SFU's exp2 instead of loading it from a table: the table loads share the
- * shared-memory pipe with the tile and conflict with each other, and that
- * pipe bounds the one-channel kernel; the SFU is a pipe of its own.
- * CBF_{GRAY,COLOUR}_COMPUTED_PERCENT of the taps, spread evenly over the
- * window. Measured on an H100 (docs/design.md), 4K GRAY8
- * d = 15: 0 % 0.322 ms, 25 % 0.273, 35 % 0.261, 45 % 0.260, 55 % 0.269;
- * output within +-1 of OpenCV at d = 5, 9, 15. Colour is bound by issue as
- * much as by that pipe, and a computed weight costs it as many
- * instructions as a looked-up one: 4K RGBA d = 15 0.478 ms at 0 %, 0.484 at
- * 15 %, 0.504 at 50 %; so colour keeps the table. The one-channel kernel's
- * integer sums (kIntSums) read every weight from its table of 16-bit
- * weights, which conflict less, and were faster still (4K GRAY8 d = 15
- * 0.230-0.237 ms against 0.253-0.255 with floats and 40 % computed); the
- * computed weights serve its float sums, CBF_GRAY_INTEGER_SUMS=0. */
-#ifndef CBF_GRAY_COMPUTED_PERCENT
-#define CBF_GRAY_COMPUTED_PERCENT 40
-#endif
-#ifndef CBF_COLOUR_COMPUTED_PERCENT
-#define CBF_COLOUR_COMPUTED_PERCENT 0
-#endif
-template < class T, int R >
-__host__ __device__ constexpr bool computed_weight (int dx, int dy)
-{
-  constexpr int kPercent = T::kClassWeights ? CBF_GRAY_COMPUTED_PERCENT :
-      CBF_COLOUR_COMPUTED_PERCENT;
-  return ((dy + R) * (2 * R + 1) + dx + R) * kPercent % 100 < kPercent;
-}
-
-/* What a specialised kernel takes of the spatial weights: SpaceTaps
- * (2.3 KiB) where it reads them, for computed weights or colour's float
- * range table, and nothing otherwise (the per-class tables hold them). A
- * launch's parameters travel with it: without them, one launch between
- * two events (H100, harness, medians of 50 in three rounds) took
- * 0.2111-0.2130 -> 0.2113-0.2116 ms at 4K GRAY8 d = 15 and 0.4315-0.4333
- * -> 0.4293-0.4299 ms at 4K RGBA d = 15; launches back to back were
- * unchanged. */
-struct NoSpaceTaps
-{
-};
-template < class T, int R > struct FastSpace
-{
-  typedef FastShape < T, R > Shape;
-  static constexpr bool kReads = (!Shape::kIntSums
-      && ((T::kClassWeights ? CBF_GRAY_COMPUTED_PERCENT :
-              CBF_COLOUR_COMPUTED_PERCENT) > 0 || !Shape::kHalfClasses));
-  typedef typename std::conditional < kReads, SpaceTaps,
-      NoSpaceTaps >::type Arg;
-};
-
-/* The L1 distance of two colour words as a float: the SIMD sum of absolute
- * byte differences added to the bits of the float 2^23 is the float
- * 2^23 + distance, exactly. */
-__device__ __forceinline__ float colour_distance (uint32_t a, uint32_t b)
-{
-  uint32_t biased;
-  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;":"=r" (biased):"r" (a),
-      "r" (b), "r" (0x4b000000u));
-  return __uint_as_float (biased) - 8388608.f;
-}
-
-__device__ __forceinline__ float exp2_approx (float x)
-{
-  float y;
-  asm ("ex2.approx.ftz.f32 %0, %1;":"=f" (y):"f" (x));
-  return y;
-}
 
 /* Whether tap (dx, dy) is inside the disc of radius R. */
 template < int R >
@@ -968,20 +845,16 @@ template < class T, int R, int K, int C > struct FastWindow
   /* tile, column dx = 0 of source row 0 */
   const typename Shape::TileEntry *col;
   const float *range_lut;
-  const SpaceTaps *space;
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]. */
   uint32_t centre[K * C];
-  /* One channel's computed weights: the range scale per unit of the tile
-   * word (4 x the level), and the centres times it. */
-  float centre_scale;
-  float centre_scaled[K * C];
   typename T::Sum sum[K * C];
   /* kIntSums: Σ w v and Σ w of output (k, c), integers. */
   uint32_t int_v[Shape::kIntSums ? K * C : 1];
   uint32_t int_w[Shape::kIntSums ? K * C : 1];
 
-  /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
-   * disc. */
+  /* Colour: tap (DX - c, S - R - k) of output (k, c), if it is in that
+   * output's disc, weighed from its distance class's table of half floats
+   * (FastShape::kHalfClasses). */
   template < int S, int DX, int k, int c >
   __device__ __forceinline__ void tap_output (uint32_t p,
       const typename T::Value & value)
@@ -990,34 +863,10 @@ template < class T, int R, int K, int C > struct FastWindow
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
     if constexpr (in_disc < R > (dx, dy)) {
-      const uint32_t offset = T::lut_offset (p, centre[o]);
-      float w;
-      constexpr int kTap = (dy + R) * (2 * R + 1) + dx + R;
-      if constexpr (T::kClassWeights && computed_weight < T, R > (dx, dy)) {
-        /* exp2 (log2 space - (scale (p - c))^2): one FADD, one FFMA and
-         * the SFU, where the table takes a shared load. */
-        const float u = value.v * centre_scale - centre_scaled[o];
-        w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
-      } else if constexpr (computed_weight < T, R > (dx, dy)) {
-        /* The same for colour (off: measured slower, with the float range
-         * table and again with the half class tables): the SFU in place
-         * of the table's shared load and what turns its entry into the
-         * weight. */
-        const float u = colour_distance (p, centre[o]) * space->range_scale;
-        w = exp2_approx (fmaf (-u, u, space->log2_w[kTap]));
-      } else if constexpr (T::kClassWeights) {
-        constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
-        w = range_at (range_lut + 256 * kClass, offset);
-      } else if constexpr (FastShape < T, R >::kHalfClasses) {
-        constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
-        w = __half2float (__ushort_as_half (reinterpret_cast < const
-                unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN +
-                T::distance (p, centre[o])]));
-      } else {
-        /* CBF_COLOUR_HALF_CLASSES=0: the float range table times the
-         * spatial weight, a constant-bank operand. */
-        w = range_at (range_lut, offset) * space->w[kTap];
-      }
+      constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
+      const float w = __half2float (__ushort_as_half (reinterpret_cast <
+              const unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN
+              + T::distance (p, centre[o])]));
       T::add (sum[o], value, w);
     }
   }
@@ -1262,7 +1111,7 @@ template < class T, int R >
 __global__ void __launch_bounds__ (FastShape < T, R >::kThreads,
     FastShape < T, R >::kMinBlocks)
 bilateral_fast (Io io, int row_begin, int row_end,
-    const float *__restrict__ tables, typename FastSpace < T, R >::Arg space)
+    const float *__restrict__ tables)
 {
   typedef FastShape < T, R > Shape;
   constexpr int K = Shape::kRows;
@@ -1349,10 +1198,6 @@ bilateral_fast (Io io, int row_begin, int row_end,
   Window window;
   window.col = tile + ty * K * kTileW + C * tx + R;
   window.range_lut = range_lut;
-  if constexpr (FastSpace < T, R >::kReads) {
-    window.space = &space;
-    window.centre_scale = space.range_scale * 0.25f;
-  }
   if constexpr (Shape::kIntSums) {
     /* A row's four outputs from the aligned words around them, as
      * byte_entry takes them: two loads a row where four byte loads were
@@ -1369,12 +1214,8 @@ bilateral_fast (Io io, int row_begin, int row_end,
     }
   } else {
 #pragma unroll
-    for (int o = 0; o < K * C; o++) {
+    for (int o = 0; o < K * C; o++)
       window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
-      if constexpr (FastSpace < T, R >::kReads)
-        window.centre_scaled[o] = (float) window.centre[o] *
-            window.centre_scale;
-    }
   }
   if constexpr (Shape::kIntSums)
     window.int_start ();
@@ -1526,17 +1367,10 @@ bool stream_serves (const CbfPlane * src, const CbfPlane * dst)
  * Measured on an H100 (4K RGBA d = 3, rows / blocks an SM): 32 / 8 0.051
  * ms, 16 / 8 0.046, 8 / 8 0.046, 8 / 12 0.047; the specialised kernel
  * 0.060. At radius 2 every shape was slower than the specialised kernel
- * (4K d = 5: 0.100 to 0.111 ms against 0.085), so only radius 1 streams.
- * CBF_BILATERAL_STREAM_{ROWS,MIN_BLOCKS} override the shape at build
- * time, for experiments. */
-#ifndef CBF_BILATERAL_STREAM_ROWS
-#define CBF_BILATERAL_STREAM_ROWS 8
-#endif
-#ifndef CBF_BILATERAL_STREAM_MIN_BLOCKS
-#define CBF_BILATERAL_STREAM_MIN_BLOCKS 8
-#endif
+ * (4K d = 5: 0.100 to 0.111 ms against 0.085), so only radius 1 streams. */
 constexpr int kBilateralStreamThreads = 64;
-constexpr int kBilateralStreamRows = CBF_BILATERAL_STREAM_ROWS;
+constexpr int kBilateralStreamRows = 8;
+constexpr int kBilateralStreamMinBlocks = 8;
 
 /* The specialised kernel's sums (biased bytes, the same range table and
  * spatial taps), with the words of the window's 2r + 1 rows in a ring of
@@ -1546,7 +1380,7 @@ constexpr int kBilateralStreamRows = CBF_BILATERAL_STREAM_ROWS;
  * fourth byte cleared, for the range distance. */
 template < int kFirst, int R >
 __global__ void __launch_bounds__ (kBilateralStreamThreads,
-    CBF_BILATERAL_STREAM_MIN_BLOCKS)
+    kBilateralStreamMinBlocks)
 bilateral_stream (Io io, int row_begin, int row_end,
     const float *__restrict__ tables, SpaceTaps space)
 {
@@ -1764,11 +1598,8 @@ static inline SpaceTaps
 space_taps (const CbfBilateralWeights * w)
 {
   SpaceTaps space;
-  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++) {
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
     space.w[i] = w->space_taps[i];
-    space.log2_w[i] = w->space_log2_taps[i];
-  }
-  space.range_scale = w->range_log2_scale;
   return space;
 }
 
@@ -1814,11 +1645,8 @@ cudaError_t launch_fast_radius (const Io & io, int row_begin, int row_end,
   dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
-  typename FastSpace < T, R >::Arg space;
-  if constexpr (FastSpace < T, R >::kReads)
-    space = space_taps (w);
   bilateral_fast < T, R > <<<grid, block, dynamic_smem, stream >>> (io,
-      row_begin, row_end, w->tables_dev, space);
+      row_begin, row_end, w->tables_dev);
   return cudaSuccess;
 }
 

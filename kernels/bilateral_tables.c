@@ -165,43 +165,6 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
   }
 }
 
-/* sqrt (-log2 (w)) / d of the range table's entry w at the largest
- * difference d whose weight is still a normal float: log of a weight far
- * from 1 is exact to a few parts in 10^9, and this recovers OpenCV's
- * coefficient (-0.5 / sigma-color^2) without the tables having to carry
- * it. */
-static double
-range_log2_scale (const float *tables)
-{
-  int d = CBF_RANGE_LUT_LEN - 1;
-
-  double scale;
-
-  while (d > 1 && !(tables[d] >= FLT_MIN))
-    d--;
-  if (!(tables[d] < 1.f))
-    return 0;
-  scale = sqrt (-log2 (tables[d])) / d;
-  /* No weight left at a difference of 1 (sigma-color below about 0.06):
-   * a finite scale that still gives every difference a weight of 0 and
-   * the centre exactly 1 (an infinite scale would make it inf - inf). */
-  if (!(isfinite (scale) && scale < 1e15))
-    scale = 1e15;
-  /* The kernels form a tap's scaled difference as value x scale minus the
-   * centre's value x scale, that product rounded (one FMA), with values up
-   * to 1020 (10 bits). Where a difference of one level has no weight left
-   * (scale >= 8: 2^-64), a difference of 0 must still come out exactly 0,
-   * or the centre's weight falls to 0 too: with 14 significant bits the
-   * products are exact. Below 8 the rounding moves a weight of 1 by less
-   * than 10^-8. */
-  if (scale >= 8) {
-    int exponent;
-    double mantissa = frexp (scale, &exponent);
-    scale = ldexp (nearbyint (ldexp (mantissa, 14)), exponent - 14);
-  }
-  return scale;
-}
-
 void
 cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
     const float *host_tables, const float *dev_tables)
@@ -212,11 +175,8 @@ cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
   weights->radius = radius;
   weights->grid = NULL;
   weights->tables_dev = dev_tables;
-  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++) {
+  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
     weights->space_taps[dy] = 0.f;
-    weights->space_log2_taps[dy] = -INFINITY;
-  }
-  weights->range_log2_scale = (float) range_log2_scale (host_tables);
   if (radius > CBF_FAST_MAX_RADIUS)
     return;
   for (dy = -radius; dy <= radius; dy++)
@@ -224,6 +184,5 @@ cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
       if (dx * dx + dy * dy <= radius * radius) {
         int i = (dy + radius) * side + dx + radius;
         weights->space_taps[i] = space_lut[dx * dx + dy * dy];
-        weights->space_log2_taps[i] = (float) log2 (weights->space_taps[i]);
       }
 }

@@ -207,47 +207,27 @@ gaussian_columns (Io io, int row_begin, int row_end,
  * The arithmetic and rounding are those of gaussian_columns: the horizontal
  * sums unnormalised, the result divided by the vertical coefficients' sum.
  * The strip height adapts to the launch (stream_strip_rows). */
-/* CBF_GAUSS_STREAM_* override the shape at build time, for experiments
- * (CBF_GAUSS_STREAM_MAX_RADIUS=0 turns the kernel off). */
-#ifndef CBF_GAUSS_STREAM_THREADS
-#define CBF_GAUSS_STREAM_THREADS 64
-#endif
-#ifndef CBF_GAUSS_STREAM_ROWS
-#define CBF_GAUSS_STREAM_ROWS 32
-#endif
-#ifndef CBF_GAUSS_STREAM_MIN_BLOCKS
-#define CBF_GAUSS_STREAM_MIN_BLOCKS 8
-#endif
-#ifndef CBF_GAUSS_STREAM_AHEAD
-#define CBF_GAUSS_STREAM_AHEAD 2
-#endif
-#ifndef CBF_GAUSS_STREAM_PREFETCH
-#define CBF_GAUSS_STREAM_PREFETCH 4
-#endif
-#ifndef CBF_GAUSS_STREAM_MAX_RADIUS
-#define CBF_GAUSS_STREAM_MAX_RADIUS 2
-#endif
-constexpr int kStreamThreads = CBF_GAUSS_STREAM_THREADS;
+constexpr int kStreamThreads = 64;
 /* Output rows a strip, at most: the 2r halo rows are read and filtered
  * again by the strip below, so long strips waste less, but a frame (or a
  * band) must give enough strips to fill the GPU (stream_strip_rows). */
-constexpr int kStreamRows = CBF_GAUSS_STREAM_ROWS;
-constexpr int kStreamMaxRadius = CBF_GAUSS_STREAM_MAX_RADIUS;
+constexpr int kStreamRows = 32;
+constexpr int kStreamMaxRadius = 2;
 /* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5,
  * inputs read from DRAM (two runs): 2 rows 0.0490 / 0.0506 ms, 3 rows
  * 0.0500 / 0.0499, 4 rows 0.0513 / 0.0514; before the rows had fixed slots
  * (a shifted array of loaded rows, whose copies waited for the loads) 2
  * rows took 0.053 / 0.055. Strips of 64 rows: 0.073 (half the warps: one
  * wave of 32-row strips just fills the GPU at 4K). */
-constexpr int kStreamAhead = CBF_GAUSS_STREAM_AHEAD;
+constexpr int kStreamAhead = 2;
 /* Rows ahead whose words are asked into L2 (0: none). H100, inputs read
  * from DRAM, three rows loaded ahead: 4K d = 3 0.045 -> 0.040 ms with 4
  * rows, d = 5 0.052 -> 0.050; 9984x6400 d = 5 0.295 -> 0.264. */
-constexpr int kStreamPrefetch = CBF_GAUSS_STREAM_PREFETCH;
+constexpr int kStreamPrefetch = 4;
 static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
  * enough row loads in flight. */
-constexpr int kStreamMinBlocks = CBF_GAUSS_STREAM_MIN_BLOCKS;
+constexpr int kStreamMinBlocks = 8;
 
 template < int kFirst, int R >
 __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)

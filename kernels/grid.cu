@@ -50,12 +50,11 @@ __device__ __forceinline__ void grid_position (const Grid & g, int x, int y,
 }
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
- * GPU has them for floats (compute capability 9.0 and later), else two.
- * CBF_GRID_SCALAR_ATOMICS forces two, for comparison: 4K RGBA at
- * sigma-space 16 took 0.970 ms with them against 0.629 on an H100. */
+ * GPU has them for floats (compute capability 9.0 and later; two scalar
+ * ones cost half as much again, design.md), else two. */
 __device__ __forceinline__ void add_to_cell (float *cell, float level)
 {
-#if __CUDA_ARCH__ >= 900 && !defined (CBF_GRID_SCALAR_ATOMICS)
+#if __CUDA_ARCH__ >= 900
   atomicAdd (reinterpret_cast < float2 * >(cell), make_float2 (level, 1.f));
 #else
   atomicAdd (cell, level);
@@ -75,7 +74,7 @@ constexpr float kAggregateCellSpace = 20.f;
 
 __device__ __forceinline__ void add_to_cell_once (float *cell, float level)
 {
-#if __CUDA_ARCH__ >= 900 && !defined (CBF_GRID_SCALAR_ATOMICS)
+#if __CUDA_ARCH__ >= 900
   const unsigned peers = __match_any_sync (__activemask (),
       (unsigned long long) cell);
   const unsigned sum = __reduce_add_sync (peers, (unsigned) level);
