@@ -8,11 +8,11 @@
  */
 
 /* Kernel entries for one 8-bit channel at a time: GRAY8, YUV planes and
- * interleaved channels. The kernels are in bilateral_kernels.cuh; each pixel
+ * interleaved channels. The kernels are in bilateral_launch.cuh and what it includes; each pixel
  * layout is compiled in a file of its own so that the long template
  * instantiations build in parallel. */
 
-#include "bilateral_kernels.cuh"
+#include "bilateral_launch.cuh"
 
 CBF_ENTRY (cbf_bilateral_channel, launch, Channels < 1 >)
 CBF_ENTRY (cbf_bilateral_channel_pair, launch, Channels < 2 >)

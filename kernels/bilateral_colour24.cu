@@ -8,9 +8,10 @@
  */
 
 /* Kernel entry for 24-bit pixels (RGB, BGR). The kernels are in
- * bilateral_kernels.cuh; each pixel layout is compiled in a file of its own
- * so that the long template instantiations build in parallel. */
+ * bilateral_launch.cuh and what it includes; each pixel layout is
+ * compiled in a file of its own so that the long template instantiations
+ * build in parallel. */
 
-#include "bilateral_kernels.cuh"
+#include "bilateral_launch.cuh"
 
 CBF_ENTRY (cbf_bilateral_colour_packed24, launch, Colour24)

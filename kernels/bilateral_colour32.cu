@@ -8,11 +8,11 @@
  */
 
 /* Kernel entries for the three colour bytes of 32-bit pixels (RGBA, BGRx,
- * ARGB, ...). The kernels are in bilateral_kernels.cuh; each pixel layout is
+ * ARGB, ...). The kernels are in bilateral_launch.cuh and what it includes; each pixel layout is
  * compiled in a file of its own so that the long template instantiations
  * build in parallel. */
 
-#include "bilateral_kernels.cuh"
+#include "bilateral_launch.cuh"
 
 CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
 CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)

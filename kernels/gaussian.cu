@@ -32,7 +32,7 @@
  * L1), then added to the outputs vertically, so nothing larger than a chunk
  * is held for any kernel size and no intermediate frame is written. */
 
-#include "bilateral_kernels.cuh"
+#include "stream.cuh"
 #include "gaussian.h"
 
 namespace {

@@ -13,7 +13,7 @@
  * T::kGuides grids (three for colour), and the views of one launch (U and
  * V) follow one another: grid (layer) view * kGuides + channel. */
 
-#include "bilateral_kernels.cuh"
+#include "bilateral_generic.cuh"
 #include "grid.h"
 
 #include <math.h>
@@ -22,7 +22,8 @@ namespace {
 
 constexpr int kFloatsPerCell = 2;
 
-/* Blocks of kBlockW x kBlockH pixels (bilateral_kernels.cuh). */
+/* Blocks of kBlockW x kBlockH pixels, as the generic kernel's
+ * (bilateral_generic.cuh). */
 struct Grid
 {
   CbfGridDims dims;

@@ -310,9 +310,9 @@ GST_START_TEST (test_sizes_and_radii)
     {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
     {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
     {19, 35, 7, FALSE},
-    /* The extremes of the range weights that the one-channel kernel
-     * computes in part (bilateral_kernels.cuh): none left at a difference
-     * of 1 level, and nearly flat. */
+    /* The extremes of the range weights, which the one-channel kernel
+     * rounds to 16-bit integers (bilateral_fast.cuh): none left at a
+     * difference of 1 level, and nearly flat. */
     {9, 0.05, 3, FALSE}, {15, 1000, 5, FALSE},
     /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
      * sigma 100: wider than every frame here) */

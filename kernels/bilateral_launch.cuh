@@ -1,0 +1,76 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The bilateral filter's launcher, OpenCV-exact semantics:
+ * circular window of radius r, reflect-101 borders, weight
+ * space(dx, dy) * range_lut[L1 colour distance], float sums, round half to
+ * even.
+ *
+ * It picks one of three kernels:
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, a template per
+ *   radius): each thread computes K rows of one or two adjacent output
+ *   pixels, so every neighbour it loads from the shared tile serves up to
+ *   2K outputs from a register; the window's taps are unrolled at compile
+ *   time (no tap outside the disc is visited, no index arithmetic), and the
+ *   spatial weights are read whole with the range weight from a table per
+ *   distance class. Per tap that leaves: one SIMD sum of absolute byte
+ *   differences, one table load (colour: and a half-to-float conversion),
+ *   and the multiply-adds of the sums (one channel: 16-bit integer weights
+ *   and integer sums, an integer multiply-add and half an add; its tile
+ *   of source bytes read four at a time, and the taps between a thread's
+ *   own outputs summed once for both) (bilateral_fast.cuh);
+ * - the generic one, any radius: one thread per output pixel, tile and
+ *   tables in shared memory (or read through L1 for very large radii)
+ *   (bilateral_generic.cuh);
+ * and at radius 1 for 32-bit colour the streaming one
+ * (bilateral_stream.cuh). */
+
+#ifndef CBF_BILATERAL_LAUNCH_CUH
+#define CBF_BILATERAL_LAUNCH_CUH
+
+#include "bilateral_fast.cuh"
+#include "bilateral_generic.cuh"
+#include "bilateral_stream.cuh"
+
+namespace {
+
+template < class T >
+cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, const CbfBilateralWeights * w,
+    cudaStream_t stream)
+{
+  Io io;
+  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
+  if (err != cudaSuccess)
+    return err;
+  if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
+    return cudaErrorInvalidValue;
+
+  if (w->radius == 1 && stream_serves < T > (src, dst)) {
+    launch_bilateral_stream < T > (io, row_begin, row_end, w, stream);
+    return cudaGetLastError ();
+  }
+  switch (w->radius) {
+#define CBF_FAST_CASE(R) \
+    case R: \
+      err = launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
+      if (err != cudaSuccess) \
+        return err; \
+      break;
+      CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
+#undef CBF_FAST_CASE
+    default:
+      return launch_generic < T > (src, dst, row_begin, row_end, w, stream);
+  }
+  return cudaGetLastError ();
+}
+
+}                               /* namespace */
+
+#endif /* CBF_BILATERAL_LAUNCH_CUH */

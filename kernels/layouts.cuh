@@ -1,0 +1,469 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* What every kernel of the library shares: reflect-101 borders, where a
+ * launch reads and writes (Io), the pixel layouts that turn a source pixel
+ * into a 32-bit tile word and back, the checks of a launch's planes
+ * (make_io), and CBF_ENTRY, which makes a layout's C entry point. */
+
+#ifndef CBF_LAYOUTS_CUH
+#define CBF_LAYOUTS_CUH
+
+#include "bilateral.h"
+
+#include <cuda_fp16.h>
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+
+namespace {
+
+/* ------------------------------------------------------------------ */
+/* Shared pieces */
+
+/* OpenCV's borderInterpolate for BORDER_REFLECT_101 (gfedcb|abcdefgh|gfedcba),
+ * repeated for windows larger than the image, and 0 for a 1-pixel line. */
+__device__ __forceinline__ int reflect101 (int p, int len)
+{
+  if (len == 1)
+    return 0;
+  while ((unsigned) p >= (unsigned) len)
+    p = p < 0 ? -p : 2 * len - 2 - p;
+  return p;
+}
+
+/* What the generic kernel reads of the tables. */
+__host__ __device__ constexpr int generic_tables_len (int radius)
+{
+  return cbf_tables_class_weights_offset (radius);
+}
+
+/* The range weight at a byte offset into the table (4 x the distance). */
+__device__ __forceinline__ float range_at (const float *range_lut,
+    uint32_t byte_offset)
+{
+  return *reinterpret_cast < const float *>(reinterpret_cast < const char
+      *>(range_lut) + byte_offset);
+}
+
+/* ------------------------------------------------------------------ */
+/* Where a launch reads and writes, for every layout: one plane, or three
+ * for planar colour. Passed by value to the kernels. */
+
+struct Io
+{
+  const uint8_t *src[3];
+  uint8_t *dst[3];
+  size_t src_pitch[3];
+  size_t dst_pitch[3];
+  int pixel_bytes;
+  int width;
+  int height;
+
+  /* kStep: the layout's pixel size where it has one (a constant is
+   * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
+   * selection, not by indexing: a run-time index into a kernel parameter's
+   * array would copy the whole Io to local memory. */
+  template < int kStep >
+  __device__ __forceinline__ const uint8_t *in (int plane, int y, int x) const
+  {
+    return pick (src, plane) + (size_t) y * pick (src_pitch, plane) +
+        (size_t) x * step < kStep > ();
+  }
+  template < int kStep >
+  __device__ __forceinline__ uint8_t *out (int plane, int y, int x) const
+  {
+    return pick (dst, plane) + (size_t) y * pick (dst_pitch, plane) +
+        (size_t) x * step < kStep > ();
+  }
+  template < class V >
+  static __device__ __forceinline__ V pick (const V (&v)[3], int plane)
+  {
+    return plane == 0 ? v[0] : plane == 1 ? v[1] : v[2];
+  }
+  template < int kStep > __device__ __forceinline__ int step () const
+  {
+    return kStep ? kStep : pixel_bytes;
+  }
+};
+
+/* ------------------------------------------------------------------ */
+/* Pixel layouts. Each turns a source pixel into one 32-bit word of the
+ * shared tile, made so that the range-table offset of two words is cheap,
+ * and writes a result back in its own layout:
+ *   load (io, y, x) -> tile word;  lut_offset (a, b) -> byte offset into
+ *   the range table;  unpack (word) -> Value;  add (Sum, Value, weight);
+ *   store (io, y, x, Sum).
+ * unpack and store take kBiased: whether values may be held in the biased
+ * form of Colour (below), which only the specialised kernel uses.
+ * kPixelBytes is the pixel size the layout requires (0: any). */
+
+/* Channels filtered each on its own: the tile word is 4 x the value, so
+ * that |a - b| is directly the table's byte offset. kChannels channels of
+ * one size (I420's or NV12's U and V) go in one launch, a grid layer
+ * (blockIdx.z) each: one launch instead of two, and twice the blocks to
+ * fill the GPU with, for planes that are small. */
+template < int kChannels > struct Channels
+{
+  static constexpr int kPixelBytes = 0;
+  static constexpr int kPlanes = kChannels;
+  static constexpr int kGridLayers = kChannels;
+  /* The specialised kernel reads a tap's weight whole from the per-class
+   * table (space x range, see bilateral.h): no multiply. */
+  static constexpr bool kClassWeights = true;
+
+  static __device__ __forceinline__ int channel ()
+  {
+    return kChannels > 1 ? (int) blockIdx.z : 0;
+  }
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return (uint32_t) * io.template in < kPixelBytes > (channel (), y, x) << 2;
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
+      uint32_t b)
+  {
+    return __usad (a, b, 0);
+  }
+  struct Value
+  {
+    float v;
+  };
+  template < bool kBiased >
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    return Value { (float) p };
+  }
+  struct Sum
+  {
+    float v = 0.f, w = 0.f;
+  };
+  /* The weighted sum without its weight (a separable pass's result). */
+  static __device__ __forceinline__ Value value (const Sum & s)
+  {
+    return Value { s.v };
+  }
+  /* For the bilateral grid: kGuides grids a view, one a channel, each
+   * placing a pixel by its channel's level (0 to 255) and summing that
+   * level; from_levels makes the Sum store () writes for the levels a
+   * pixel reads back. */
+  static constexpr int kGuides = 1;
+  static __device__ __forceinline__ float level (const Value & p, int)
+  {
+    return p.v * 0.25f;
+  }
+  static __device__ __forceinline__ Sum from_levels (const float *levels)
+  {
+    Sum s;
+    s.v = levels[0] * 4.f;
+    s.w = 1.f;
+    return s;
+  }
+  static __device__ __forceinline__ void add (Sum & s, const Value & p,
+      float w)
+  {
+    s.v += w * p.v;
+    s.w += w;
+  }
+  /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
+   * the quotient is exactly OpenCV's before the final scaling. */
+  template < bool kBiased >
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    *io.template out < kPixelBytes > (channel (), y, x) =
+        (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
+  }
+};
+
+/* Three colour channels filtered together: the tile word holds them in
+ * bytes 0..2 and 0 in byte 3, so one SIMD sum of absolute byte differences
+ * is the L1 colour distance. The layouts below differ only in where the
+ * three bytes live. */
+struct Colour
+{
+  static constexpr bool kClassWeights = false;
+  static constexpr int kGridLayers = 1;
+
+  /* The L1 colour distance, 0 to 765: an index into a table of weights. */
+  static __device__ __forceinline__ uint32_t distance (uint32_t a,
+      uint32_t b)
+  {
+    return __vsadu4 (a, b);
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
+      uint32_t b)
+  {
+    return distance (a, b) << 2;
+  }
+  struct Value
+  {
+    float c0, c1, c2;
+  };
+  /* kBiased: a channel's byte b is placed (PRMT) into the mantissa of
+   * 1.0f, giving the float 1 + b / 2^15 with one full-rate instruction,
+   * where the exact (float) b takes an integer-to-float conversion, which
+   * runs at a quarter of the FMA rate (4K RGBA d = 15 on an H100: 0.504 ->
+   * 0.48 ms, docs/design.md). The sums are then
+   * S = sum w (1 + b / 2^15) and result () takes (S - W) 2^15 / W.
+   * Its error is bounded: with n taps each float sum is off by at most
+   * n 2^-24 of itself (recursive summation) and S / W <= 1 + 255 / 2^15,
+   * so the value is off by at most 2^15 x 1.008 x 2 n 2^-24 levels: 0.58 at
+   * the 149 taps of radius 7, 0.77 at radius 8's 197; below one level, so
+   * the rounded output stays within +-1 of OpenCV's. The specialised kernel
+   * (radius <= 8) uses it; the generic one and the Gaussian, whose windows
+   * are unbounded, take b exactly: the byte placed into the float 2^23
+   * (whose unit in the last place is 1) and 2^23 subtracted, again without
+   * a conversion. */
+  template < bool kBiased >
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    if (kBiased)
+      /* Result bytes, low to high: 0x00, byte k of p, 0x80, 0x3f. */
+      return Value { biased (p, 0x7604), biased (p, 0x7614),
+          biased (p, 0x7624) };
+    return Value { exact (p, 0x7440), exact (p, 0x7441), exact (p, 0x7442) };
+  }
+  static __device__ __forceinline__ float biased (uint32_t p,
+      uint32_t selector)
+  {
+    return __uint_as_float (__byte_perm (p, 0x3f800000u, selector));
+  }
+  /* Result bytes: byte k of p, 0x00, 0x00, 0x4b: the float 2^23 + b. */
+  static __device__ __forceinline__ float exact (uint32_t p, uint32_t selector)
+  {
+    return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) -
+        8388608.f;
+  }
+  struct Sum
+  {
+    float c0 = 0.f, c1 = 0.f, c2 = 0.f, w = 0.f;
+  };
+  static __device__ __forceinline__ Value value (const Sum & s)
+  {
+    return Value { s.c0, s.c1, s.c2 };
+  }
+  /* The grid (grid.h): a grid per channel, placed by that channel. */
+  static constexpr int kGuides = 3;
+  static __device__ __forceinline__ float level (const Value & p, int c)
+  {
+    return c == 0 ? p.c0 : c == 1 ? p.c1 : p.c2;
+  }
+  static __device__ __forceinline__ Sum from_levels (const float *levels)
+  {
+    Sum s;
+    s.c0 = levels[0];
+    s.c1 = levels[1];
+    s.c2 = levels[2];
+    s.w = 1.f;
+    return s;
+  }
+  static __device__ __forceinline__ void add (Sum & s, const Value & p,
+      float w)
+  {
+    s.c0 += w * p.c0;
+    s.c1 += w * p.c1;
+    s.c2 += w * p.c2;
+    s.w += w;
+  }
+  /* The three rounded results, packed as the tile word is. */
+  template < bool kBiased >
+  static __device__ __forceinline__ uint32_t result (const Sum & s)
+  {
+    if (kBiased) {
+      const float inv = 32768.f / s.w;
+      return (uint32_t) __float2int_rn ((s.c0 - s.w) * inv)
+          | ((uint32_t) __float2int_rn ((s.c1 - s.w) * inv) << 8)
+          | ((uint32_t) __float2int_rn ((s.c2 - s.w) * inv) << 16);
+    }
+    const float inv = 1.f / s.w;
+    return (uint32_t) __float2int_rn (s.c0 * inv)
+        | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
+        | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
+  }
+};
+
+/* 32-bit pixels, colour in bytes kFirst..kFirst + 2 (little-endian), the
+ * fourth byte (alpha or padding) copied through. */
+template < int kFirst > struct Colour32 : Colour
+{
+  static constexpr int kPixelBytes = 4;
+  static constexpr int kPlanes = 1;
+  static constexpr int kShift = 8 * kFirst;
+  static constexpr uint32_t kColourMask = 0xffffffu << kShift;
+
+  static __device__ __forceinline__ uint32_t word (const uint8_t * p)
+  {
+    return *reinterpret_cast < const uint32_t *>(p);
+  }
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return (word (io.template in < 4 > (0, y, x)) >> kShift) & 0xffffffu;
+  }
+  template < bool kBiased >
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t passthrough = word (io.template in < 4 > (0, y, x)) &
+        ~kColourMask;
+    *reinterpret_cast < uint32_t * >(io.template out < 4 > (0, y, x)) =
+        (result < kBiased > (s) << kShift) | passthrough;
+  }
+};
+
+/* 24-bit pixels (RGB, BGR): three byte accesses, as rows of them are not
+ * 32-bit aligned. */
+struct Colour24 : Colour
+{
+  static constexpr int kPixelBytes = 3;
+  static constexpr int kPlanes = 1;
+
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    const uint8_t *p = io.template in < 3 > (0, y, x);
+    return p[0] | (p[1] << 8) | (p[2] << 16);
+  }
+  template < bool kBiased >
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t c = result < kBiased > (s);
+    uint8_t *p = io.template out < 3 > (0, y, x);
+    p[0] = (uint8_t) c;
+    p[1] = (uint8_t) (c >> 8);
+    p[2] = (uint8_t) (c >> 16);
+  }
+};
+
+/* One channel per plane (Y444). */
+struct ColourPlanar : Colour
+{
+  static constexpr int kPixelBytes = 1;
+  static constexpr int kPlanes = 3;
+
+  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  {
+    return *io.template in < 1 > (0, y, x) |
+        (*io.template in < 1 > (1, y, x) << 8) |
+        (*io.template in < 1 > (2, y, x) << 16);
+  }
+  template < bool kBiased >
+  static __device__ __forceinline__ void store (const Io & io, int y, int x,
+      const Sum & s)
+  {
+    const uint32_t c = result < kBiased > (s);
+    *io.template out < 1 > (0, y, x) = (uint8_t) c;
+    *io.template out < 1 > (1, y, x) = (uint8_t) (c >> 8);
+    *io.template out < 1 > (2, y, x) = (uint8_t) (c >> 16);
+  }
+};
+
+/* Whether tap (dx, dy) is inside the disc of radius R. */
+template < int R >
+__host__ __device__ constexpr bool in_disc (int dx, int dy)
+{
+  return dy >= -R && dy <= R && dx * dx + dy * dy <= R * R;
+}
+
+/* ------------------------------------------------------------------ */
+/* Shared tiles */
+
+/* A tile entry from a source pixel's word: the word itself, or its
+ * channels as floats (converted once, for kernels that read each pixel
+ * many times). */
+template < class T >
+__device__ __forceinline__ void tile_put (uint32_t & entry, uint32_t word)
+{
+  entry = word;
+}
+template < class T >
+__device__ __forceinline__ void tile_put (uint8_t & entry, uint32_t word)
+{
+  entry = (uint8_t) word;
+}
+template < class T >
+__device__ __forceinline__ void tile_put (typename T::Value & entry,
+    uint32_t word)
+{
+  entry = T::template unpack < false > (word);
+}
+
+/* A block's tile of source pixels (x0 - R, y0 - R) .. (x0 - R + kTileW - 1,
+ * y0 - R + kTileH - 1), reflected at the picture's edges, walked as one
+ * array by the block's kThreads threads: what the Gaussian's column kernel
+ * uses, whose tile holds float triples (walked row by row, as the
+ * bilateral kernels' tiles are, it was slower: design.md). */
+template < class T, int kTileW, int kTileH, int R, int kThreads, class Entry >
+__device__ __forceinline__ void load_tile_flat (Entry * tile, const Io & io,
+    int x0, int y0, int tid)
+{
+  if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
+      && y0 + kTileH - R <= io.height) {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
+    }
+  } else {
+    for (int i = tid; i < kTileW * kTileH; i += kThreads) {
+      int ty = i / kTileW, tx = i - ty * kTileW;
+      tile_put < T > (tile[i], T::load (io, reflect101 (y0 + ty - R,
+                  io.height), reflect101 (x0 + tx - R, io.width)));
+    }
+  }
+}
+
+/* CASE (R) for each radius that has compile-time kernels (the cases of a
+ * launcher's switch over the radius). */
+#define CBF_EACH_FAST_RADIUS(CASE) \
+  CASE (1) CASE (2) CASE (3) CASE (4) CASE (5) CASE (6) CASE (7) CASE (8)
+static_assert (CBF_FAST_MAX_RADIUS == 8,
+    "CBF_EACH_FAST_RADIUS names each specialised radius");
+
+/* The Io of a launch, after checking the planes against the layout. */
+template < class T >
+cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
+    int row_begin, int row_end, Io * io)
+{
+  *io = Io { };
+  for (int p = 0; p < T::kPlanes; p++) {
+    if (src[p].width != src[0].width || src[p].height != src[0].height
+        || dst[p].width != src[0].width || dst[p].height != src[0].height
+        || src[p].pixel_bytes != src[0].pixel_bytes
+        || dst[p].pixel_bytes != src[0].pixel_bytes)
+      return cudaErrorInvalidValue;
+    io->src[p] = src[p].data;
+    io->dst[p] = dst[p].data;
+    io->src_pitch[p] = src[p].pitch_bytes;
+    io->dst_pitch[p] = dst[p].pitch_bytes;
+  }
+  if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
+      || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes)
+      || row_begin < 0 || row_end > src->height || row_begin >= row_end)
+    return cudaErrorInvalidValue;
+  io->pixel_bytes = src->pixel_bytes;
+  io->width = src->width;
+  io->height = src->height;
+  /* Drop an error left by an earlier, unrelated runtime call on this thread
+   * (a failed allocation, say), so that only this launch's is returned. */
+  cudaGetLastError ();
+  return cudaSuccess;
+}
+
+}                               /* namespace */
+
+#define CBF_ENTRY(name, launcher, Layout) \
+  extern "C" cudaError_t \
+  name (const CbfPlane * src, const CbfPlane * dst, int row_begin, \
+      int row_end, const CbfBilateralWeights * w, cudaStream_t stream) \
+  { \
+    return launcher < Layout > (src, dst, row_begin, row_end, w, stream); \
+  }
+
+#endif /* CBF_LAYOUTS_CUH */
