@@ -29,20 +29,25 @@ static const CbfBilateralFunc colour_first[CBF_N_MODES] = {
   cbf_bilateral_colour_first, cbf_gaussian_colour_first,
   cbf_grid_colour_first
 };
+
 static const CbfBilateralFunc colour_last[CBF_N_MODES] = {
   cbf_bilateral_colour_last, cbf_gaussian_colour_last, cbf_grid_colour_last
 };
+
 static const CbfBilateralFunc colour_packed24[CBF_N_MODES] = {
   cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24,
   cbf_grid_colour_packed24
 };
+
 static const CbfBilateralFunc colour_planar[CBF_N_MODES] = {
   cbf_bilateral_colour_planar, cbf_gaussian_colour_planar,
   cbf_grid_colour_planar
 };
+
 static const CbfBilateralFunc channel[CBF_N_MODES] = {
   cbf_bilateral_channel, cbf_gaussian_channel, cbf_grid_channel
 };
+
 static const CbfBilateralFunc channel_pair[CBF_N_MODES] = {
   cbf_bilateral_channel_pair, cbf_gaussian_channel_pair,
   cbf_grid_channel_pair
@@ -88,8 +93,7 @@ is_8bit_gray_or_yuv (const GstVideoInfo * info)
  * from @c on that share a size. */
 static void
 add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
-    guint n_views, const CbfBilateralFunc process[CBF_N_MODES],
-    gboolean chroma)
+    guint n_views, const CbfBilateralFunc process[CBF_N_MODES], gboolean chroma)
 {
   CbfPass *pass = &plan->passes[plan->n_passes++];
   guint v;

@@ -186,8 +186,7 @@ take_picture (GstElement * sink, gint * width, gint * height, GError ** error)
   GstVideoInfo info;
   GstVideoFrame frame;
 
-  if (!sample || !gst_video_info_from_caps (&info,
-          gst_sample_get_caps (sample))
+  if (!sample || !gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
       || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (sample),
           GST_MAP_READ)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
@@ -263,8 +262,7 @@ cbf_mask_file_decode (const gchar * location, gint * width, gint * height,
 
     gst_message_parse_error (msg, &decode_error, NULL);
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "it is not a picture GStreamer can decode (%s)",
-        decode_error->message);
+        "it is not a picture GStreamer can decode (%s)", decode_error->message);
     g_error_free (decode_error);
   } else {
     pixels = take_picture (sink, width, height, error);
@@ -330,8 +328,7 @@ cbf_mask_loader_load (CbfMaskLoader * loader, GstElement * owner,
       g_error_free (error);
       return FALSE;
     }
-    GST_INFO_OBJECT (owner, "strength mask %s: %dx%d", location, width,
-        height);
+    GST_INFO_OBJECT (owner, "strength mask %s: %dx%d", location, width, height);
   }
   if (!install (loader, ticket, pixels, width, height))
     GST_DEBUG_OBJECT (owner, "mask of request %" G_GUINT64_FORMAT

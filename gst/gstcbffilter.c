@@ -279,8 +279,7 @@ find_pipeline_context (GstCbfFilter * self, gint device_id)
   GstContext *context;
   guint i;
 
-  context = gst_element_get_context (GST_ELEMENT (self),
-      GST_CUDA_CONTEXT_TYPE);
+  context = gst_element_get_context (GST_ELEMENT (self), GST_CUDA_CONTEXT_TYPE);
   if (context) {
     take_context (self, context, device_id);
     gst_context_unref (context);
@@ -390,7 +389,6 @@ gst_cbf_filter_start (GstBaseTransform * trans)
             "device(s), numbered from 0.", device_id, n_devices), (NULL));
     return FALSE;
   }
-
 #if CBF_HAVE_CUDA_MEMORY
   /* GStreamer's CUDA library drives the driver API, loaded at run time. */
   if (!gst_cuda_load_library ()) {
@@ -409,8 +407,7 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     goto failed;
   /* Non-blocking: the element's work must not wait on, nor stall, the legacy
    * default stream other code in the process may use. */
-  err = cudaStreamCreateWithFlags (&priv->upload_stream,
-      cudaStreamNonBlocking);
+  err = cudaStreamCreateWithFlags (&priv->upload_stream, cudaStreamNonBlocking);
   if (err == cudaSuccess)
     err = cudaStreamCreateWithFlags (&priv->compute_stream,
         cudaStreamNonBlocking);
@@ -429,14 +426,11 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     err = cudaStreamCreateWithFlags (&priv->download_stream,
         cudaStreamNonBlocking);
   if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&priv->input_ready,
-        cudaEventDisableTiming);
+    err = cudaEventCreateWithFlags (&priv->input_ready, cudaEventDisableTiming);
   if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&priv->frame_done,
-        cudaEventDisableTiming);
+    err = cudaEventCreateWithFlags (&priv->frame_done, cudaEventDisableTiming);
   for (i = 0; i < MAX_BANDS && err == cudaSuccess; i++) {
-    err = cudaEventCreateWithFlags (&priv->uploaded[i],
-        cudaEventDisableTiming);
+    err = cudaEventCreateWithFlags (&priv->uploaded[i], cudaEventDisableTiming);
     if (err == cudaSuccess)
       err = cudaEventCreateWithFlags (&priv->filtered[i],
           cudaEventDisableTiming);
@@ -450,8 +444,7 @@ gst_cbf_filter_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   priv->running = TRUE;
   GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device,
-      n_devices);
+  GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device, n_devices);
   return TRUE;
 
 failed:
@@ -826,8 +819,7 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
 /* Unpinned output lands in the staging buffer, copied out after the
  * frame's synchronisation. */
 static cudaError_t
-download_band (GstCbfFilterPrivate * priv, const HostFrame * frame,
-    guint band)
+download_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
 {
   cudaError_t err = cudaSuccess;
   guint p;
@@ -925,8 +917,7 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
   gchar *why = NULL;
   GstFlowReturn ret;
 
-  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in,
-          &why)) {
+  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in, &why)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT,
         ("Input buffer cannot be filtered: %s.", why),
         ("%" GST_PTR_FORMAT, inbuf));
@@ -1072,8 +1063,7 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Buffer is not CUDA memory of this element's CUDA context, as its "
             "memory:CUDAMemory caps promise."),
-        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, inbuf,
-            outbuf));
+        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, inbuf, outbuf));
     return GST_FLOW_ERROR;
   }
   /* The kernels read and write every row the caps describe, so memory
@@ -1117,8 +1107,7 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
     ret = GST_FLOW_ERROR;
   } else {
     if (err == cudaSuccess)
-      err = klass->filter (self, in, out, 0, in[0].height,
-          priv->memory_stream);
+      err = klass->filter (self, in, out, 0, in[0].height, priv->memory_stream);
     if (err == cudaSuccess)
       err = finish_frame (priv, gst_buffer_peek_memory (inbuf, 0),
           gst_buffer_peek_memory (outbuf, 0));
@@ -1624,8 +1613,7 @@ gst_cbf_filter_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_cbf_filter_dispose (GObject * object)
 {
-  g_clear_pointer (&PRIV (GST_CBF_FILTER (object))->context,
-      cbf_context_unref);
+  g_clear_pointer (&PRIV (GST_CBF_FILTER (object))->context, cbf_context_unref);
   G_OBJECT_CLASS (gst_cbf_filter_parent_class)->dispose (object);
 }
 

@@ -261,6 +261,7 @@ gst_cuda_bilateral_method_get_type (void)
         g_enum_register_static ("GstCudaBilateralMethod", methods));
   return type;
 }
+
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
 
@@ -345,8 +346,7 @@ alloc_tables (Tables * tables)
     err = cudaHostAlloc ((void **) &tables->host_tables, bytes,
         cudaHostAllocPortable);
   if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&tables->uploaded,
-        cudaEventDisableTiming);
+    err = cudaEventCreateWithFlags (&tables->uploaded, cudaEventDisableTiming);
   return err;
 }
 
@@ -447,8 +447,7 @@ load_mask_for_state (GstCudaBilateral * self, gboolean starting)
 static void
 free_device_buffers (GstCudaBilateral * self)
 {
-  if ((self->luma.dev_tables || self->mask_raw.data
-          || self->luma.grid.cells[0])
+  if ((self->luma.dev_tables || self->mask_raw.data || self->luma.grid.cells[0])
       && gst_cbf_filter_push_context (GST_CBF_FILTER (self))) {
     free_tables (&self->luma);
     free_tables (&self->chroma);
@@ -914,24 +913,23 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       "grid for large windows (method=grid) and a strength mask "
       "(mask-location). Examples:"
       EXAMPLE_INDENT "gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! "
-          "cudabilateral diameter=7 sigma-color=30 ! videoconvert ! "
-          "autovideosink sync=false"
+      "cudabilateral diameter=7 sigma-color=30 ! videoconvert ! "
+      "autovideosink sync=false"
       EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! "
-          "h264parse ! nvh264dec ! cudabilateral sigma-color=40 "
-          "sigma-space=5 ! cudadownload ! videoconvert ! autovideosink"
+      "h264parse ! nvh264dec ! cudabilateral sigma-color=40 "
+      "sigma-space=5 ! cudadownload ! videoconvert ! autovideosink"
       EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! "
-          "cudabilateral sigma-color=40 sigma-space=5 ! x264enc ! mp4mux ! "
-          "filesink location=out.mp4"
+      "cudabilateral sigma-color=40 sigma-space=5 ! x264enc ! mp4mux ! "
+      "filesink location=out.mp4"
       EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
-          "cudabilateral mode=gaussian diameter=15 sigma-space=4 ! "
-          "videoconvert ! autovideosink"
+      "cudabilateral mode=gaussian diameter=15 sigma-space=4 ! "
+      "videoconvert ! autovideosink"
       EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
-          "cudabilateral method=grid sigma-color=40 sigma-space=16 ! "
-          "videoconvert ! autovideosink"
+      "cudabilateral method=grid sigma-color=40 sigma-space=16 ! "
+      "videoconvert ! autovideosink"
       EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA "
-          "! cudabilateral mask-location=mask.png ! videoconvert ! "
-          "autovideosink",
-      "gst-cudabilateral authors");
+      "! cudabilateral mask-location=mask.png ! videoconvert ! "
+      "autovideosink", "gst-cudabilateral authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 

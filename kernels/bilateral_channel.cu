@@ -14,6 +14,6 @@
 
 #include "bilateral_launch.cuh"
 
-CBF_ENTRY (cbf_bilateral_channel, launch, Channels < 1 >)
-CBF_ENTRY (cbf_bilateral_channel_pair, launch, Channels < 2 >)
-CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channels < 1 >)
+CBF_ENTRY (cbf_bilateral_channel, launch, Channels<1>)
+CBF_ENTRY (cbf_bilateral_channel_pair, launch, Channels<2>)
+CBF_ENTRY (cbf_bilateral_channel_generic, launch_generic, Channels<1>)

@@ -14,6 +14,6 @@
 
 #include "bilateral_launch.cuh"
 
-CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32 < 0 >)
-CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32 < 1 >)
-CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32 < 0 >)
+CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32<0>)
+CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32<1>)
+CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32<0>)

@@ -109,22 +109,21 @@ struct FastShapeOf
  * choices best, or within 1 %). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
-  return radius == 2 || radius == 3 ? FastShapeOf { 4, 2, 4, 8, false, true }
-  : radius == 4 ? FastShapeOf { 3, 2, 4, 8, true, true }
-  : radius == 5 || radius == 6 ? FastShapeOf { 4, 2, 2, 16, false, true }
-  : radius == 7 ? FastShapeOf { 4, 2, 2, 16, false, false }
-  : radius == 8 ? FastShapeOf { 2, 2, 2, 16, false, true }
-  : FastShapeOf { 4, 1, 4, 8 };
+  return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
+      : radius == 4                 ? FastShapeOf{ 3, 2, 4, 8, true, true }
+      : radius == 5 || radius == 6  ? FastShapeOf{ 4, 2, 2, 16, false, true }
+      : radius == 7                 ? FastShapeOf{ 4, 2, 2, 16, false, false }
+      : radius == 8                 ? FastShapeOf{ 2, 2, 2, 16, false, true }
+                                    : FastShapeOf{ 4, 1, 4, 8 };
 }
 
-__host__ __device__ constexpr FastShapeOf gray_shape (int radius,
-    int planes)
+__host__ __device__ constexpr FastShapeOf gray_shape (int radius, int planes)
 {
-  return radius <= 3 ? FastShapeOf { 2, 4, 5, 8 }
+  return radius <= 3 ? FastShapeOf{ 2, 4, 5, 8 }
       /* two planes a launch (blockIdx.z) take a register more than 64 at
        * radius 8, where 4 blocks an SM would spill */
-  : radius >= 8 && planes > 1 ? FastShapeOf { 2, 4, 3, 8 }
-  : FastShapeOf { 2, 4, 4, 8 };
+      : radius >= 8 && planes > 1 ? FastShapeOf{ 2, 4, 3, 8 }
+                                  : FastShapeOf{ 2, 4, 4, 8 };
 }
 
 /* A specialised kernel's block is 32 threads wide. */
@@ -153,7 +152,7 @@ constexpr int kIntWarpRows = 32 / kIntWarpCols;
 __host__ __device__ constexpr int int_tile_width (int min_width, int rows)
 {
   for (int words = (min_width + 3) / 4; words < (min_width + 3) / 4 + 32;
-      words++)
+       words++)
     if ((rows * words) % 32 == 8 || (rows * words) % 32 == 24)
       return 4 * words;
   return (min_width + 3) / 4 * 4;
@@ -168,8 +167,9 @@ constexpr int kFastMaxThreadsPerSm = 2048;
 #endif
 __host__ __device__ constexpr int fast_min_blocks (int blocks, int threads)
 {
-  return blocks < kFastMaxThreadsPerSm / threads ? blocks :
-      kFastMaxThreadsPerSm / threads;
+  return blocks < kFastMaxThreadsPerSm / threads
+      ? blocks
+      : kFastMaxThreadsPerSm / threads;
 }
 
 /* Shared memory every supported GPU gives a block without asking; beyond
@@ -178,23 +178,22 @@ __host__ __device__ constexpr int fast_min_blocks (int blocks, int threads)
 constexpr int kStaticSmemBytes = 48 * 1024;
 
 /* The shape of layout T (one channel or colour) at radius R. */
-template < class T, int R > struct FastShape
+template <class T, int R> struct FastShape
 {
-  static constexpr FastShapeOf kOf = T::kClassWeights ?
-      gray_shape (R, T::kPlanes) : colour_shape (R);
+  static constexpr FastShapeOf kOf
+      = T::kClassWeights ? gray_shape (R, T::kPlanes) : colour_shape (R);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;
   static constexpr int kThreads = kFastBlockX * kBlockY;
-  static constexpr int kMinBlocks = fast_min_blocks (kOf.min_blocks,
-      kThreads);
+  static constexpr int kMinBlocks = fast_min_blocks (kOf.min_blocks, kThreads);
   /* Colour reads a tap's weight whole from its distance class's table of
    * half floats (bilateral.h). Rounding a weight to half moves it by at most
    * 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
    * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
    * radius 8 (Colour) stays below one. */
   static constexpr bool kHalfClasses = !T::kClassWeights;
-  static constexpr int kClasses = cbf_distance_class (R, R * R + 1);
+  static constexpr int kClasses = cbf_distance_class (R, R *R + 1);
   /* One channel: each weight a 16-bit integer, w x 2^15 rounded, from a
    * table per distance class (made on the host, bilateral.h), and the sums
    * in 32-bit integers: an integer multiply-add and an add a tap (ptxas
@@ -219,18 +218,18 @@ template < class T, int R > struct FastShape
    * edge blocks, and is faster there a row at a time. Its integer weights
    * are always copied in words. */
   static constexpr bool kBatchedFill = !T::kClassWeights && kOf.batched_fill;
-  typedef typename std::conditional < kIntSums, uint8_t,
-      uint32_t >::type TileEntry;
+  typedef
+      typename std::conditional<kIntSums, uint8_t, uint32_t>::type TileEntry;
   /* The per-class weights. */
   __host__ __device__ static constexpr int lut_len ()
   {
-    return kIntSums ? kClasses * CBF_INT_CLASS_FLOATS :
-        kClasses * CBF_COLOUR_CLASS_FLOATS;
+    return kIntSums ? kClasses * CBF_INT_CLASS_FLOATS
+                    : kClasses * CBF_COLOUR_CLASS_FLOATS;
   }
   __host__ __device__ static constexpr int lut_offset_in_tables ()
   {
-    return kIntSums ? cbf_tables_int_weights_offset (R) :
-        cbf_tables_colour_class_weights_offset (R);
+    return kIntSums ? cbf_tables_int_weights_offset (R)
+                    : cbf_tables_colour_class_weights_offset (R);
   }
   static constexpr bool kWordCopy = kIntSums || kOf.word_copy;
   /* The block's tile: its outputs and the window's halo, an entry a source
@@ -238,15 +237,15 @@ template < class T, int R > struct FastShape
    * entries start an aligned load; rows padded where the warps take 8 x 4
    * positions, so that their loads do not conflict (int_tile_width). */
   static constexpr bool kIntWarpShape = kIntSums && R >= kIntWarpMinRadius;
-  static constexpr int kMinTileW = (kFastBlockX * kCols + 2 * R + kCols -
-      1) / kCols * kCols;
-  static constexpr int kTileW = kIntWarpShape ? int_tile_width (kMinTileW,
-      kRows) : kMinTileW;
+  static constexpr int kMinTileW
+      = (kFastBlockX * kCols + 2 * R + kCols - 1) / kCols * kCols;
+  static constexpr int kTileW
+      = kIntWarpShape ? int_tile_width (kMinTileW, kRows) : kMinTileW;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
   /* Shared memory a block takes, tile (padded to 16 bytes, where the
    * weights follow it) and weights; dynamic above kStaticSmemBytes. */
-  static constexpr int kTileBytes = (kTileW * kTileH * (int) sizeof
-      (TileEntry) + 15) / 16 * 16;
+  static constexpr int kTileBytes
+      = (kTileW * kTileH * (int)sizeof (TileEntry) + 15) / 16 * 16;
   static constexpr int kSmemBytes = kTileBytes + lut_len () * 4;
   static constexpr bool kDynamicSmem = kSmemBytes > kStaticSmemBytes;
 };
@@ -257,21 +256,20 @@ template < class T, int R > struct FastShape
  * the border rule). The block's kBlockX x kBlockY threads walk the tile in
  * its own shape: a thread's row and column come from its index without a
  * division, and a row's address is formed once for its columns. */
-template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
-    bool kInside, class Entry >
-__device__ __forceinline__ void load_tile_rows (Entry * tile, const Io & io,
-    int x0, int y0)
+template <class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    bool kInside, class Entry>
+__device__ __forceinline__ void load_tile_rows (
+    Entry *tile, const Io &io, int x0, int y0)
 {
   for (int ty = threadIdx.y; ty < kTileH; ty += kBlockY) {
-    const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R,
-        io.height);
+    const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R, io.height);
 #pragma unroll
     for (int tx0 = 0; tx0 < kTileW; tx0 += kBlockX) {
       const int tx = tx0 + threadIdx.x;
       if (tx0 + kBlockX <= kTileW || tx < kTileW) {
-        const int sx = kInside ? x0 + tx - R : reflect101 (x0 + tx - R,
-            io.width);
-        tile_put < T > (tile[ty * kTileW + tx], T::load (io, sy, sx));
+        const int sx
+            = kInside ? x0 + tx - R : reflect101 (x0 + tx - R, io.width);
+        tile_put<T> (tile[ty * kTileW + tx], T::load (io, sy, sx));
       }
     }
   }
@@ -280,10 +278,10 @@ __device__ __forceinline__ void load_tile_rows (Entry * tile, const Io & io,
 /* The same, a thread's loads all issued before its first store, so that
  * they wait for memory together rather than a row at a time (kBatchedFill;
  * it takes a register a pixel). */
-template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
-    bool kInside, class Entry >
-__device__ __forceinline__ void load_tile_batched (Entry * tile,
-    const Io & io, int x0, int y0)
+template <class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    bool kInside, class Entry>
+__device__ __forceinline__ void load_tile_batched (
+    Entry *tile, const Io &io, int x0, int y0)
 {
   constexpr int kRowIters = (kTileH + kBlockY - 1) / kBlockY;
   constexpr int kColIters = (kTileW + kBlockX - 1) / kBlockX;
@@ -292,14 +290,14 @@ __device__ __forceinline__ void load_tile_batched (Entry * tile,
   for (int r = 0; r < kRowIters; r++) {
     const int ty = threadIdx.y + r * kBlockY;
     if (kTileH % kBlockY == 0 || ty < kTileH) {
-      const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R,
-          io.height);
+      const int sy
+          = kInside ? y0 + ty - R : reflect101 (y0 + ty - R, io.height);
 #pragma unroll
       for (int c = 0; c < kColIters; c++) {
         const int tx = c * kBlockX + threadIdx.x;
         if (kTileW % kBlockX == 0 || tx < kTileW)
-          loaded[r][c] = T::load (io, sy, kInside ? x0 + tx - R :
-              reflect101 (x0 + tx - R, io.width));
+          loaded[r][c] = T::load (io, sy,
+              kInside ? x0 + tx - R : reflect101 (x0 + tx - R, io.width));
       }
     }
   }
@@ -311,30 +309,30 @@ __device__ __forceinline__ void load_tile_batched (Entry * tile,
       const int tx = c * kBlockX + threadIdx.x;
       if ((kTileH % kBlockY == 0 || ty < kTileH)
           && (kTileW % kBlockX == 0 || tx < kTileW))
-        tile_put < T > (tile[ty * kTileW + tx], loaded[r][c]);
+        tile_put<T> (tile[ty * kTileW + tx], loaded[r][c]);
     }
   }
 }
 
-template < class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
-    bool kBatched, class Entry >
-__device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
-    int x0, int y0)
+template <class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
+    bool kBatched, class Entry>
+__device__ __forceinline__ void load_tile (
+    Entry *tile, const Io &io, int x0, int y0)
 {
   const bool inside = x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
       && y0 + kTileH - R <= io.height;
   if (kBatched && inside)
-    load_tile_batched < T, kTileW, kTileH, R, kBlockX, kBlockY, true > (tile,
-        io, x0, y0);
+    load_tile_batched<T, kTileW, kTileH, R, kBlockX, kBlockY, true> (
+        tile, io, x0, y0);
   else if (kBatched)
-    load_tile_batched < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
-        io, x0, y0);
+    load_tile_batched<T, kTileW, kTileH, R, kBlockX, kBlockY, false> (
+        tile, io, x0, y0);
   else if (inside)
-    load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, true > (tile, io,
-        x0, y0);
+    load_tile_rows<T, kTileW, kTileH, R, kBlockX, kBlockY, true> (
+        tile, io, x0, y0);
   else
-    load_tile_rows < T, kTileW, kTileH, R, kBlockX, kBlockY, false > (tile,
-        io, x0, y0);
+    load_tile_rows<T, kTileW, kTileH, R, kBlockX, kBlockY, false> (
+        tile, io, x0, y0);
 }
 
 /* The one-channel kernel's byte tile (kIntSums) from aligned 32-bit
@@ -355,9 +353,9 @@ __device__ __forceinline__ void load_tile (Entry * tile, const Io & io,
  * tile to load_tile, for pixels of more than one byte, a plane or pitch
  * not 4-byte aligned, and blocks whose words reach past the picture's left
  * or right edge (which reflect within a row). */
-template < class T, int kTileW, int kTileH, int R, int kThreads >
-__device__ __forceinline__ bool load_tile_bytes (uint8_t * tile,
-    const Io & io, int x0, int y0, int tid)
+template <class T, int kTileW, int kTileH, int R, int kThreads>
+__device__ __forceinline__ bool load_tile_bytes (
+    uint8_t *tile, const Io &io, int x0, int y0, int tid)
 {
   static_assert (kTileW % 4 == 0, "whole words");
   /* bytes from an aligned source word to the tile's first pixel, and the
@@ -370,7 +368,7 @@ __device__ __forceinline__ bool load_tile_bytes (uint8_t * tile,
   const int x_first = x0 - R - kShift;
   if (io.pixel_bytes != 1 || x_first < 0
       || x_first + 4 * (kWords + kSpan - 1) > io.width
-      || (((uintptr_t) plane | pitch) & 3))
+      || (((uintptr_t)plane | pitch) & 3))
     return false;
   const bool rows_inside = y0 >= R && y0 + kTileH - R <= io.height;
   constexpr int kCount = kTileH * kWords;
@@ -381,10 +379,10 @@ __device__ __forceinline__ bool load_tile_bytes (uint8_t * tile,
     const int i = tid + k * kThreads;
     const int row = i / kWords, j = i - row * kWords;
     if (kCount % kThreads == 0 || i < kCount) {
-      const int sy = rows_inside ? y0 - R + row : reflect101 (y0 - R + row,
-          io.height);
-      const uint32_t *at = reinterpret_cast < const uint32_t * >(plane +
-          (size_t) sy * pitch + x_first + 4 * j);
+      const int sy
+          = rows_inside ? y0 - R + row : reflect101 (y0 - R + row, io.height);
+      const uint32_t *at = reinterpret_cast<const uint32_t *> (
+          plane + (size_t)sy * pitch + x_first + 4 * j);
 #pragma unroll
       for (int h = 0; h < kSpan; h++)
         loaded[k][h] = at[h];
@@ -395,18 +393,18 @@ __device__ __forceinline__ bool load_tile_bytes (uint8_t * tile,
     const int i = tid + k * kThreads;
     if (!(kCount % kThreads == 0 || i < kCount))
       break;
-    reinterpret_cast < uint32_t * >(tile)[i] = kShift ?
-        __funnelshift_r (loaded[k][0], loaded[k][kSpan - 1], 8 * kShift) :
-        loaded[k][0];
+    reinterpret_cast<uint32_t *> (tile)[i] = kShift
+        ? __funnelshift_r (loaded[k][0], loaded[k][kSpan - 1], 8 * kShift)
+        : loaded[k][0];
   }
   return true;
 }
 
 /* A one-channel layout whose tile entries are the level itself, one byte
  * (kIntSums), for load_tile. */
-template < class T > struct LevelTile : T
+template <class T> struct LevelTile : T
 {
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
     return T::load (io, y, x) >> 2;
   }
@@ -414,11 +412,11 @@ template < class T > struct LevelTile : T
 
 /* Whether source row @s (0 = R rows above the thread's first output) at
  * column offset @dx is inside the window of any of the thread's outputs. */
-template < int R, int K >
+template <int R, int K>
 __host__ __device__ constexpr bool tap_used (int s, int dx)
 {
   for (int k = 0; k < K; k++)
-    if (in_disc < R > (dx, s - R - k))
+    if (in_disc<R> (dx, s - R - k))
       return true;
   return false;
 }
@@ -427,9 +425,9 @@ __host__ __device__ constexpr bool tap_used (int s, int dx)
  * loop unroller, which gives up on the larger windows): every condition
  * below is a compile-time constant, every tile offset and spatial weight an
  * immediate. */
-template < class T, int R, int K, int C > struct FastWindow
+template <class T, int R, int K, int C> struct FastWindow
 {
-  typedef FastShape < T, R > Shape;
+  typedef FastShape<T, R> Shape;
   static constexpr int kTileW = Shape::kTileW;
   /* tile, column dx = 0 of source row 0 */
   const typename Shape::TileEntry *col;
@@ -444,62 +442,61 @@ template < class T, int R, int K, int C > struct FastWindow
   /* Colour: tap (DX - c, S - R - k) of output (k, c), if it is in that
    * output's disc, weighed from its distance class's table of half floats
    * (FastShape::kHalfClasses). */
-  template < int S, int DX, int k, int c >
-  __device__ __forceinline__ void tap_output (uint32_t p,
-      const typename T::Value & value)
+  template <int S, int DX, int k, int c>
+  __device__ __forceinline__ void tap_output (
+      uint32_t p, const typename T::Value &value)
   {
     constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
-    if constexpr (in_disc < R > (dx, dy)) {
+    if constexpr (in_disc<R> (dx, dy)) {
       constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
-      const float w = __half2float (__ushort_as_half (reinterpret_cast <
-              const unsigned short *>(range_lut)[kClass * CBF_RANGE_LUT_LEN
+      const float w = __half2float (
+          __ushort_as_half (reinterpret_cast<const unsigned short *> (
+              range_lut)[kClass * CBF_RANGE_LUT_LEN
               + T::distance (p, centre[o])]));
       T::add (sum[o], value, w);
     }
   }
 
-  template < int S, int DX, int... o >
+  template <int S, int DX, int... o>
   __device__ __forceinline__ void tap_outputs (uint32_t p,
-      const typename T::Value & value, std::integer_sequence < int, o... >)
+      const typename T::Value &value, std::integer_sequence<int, o...>)
   {
-    (tap_output < S, DX, o / C, o % C > (p, value), ...);
+    (tap_output<S, DX, o / C, o % C> (p, value), ...);
   }
 
   /* Whether source pixel (DX, S) is in the window of any output. */
   static constexpr bool used (int s, int dx)
   {
     for (int c = 0; c < C; c++)
-      if (tap_used < R, K > (s, dx - c))
+      if (tap_used<R, K> (s, dx - c))
         return true;
     return false;
   }
 
   /* Source pixel (DX, S), loaded: converted once, used by every output
    * whose window holds it. */
-  template < int S, int DX > __device__ __forceinline__ void taps (uint32_t p)
+  template <int S, int DX> __device__ __forceinline__ void taps (uint32_t p)
   {
-    if constexpr (used (S, DX) && FastShape < T, R >::kIntSums)
-      int_tap_outputs < S, DX > (p,
-          std::make_integer_sequence < int, K * C > ());
+    if constexpr (used (S, DX) && FastShape<T, R>::kIntSums)
+      int_tap_outputs<S, DX> (p, std::make_integer_sequence<int, K * C> ());
     else if constexpr (used (S, DX))
-      tap_outputs < S, DX > (p, T::template unpack < true > (p),
-          std::make_integer_sequence < int, K * C > ());
+      tap_outputs<S, DX> (p, T::template unpack<true> (p),
+          std::make_integer_sequence<int, K * C> ());
   }
 
   /* kIntSums: the weight of tap (dx, dy) whose entry (byte_entry) is @p,
    * for the output whose own entry is @c: the SIMD sum of their absolute
    * byte differences, 2 x the level difference, is the byte offset of the
    * 16-bit weight in its class's table. */
-  template < int dx, int dy >
-  __device__ __forceinline__ uint32_t int_weight (uint32_t p, uint32_t c)
-      const
+  template <int dx, int dy>
+  __device__ __forceinline__ uint32_t int_weight (uint32_t p, uint32_t c) const
   {
     constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
-    return *reinterpret_cast < const unsigned short *>(
-        reinterpret_cast < const char *>(range_lut) +
-        CBF_INT_CLASS_FLOATS * sizeof (float) * kClass + __vsadu4 (p, c));
+    return *reinterpret_cast<const unsigned short *> (
+        reinterpret_cast<const char *> (range_lut)
+        + CBF_INT_CLASS_FLOATS * sizeof (float) * kClass + __vsadu4 (p, c));
   }
 
   /* Whether tap (dx, dy) of output (k, c) is one of the thread's outputs
@@ -511,14 +508,14 @@ template < class T, int R, int K, int C > struct FastWindow
 
   /* kIntSums: tap (DX - c, S - R - k) of output (k, c); @p is the tile
    * entry as byte_entry takes it, 257 x the level. */
-  template < int S, int DX, int k, int c >
+  template <int S, int DX, int k, int c>
   __device__ __forceinline__ void int_tap_output (uint32_t p)
   {
     constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
-    if constexpr (in_disc < R > (dx, dy) && !own_output (k, c, dx, dy)) {
-      const uint32_t w = int_weight < dx, dy > (p, centre[o]);
+    if constexpr (in_disc<R> (dx, dy) && !own_output (k, c, dx, dy)) {
+      const uint32_t w = int_weight<dx, dy> (p, centre[o]);
       int_v[o] += w * p;
       int_w[o] += w;
     }
@@ -527,12 +524,12 @@ template < class T, int R, int K, int C > struct FastWindow
   /* The pair of outputs a < b (pair index a K C + b), if each is in the
    * other's disc: one weight, the same both ways (the same distance class
    * and level difference), serves both sums. */
-  template < int P > __device__ __forceinline__ void int_pair ()
+  template <int P> __device__ __forceinline__ void int_pair ()
   {
     constexpr int a = P / (K * C), b = P % (K * C);
     constexpr int dx = b % C - a % C, dy = b / C - a / C;
-    if constexpr (a < b && in_disc < R > (dx, dy)) {
-      const uint32_t w = int_weight < dx, dy > (centre[b], centre[a]);
+    if constexpr (a < b && in_disc<R> (dx, dy)) {
+      const uint32_t w = int_weight<dx, dy> (centre[b], centre[a]);
       int_v[a] += w * centre[b];
       int_w[a] += w;
       int_v[b] += w * centre[a];
@@ -540,11 +537,10 @@ template < class T, int R, int K, int C > struct FastWindow
     }
   }
 
-  template < int... P >
-  __device__ __forceinline__ void int_pairs (std::integer_sequence < int,
-      P... >)
+  template <int... P>
+  __device__ __forceinline__ void int_pairs (std::integer_sequence<int, P...>)
   {
-    (int_pair < P > (), ...);
+    (int_pair<P> (), ...);
   }
 
   /* kIntSums: the sums start with the taps that are the thread's own
@@ -557,14 +553,14 @@ template < class T, int R, int K, int C > struct FastWindow
       int_v[o] = CBF_INT_WEIGHT_ONE * centre[o];
       int_w[o] = CBF_INT_WEIGHT_ONE;
     }
-    int_pairs (std::make_integer_sequence < int, K * C * K * C > ());
+    int_pairs (std::make_integer_sequence<int, K * C * K * C> ());
   }
 
-  template < int S, int DX, int... o >
-  __device__ __forceinline__ void int_tap_outputs (uint32_t p,
-      std::integer_sequence < int, o... >)
+  template <int S, int DX, int... o>
+  __device__ __forceinline__ void int_tap_outputs (
+      uint32_t p, std::integer_sequence<int, o...>)
   {
-    (int_tap_output < S, DX, o / C, o % C > (p), ...);
+    (int_tap_output<S, DX, o / C, o % C> (p), ...);
   }
 
   /* One column: a 32-bit load. Two: the pair (DX, DX + 1) in one 64-bit
@@ -572,19 +568,19 @@ template < class T, int R, int K, int C > struct FastWindow
    * would conflict two ways); DX - R is even and so is each row's start, so
    * the pair is aligned. The byte tile: four entries a 32-bit load
    * (load_bytes). */
-  template < int S, int DX > __device__ __forceinline__ void load ()
+  template <int S, int DX> __device__ __forceinline__ void load ()
   {
     if constexpr (Shape::kIntSums) {
       if constexpr (used_entries (S, DX))
-        load_bytes < S, DX > ();
+        load_bytes<S, DX> ();
     } else if constexpr (C == 1) {
       if constexpr (used (S, DX))
-        taps < S, DX > (col[S * kTileW + DX]);
+        taps<S, DX> (col[S * kTileW + DX]);
     } else if constexpr (used_entries (S, DX)) {
-      const uint2 pair = *reinterpret_cast < const uint2 * >(col +
-          S * kTileW + DX);
-      taps < S, DX > (pair.x);
-      taps < S, DX + 1 > (pair.y);
+      const uint2 pair
+          = *reinterpret_cast<const uint2 *> (col + S * kTileW + DX);
+      taps<S, DX> (pair.x);
+      taps<S, DX + 1> (pair.y);
     }
   }
 
@@ -600,8 +596,7 @@ template < class T, int R, int K, int C > struct FastWindow
 
   /* kIntSums: byte @k of a tile word as the entry the sums take, the
    * level in bytes 0 and 1 (257 x the level): one byte permute. */
-  static __device__ __forceinline__ uint32_t byte_entry (uint32_t word,
-      int k)
+  static __device__ __forceinline__ uint32_t byte_entry (uint32_t word, int k)
   {
     return __byte_perm (word, 0, 0x4400 | 0x11 * k);
   }
@@ -609,32 +604,31 @@ template < class T, int R, int K, int C > struct FastWindow
   /* kIntSums: the four entries (DX .. DX + 3) in one 32-bit load, aligned
    * (a thread's first column, and each row's start, a multiple of 4); a
    * warp's threads read consecutive words. */
-  template < int S, int DX > __device__ __forceinline__ void load_bytes ()
+  template <int S, int DX> __device__ __forceinline__ void load_bytes ()
   {
-    const uint32_t four = *reinterpret_cast < const uint32_t * >(col +
-        S * kTileW + DX);
-    taps < S, DX > (byte_entry (four, 0));
-    taps < S, DX + 1 > (byte_entry (four, 1));
-    taps < S, DX + 2 > (byte_entry (four, 2));
-    taps < S, DX + 3 > (byte_entry (four, 3));
+    const uint32_t four
+        = *reinterpret_cast<const uint32_t *> (col + S * kTileW + DX);
+    taps<S, DX> (byte_entry (four, 0));
+    taps<S, DX + 1> (byte_entry (four, 1));
+    taps<S, DX + 2> (byte_entry (four, 2));
+    taps<S, DX + 3> (byte_entry (four, 3));
   }
 
-  template < int S, int... I >
-  __device__ __forceinline__ void row (std::integer_sequence < int, I... >)
+  template <int S, int... I>
+  __device__ __forceinline__ void row (std::integer_sequence<int, I...>)
   {
-    (load < S, C * I - R > (), ...);
+    (load<S, C * I - R> (), ...);
   }
 
-  template < int... S >
-  __device__ __forceinline__ void rows (std::integer_sequence < int, S... >)
+  template <int... S>
+  __device__ __forceinline__ void rows (std::integer_sequence<int, S...>)
   {
-    (row < S > (std::make_integer_sequence < int,
-            (2 * R + C + C - 1) / C > ()), ...);
+    (row<S> (std::make_integer_sequence<int, (2 * R + C + C - 1) / C> ()), ...);
   }
 
   __device__ __forceinline__ void run ()
   {
-    rows (std::make_integer_sequence < int, K + 2 * R > ());
+    rows (std::make_integer_sequence<int, K + 2 * R> ());
   }
 };
 
@@ -651,30 +645,29 @@ template < class T, int R, int K, int C > struct FastWindow
  * launch back to back, and 0.2004 with this and a row's pixels in one
  * store (int_store_rows; H100, harness, still the 16-bit tile; output
  * within +-1 of OpenCV: 277 of 8.3 M pixels 1 off, against 281). */
-__device__ __forceinline__ uint32_t int_level (uint32_t weighted_sum,
-    uint32_t weight_sum)
+__device__ __forceinline__ uint32_t int_level (
+    uint32_t weighted_sum, uint32_t weight_sum)
 {
   float reciprocal;
-  asm ("rcp.approx.ftz.f32 %0, %1;":"=f" (reciprocal):"f" ((float)
-          weight_sum));
-  return __float_as_uint (__fmaf_rn ((float) (weighted_sum * 0xff00ff01u),
-          reciprocal, 12582912.f));
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(reciprocal) : "f"((float)weight_sum));
+  return __float_as_uint (
+      __fmaf_rn ((float)(weighted_sum * 0xff00ff01u), reciprocal, 12582912.f));
 }
 
 /* Writes kIntSums' K x 4 outputs, rows from @y and columns from @x (a
  * multiple of 4): a row's address formed once, and its four pixels in one
  * 32-bit store where they are bytes and the plane's alignment allows,
  * else one at a time. */
-template < class T, int K >
-__device__ __forceinline__ void int_store_rows (const Io & io, int x, int y,
+template <class T, int K>
+__device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
     int row_end, const uint32_t (&weighted_sums)[K * 4],
     const uint32_t (&weight_sums)[K * 4])
 {
   const int plane = T::channel ();
   const size_t pitch = Io::pick (io.dst_pitch, plane);
-  const int step = io.template step < T::kPixelBytes > ();
-  uint8_t *row = io.template out < T::kPixelBytes > (plane, y, x);
-  const bool words = step == 1 && (((uintptr_t) row | pitch) & 3) == 0;
+  const int step = io.template step<T::kPixelBytes> ();
+  uint8_t *row = io.template out<T::kPixelBytes> (plane, y, x);
+  const bool words = step == 1 && (((uintptr_t)row | pitch) & 3) == 0;
 #pragma unroll
   for (int k = 0; k < K; k++, row += pitch) {
     if (y + k >= row_end)
@@ -684,28 +677,27 @@ __device__ __forceinline__ void int_store_rows (const Io & io, int x, int y,
     for (int c = 0; c < 4; c++)
       level[c] = int_level (weighted_sums[k * 4 + c], weight_sums[k * 4 + c]);
     if (words && x + 3 < io.width) {
-      *reinterpret_cast < uint32_t * >(row) =
-          __byte_perm (__byte_perm (level[0], level[1], 0x0040),
-          __byte_perm (level[2], level[3], 0x0040), 0x5410);
+      *reinterpret_cast<uint32_t *> (row)
+          = __byte_perm (__byte_perm (level[0], level[1], 0x0040),
+              __byte_perm (level[2], level[3], 0x0040), 0x5410);
     } else {
 #pragma unroll
       for (int c = 0; c < 4; c++)
         if (x + c < io.width)
-          row[c * step] = (uint8_t) level[c];
+          row[c * step] = (uint8_t)level[c];
     }
   }
 }
 
-template < class T, int R >
-__global__ void __launch_bounds__ (FastShape < T, R >::kThreads,
-    FastShape < T, R >::kMinBlocks)
-bilateral_fast (Io io, int row_begin, int row_end,
-    const float *__restrict__ tables)
+template <class T, int R>
+__global__ void __launch_bounds__ (FastShape<T, R>::kThreads,
+    FastShape<T, R>::kMinBlocks) bilateral_fast (Io io, int row_begin,
+    int row_end, const float *__restrict__ tables)
 {
-  typedef FastShape < T, R > Shape;
+  typedef FastShape<T, R> Shape;
   constexpr int K = Shape::kRows;
   constexpr int C = Shape::kCols;
-  typedef FastWindow < T, R, K, C > Window;
+  typedef FastWindow<T, R, K, C> Window;
   constexpr int kTileW = Shape::kTileW;
   constexpr int kTileH = Shape::kTileH;
   constexpr int kLutLen = Shape::lut_len ();
@@ -714,9 +706,9 @@ bilateral_fast (Io io, int row_begin, int row_end,
   Entry *tile;
   if constexpr (Shape::kDynamicSmem) {
     extern __shared__ __align__ (16) uint32_t fast_smem[];
-    tile = reinterpret_cast < Entry * >(fast_smem);
-    range_lut = reinterpret_cast < float *>(reinterpret_cast < char *>(fast_smem)
-        + Shape::kTileBytes);
+    tile = reinterpret_cast<Entry *> (fast_smem);
+    range_lut = reinterpret_cast<float *> (
+        reinterpret_cast<char *> (fast_smem) + Shape::kTileBytes);
   } else {
     __shared__ __align__ (16) float static_lut[kLutLen];
     __shared__ __align__ (16) Entry static_tile[kTileH * kTileW];
@@ -733,13 +725,13 @@ bilateral_fast (Io io, int row_begin, int row_end,
    * words, their loads issued before the tile's and stored after it, so
    * that both wait for memory together. */
   constexpr bool kWordCopy = Shape::kWordCopy;
-  static_assert (!kWordCopy || (kLutLen % 4 == 0
-          && Shape::lut_offset_in_tables () % 4 == 0), "16-byte words");
+  static_assert (!kWordCopy
+          || (kLutLen % 4 == 0 && Shape::lut_offset_in_tables () % 4 == 0),
+      "16-byte words");
   constexpr int kCopies = kWordCopy ? kLutLen / 4 : 1;
-  constexpr int kCopyIters = (kCopies + Shape::kThreads - 1) /
-      Shape::kThreads;
-  const uint4 *copy_from = reinterpret_cast < const uint4 * >(tables +
-      Shape::lut_offset_in_tables ());
+  constexpr int kCopyIters = (kCopies + Shape::kThreads - 1) / Shape::kThreads;
+  const uint4 *copy_from = reinterpret_cast<const uint4 *> (
+      tables + Shape::lut_offset_in_tables ());
   uint4 copied[kCopyIters];
   if constexpr (kWordCopy) {
 #pragma unroll
@@ -754,13 +746,13 @@ bilateral_fast (Io io, int row_begin, int row_end,
   }
 
   if constexpr (Shape::kIntSums) {
-    if (!load_tile_bytes < T, kTileW, kTileH, R, Shape::kThreads > (tile,
-            io, x0, y0, tid))
-      load_tile < LevelTile < T >, kTileW, kTileH, R, kFastBlockX,
-          Shape::kBlockY, false > (tile, io, x0, y0);
+    if (!load_tile_bytes<T, kTileW, kTileH, R, Shape::kThreads> (
+            tile, io, x0, y0, tid))
+      load_tile<LevelTile<T>, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+          false> (tile, io, x0, y0);
   } else {
-    load_tile < T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
-        Shape::kBatchedFill > (tile, io, x0, y0);
+    load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+        Shape::kBatchedFill> (tile, io, x0, y0);
   }
 
   if constexpr (kWordCopy) {
@@ -768,7 +760,7 @@ bilateral_fast (Io io, int row_begin, int row_end,
     for (int k = 0; k < kCopyIters; k++) {
       const int i = tid + k * Shape::kThreads;
       if (kCopies % Shape::kThreads == 0 || i < kCopies)
-        reinterpret_cast < uint4 * >(range_lut)[i] = copied[k];
+        reinterpret_cast<uint4 *> (range_lut)[i] = copied[k];
     }
   }
   __syncthreads ();
@@ -793,10 +785,11 @@ bilateral_fast (Io io, int row_begin, int row_end,
      * (4K d = 15: 0.1952 -> 0.1941 ms a launch back to back). */
 #pragma unroll
     for (int k = 0; k < K; k++) {
-      const uint32_t *words = reinterpret_cast < const uint32_t * >(
+      const uint32_t *words = reinterpret_cast<const uint32_t *> (
           window.col + (k + R) * kTileW - R % 4);
-      const uint32_t four = R % 4 ? __funnelshift_r (words[0], words[1],
-          8 * (R % 4)) : words[0];
+      const uint32_t four = R % 4
+          ? __funnelshift_r (words[0], words[1], 8 * (R % 4))
+          : words[0];
 #pragma unroll
       for (int c = 0; c < C; c++)
         window.centre[k * C + c] = Window::byte_entry (four, c);
@@ -811,15 +804,15 @@ bilateral_fast (Io io, int row_begin, int row_end,
   window.run ();
 
   if constexpr (Shape::kIntSums) {
-    int_store_rows < T, K > (io, x0 + C * tx, y0 + ty * K, row_end,
-        window.int_v, window.int_w);
+    int_store_rows<T, K> (
+        io, x0 + C * tx, y0 + ty * K, row_end, window.int_v, window.int_w);
   } else {
 #pragma unroll
     for (int o = 0; o < K * C; o++) {
       const int x = x0 + C * tx + o % C;
       const int y = y0 + ty * K + o / C;
       if (x < io.width && y < row_end)
-        T::template store < true > (io, y, x, window.sum[o]);
+        T::template store<true> (io, y, x, window.sum[o]);
     }
   }
 }
@@ -830,35 +823,34 @@ bilateral_fast (Io io, int row_begin, int row_end,
  * GPU machine (CUDA 13), a context made by cuCtxCreate after the attribute
  * was set in the primary one launched with it, as a pipeline's context
  * made by GStreamer would. */
-template < class T, int R >
-cudaError_t fast_allow_smem ()
+template <class T, int R> cudaError_t fast_allow_smem ()
 {
-  typedef FastShape < T, R > Shape;
-  static std::atomic < uint64_t > allowed (0);
+  typedef FastShape<T, R> Shape;
+  static std::atomic<uint64_t> allowed (0);
   int device = 0;
   cudaError_t err = cudaGetDevice (&device);
   if (err != cudaSuccess)
     return err;
-  const uint64_t bit = device < 64 ? (uint64_t) 1 << device : 0;
+  const uint64_t bit = device < 64 ? (uint64_t)1 << device : 0;
   if (allowed.load (std::memory_order_relaxed) & bit)
     return cudaSuccess;
-  err = cudaFuncSetAttribute (bilateral_fast < T, R >,
+  err = cudaFuncSetAttribute (bilateral_fast<T, R>,
       cudaFuncAttributeMaxDynamicSharedMemorySize, Shape::kSmemBytes);
   if (err == cudaSuccess)
     allowed.fetch_or (bit, std::memory_order_relaxed);
   return err;
 }
 
-template < class T, int R >
-cudaError_t launch_fast_radius (const Io & io, int row_begin, int row_end,
-    const CbfBilateralWeights * w, cudaStream_t stream)
+template <class T, int R>
+cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
+    const CbfBilateralWeights *w, cudaStream_t stream)
 {
-  typedef FastShape < T, R > Shape;
+  typedef FastShape<T, R> Shape;
   constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;
   constexpr int columns_per_block = kFastBlockX * Shape::kCols;
   constexpr int dynamic_smem = Shape::kDynamicSmem ? Shape::kSmemBytes : 0;
   if (dynamic_smem) {
-    const cudaError_t err = fast_allow_smem < T, R > ();
+    const cudaError_t err = fast_allow_smem<T, R> ();
     if (err != cudaSuccess)
       return err;
   }
@@ -866,11 +858,11 @@ cudaError_t launch_fast_radius (const Io & io, int row_begin, int row_end,
   dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
-  bilateral_fast < T, R > <<<grid, block, dynamic_smem, stream >>> (io,
-      row_begin, row_end, w->tables_dev);
+  bilateral_fast<T, R><<<grid, block, dynamic_smem, stream>>> (
+      io, row_begin, row_end, w->tables_dev);
   return cudaSuccess;
 }
 
-}                               /* namespace */
+} /* namespace */
 
 #endif /* CBF_BILATERAL_FAST_CUH */

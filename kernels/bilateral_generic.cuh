@@ -30,10 +30,9 @@ constexpr int kBlockH = 8;
  * the source through the L1 cache instead. */
 constexpr int kMaxTiledRadius = 32;
 
-template < class T, bool kTiled >
-__global__ void __launch_bounds__ (kBlockW * kBlockH)
-bilateral_generic (Io io, int row_begin, int row_end, int radius,
-    const float *__restrict__ tables)
+template <class T, bool kTiled>
+__global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
+    int row_begin, int row_end, int radius, const float *__restrict__ tables)
 {
   extern __shared__ float smem[];
 
@@ -41,8 +40,8 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
   const int n_threads = kBlockW * kBlockH;
   /* The tiled path keeps all tables in shared memory; the large-radius path
    * only the range table (its space table can be 360 KiB). */
-  const int n_shared_tables = kTiled ? generic_tables_len (radius) :
-      CBF_RANGE_LUT_LEN;
+  const int n_shared_tables
+      = kTiled ? generic_tables_len (radius) : CBF_RANGE_LUT_LEN;
   for (int i = tid; i < n_shared_tables; i += n_threads)
     smem[i] = tables[i];
   const float *range_lut = smem;
@@ -52,7 +51,7 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
   const int x0 = blockIdx.x * kBlockW;
   const int y0 = row_begin + blockIdx.y * kBlockH;
   const int tile_w = kBlockW + 2 * radius;
-  uint32_t *tile = reinterpret_cast < uint32_t * >(smem + n_shared_tables);
+  uint32_t *tile = reinterpret_cast<uint32_t *> (smem + n_shared_tables);
   if (kTiled) {
     const int tile_h = kBlockH + 2 * radius;
     for (int i = tid; i < tile_w * tile_h; i += n_threads) {
@@ -71,29 +70,30 @@ bilateral_generic (Io io, int row_begin, int row_end, int radius,
   const uint32_t centre = T::load (io, y, x);
   typename T::Sum sum;
   for (int dy = -radius; dy <= radius; dy++) {
-    const int hw = (int) half_width[dy < 0 ? -dy : dy];
-    const uint32_t *tile_row =
-        tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
+    const int hw = (int)half_width[dy < 0 ? -dy : dy];
+    const uint32_t *tile_row
+        = tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
     const int sy = reflect101 (y + dy, io.height);
     for (int dx = -hw; dx <= hw; dx++) {
-      const uint32_t p = kTiled ? tile_row[dx] :
-          T::load (io, sy, reflect101 (x + dx, io.width));
-      const float w = space_lut[dy * dy + dx * dx] *
-          range_at (range_lut, T::lut_offset (p, centre));
-      T::add (sum, T::template unpack < false > (p), w);
+      const uint32_t p = kTiled
+          ? tile_row[dx]
+          : T::load (io, sy, reflect101 (x + dx, io.width));
+      const float w = space_lut[dy * dy + dx * dx]
+          * range_at (range_lut, T::lut_offset (p, centre));
+      T::add (sum, T::template unpack<false> (p), w);
     }
   }
-  T::template store < false > (io, y, x, sum);
+  T::template store<false> (io, y, x, sum);
 }
 
-template < class T >
-cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
+template <class T>
+cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
+    int row_begin, int row_end, const CbfBilateralWeights *w,
     cudaStream_t stream)
 {
   const int radius = w->radius;
   Io io;
-  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
   if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
@@ -103,19 +103,19 @@ cudaError_t launch_generic (const CbfPlane * src, const CbfPlane * dst,
   dim3 grid ((io.width + kBlockW - 1) / kBlockW,
       (row_end - row_begin + kBlockH - 1) / kBlockH, T::kGridLayers);
   if (radius <= kMaxTiledRadius) {
-    size_t tile_bytes = (size_t) (kBlockW + 2 * radius) *
-        (kBlockH + 2 * radius) * sizeof (uint32_t);
+    size_t tile_bytes = (size_t)(kBlockW + 2 * radius) * (kBlockH + 2 * radius)
+        * sizeof (uint32_t);
     size_t smem = generic_tables_len (radius) * sizeof (float) + tile_bytes;
-    bilateral_generic < T, true > <<<grid, block, smem, stream >>> (io,
-        row_begin, row_end, radius, w->tables_dev);
+    bilateral_generic<T, true><<<grid, block, smem, stream>>> (
+        io, row_begin, row_end, radius, w->tables_dev);
   } else {
-    bilateral_generic < T, false > <<<grid, block,
-        CBF_RANGE_LUT_LEN * sizeof (float), stream >>> (io, row_begin,
-        row_end, radius, w->tables_dev);
+    bilateral_generic<T, false>
+        <<<grid, block, CBF_RANGE_LUT_LEN * sizeof (float), stream>>> (
+            io, row_begin, row_end, radius, w->tables_dev);
   }
   return cudaGetLastError ();
 }
 
-}                               /* namespace */
+} /* namespace */
 
 #endif /* CBF_BILATERAL_GENERIC_CUH */

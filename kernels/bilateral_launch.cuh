@@ -40,37 +40,36 @@
 
 namespace {
 
-template < class T >
-cudaError_t launch (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
-    cudaStream_t stream)
+template <class T>
+cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
+    int row_end, const CbfBilateralWeights *w, cudaStream_t stream)
 {
   Io io;
-  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
   if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
     return cudaErrorInvalidValue;
 
-  if (w->radius == 1 && stream_serves < T > (src, dst)) {
-    launch_bilateral_stream < T > (io, row_begin, row_end, w, stream);
+  if (w->radius == 1 && stream_serves<T> (src, dst)) {
+    launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);
     return cudaGetLastError ();
   }
   switch (w->radius) {
-#define CBF_FAST_CASE(R) \
-    case R: \
-      err = launch_fast_radius < T, R > (io, row_begin, row_end, w, stream); \
-      if (err != cudaSuccess) \
-        return err; \
-      break;
-      CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
+#define CBF_FAST_CASE(R)                                                       \
+  case R:                                                                      \
+    err = launch_fast_radius<T, R> (io, row_begin, row_end, w, stream);        \
+    if (err != cudaSuccess)                                                    \
+      return err;                                                              \
+    break;
+    CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
-    default:
-      return launch_generic < T > (src, dst, row_begin, row_end, w, stream);
+  default:
+    return launch_generic<T> (src, dst, row_begin, row_end, w, stream);
   }
   return cudaGetLastError ();
 }
 
-}                               /* namespace */
+} /* namespace */
 
 #endif /* CBF_BILATERAL_LAUNCH_CUH */

@@ -40,23 +40,22 @@ constexpr int kBilateralStreamMinBlocks = 8;
  * ring's slots are fixed at compile time by unrolling the row loop by the
  * window, so every tap's word is a register. Words are kept with their
  * fourth byte cleared, for the range distance. */
-template < int kFirst, int R >
+template <int kFirst, int R>
 __global__ void __launch_bounds__ (kBilateralStreamThreads,
-    kBilateralStreamMinBlocks)
-bilateral_stream (Io io, int row_begin, int row_end,
-    const float *__restrict__ tables, SpaceTaps space)
+    kBilateralStreamMinBlocks) bilateral_stream (Io io, int row_begin,
+    int row_end, const float *__restrict__ tables, SpaceTaps space)
 {
   constexpr int kWindow = 2 * R + 1;
   constexpr int kWords = kStreamPixels + 2 * R;
-  constexpr uint32_t kColourMask = Colour32 < kFirst >::kColourMask;
+  constexpr uint32_t kColourMask = Colour32<kFirst>::kColourMask;
   __shared__ float range_lut[CBF_RANGE_LUT_LEN];
   const int tid = threadIdx.x;
   for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kBilateralStreamThreads)
     range_lut[i] = tables[i];
   __syncthreads ();
 
-  const int x = (blockIdx.x * kBilateralStreamThreads + threadIdx.x) *
-      kStreamPixels;
+  const int x
+      = (blockIdx.x * kBilateralStreamThreads + threadIdx.x) * kStreamPixels;
   if (x >= io.width)
     return;
   const int y_begin = row_begin + blockIdx.y * kBilateralStreamRows;
@@ -68,7 +67,7 @@ bilateral_stream (Io io, int row_begin, int row_end,
   uint32_t kept[kWindow][kStreamPixels];
   int s = y_begin - R;
   const int s_end = y_end + R;
-  StreamWords < R > next = stream_load < R > (io, s, x, inside);
+  StreamWords<R> next = stream_load<R> (io, s, x, inside);
   while (s < s_end) {
 #pragma unroll
     for (int j = 0; j < kWindow; j++, s++) {
@@ -81,7 +80,7 @@ bilateral_stream (Io io, int row_begin, int row_end,
       for (int p = 0; p < kStreamPixels; p++)
         kept[j][p] = next.w[R + p] & ~kColourMask;
       if (s + 1 < s_end)
-        next = stream_load < R > (io, s + 1, x, inside);
+        next = stream_load<R> (io, s + 1, x, inside);
 
       const int y = s - R;
       if (y < y_begin)
@@ -96,21 +95,21 @@ bilateral_stream (Io io, int row_begin, int row_end,
         for (int dy = -R; dy <= R; dy++)
 #pragma unroll
           for (int dx = -R; dx <= R; dx++)
-            if (in_disc < R > (dx, dy)) {
-              const uint32_t word = ring[(j + 1 + R + dy) % kWindow][p + R +
-                  dx];
-              const float w = range_at (range_lut, Colour::lut_offset (word,
-                      centre)) * space.w[(dy + R) * (2 * R + 1) + dx + R];
+            if (in_disc<R> (dx, dy)) {
+              const uint32_t word
+                  = ring[(j + 1 + R + dy) % kWindow][p + R + dx];
+              const float w
+                  = range_at (range_lut, Colour::lut_offset (word, centre))
+                  * space.w[(dy + R) * (2 * R + 1) + dx + R];
               /* Colour::unpack's selectors, moved to byte kFirst. */
               constexpr uint32_t kByte = 0x10 * kFirst;
-              const Colour::Value value { Colour::biased (word,
-                    0x7604 + kByte), Colour::biased (word, 0x7614 + kByte),
-                Colour::biased (word, 0x7624 + kByte)
-              };
+              const Colour::Value value{ Colour::biased (word, 0x7604 + kByte),
+                Colour::biased (word, 0x7614 + kByte),
+                Colour::biased (word, 0x7624 + kByte) };
               Colour::add (sum, value, w);
             }
-        out[p] = (Colour::result < true > (sum) << (8 * kFirst)) |
-            kept[(j + 1 + R) % kWindow][p];
+        out[p] = (Colour::result<true> (sum) << (8 * kFirst))
+            | kept[(j + 1 + R) % kWindow][p];
       }
       stream_store (io, y, x, inside, out);
     }
@@ -118,8 +117,7 @@ bilateral_stream (Io io, int row_begin, int row_end,
 }
 
 /* The launch parameter of the spatial weights, from @w. */
-static inline SpaceTaps
-space_taps (const CbfBilateralWeights * w)
+static inline SpaceTaps space_taps (const CbfBilateralWeights *w)
 {
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
@@ -127,20 +125,19 @@ space_taps (const CbfBilateralWeights * w)
   return space;
 }
 
-template < class T >
-void launch_bilateral_stream (const Io & io, int row_begin, int row_end,
-    const CbfBilateralWeights * w, cudaStream_t stream)
+template <class T>
+void launch_bilateral_stream (const Io &io, int row_begin, int row_end,
+    const CbfBilateralWeights *w, cudaStream_t stream)
 {
   constexpr int pixels_a_block = kBilateralStreamThreads * kStreamPixels;
   const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,
-      (row_end - row_begin + kBilateralStreamRows - 1) /
-      kBilateralStreamRows);
+      (row_end - row_begin + kBilateralStreamRows - 1) / kBilateralStreamRows);
   const SpaceTaps space = space_taps (w);
-  bilateral_stream < StreamLayout < T >::kFirst, 1 > <<<grid,
-      kBilateralStreamThreads, 0, stream >>> (io, row_begin, row_end,
-      w->tables_dev, space);
+  bilateral_stream<StreamLayout<T>::kFirst, 1>
+      <<<grid, kBilateralStreamThreads, 0, stream>>> (
+          io, row_begin, row_end, w->tables_dev, space);
 }
 
-}                               /* namespace */
+} /* namespace */
 
 #endif /* CBF_BILATERAL_STREAM_CUH */

@@ -43,12 +43,12 @@ constexpr int kOutputRows = 8;
 constexpr int kBlockRows = kGaussBlockY * kOutputRows;
 constexpr int kChunkRows = 2 * kGaussBlockY;
 
-template < class T >
-__global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY)
-gaussian_chunked (Io io, int row_begin, int row_end, int radius,
-    const float *__restrict__ coeffs_dev)
+template <class T>
+__global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
+    gaussian_chunked (Io io, int row_begin, int row_end, int radius,
+        const float *__restrict__ coeffs_dev)
 {
-  extern __shared__ float coeffs[];     /* 2 radius + 1 */
+  extern __shared__ float coeffs[]; /* 2 radius + 1 */
   __shared__ typename T::Value rows[kChunkRows][kGaussBlockX];
 
   const int tid = threadIdx.y * kGaussBlockX + threadIdx.x;
@@ -60,8 +60,8 @@ gaussian_chunked (Io io, int row_begin, int row_end, int radius,
   /* Threads right of the picture filter its last column, unused, so that
    * every thread reaches the barriers. */
   const int xs = min (x, io.width - 1);
-  const bool inside_x = x0 >= radius &&
-      x0 + kGaussBlockX - 1 + radius < io.width;
+  const bool inside_x
+      = x0 >= radius && x0 + kGaussBlockX - 1 + radius < io.width;
   const int y0 = row_begin + blockIdx.y * kBlockRows;
   const int first_output = y0 + threadIdx.y * kOutputRows;
   const int src_begin = y0 - radius;
@@ -81,12 +81,14 @@ gaussian_chunked (Io io, int row_begin, int row_end, int radius,
       typename T::Sum h;
       if (inside_x)
         for (int dx = -radius; dx <= radius; dx++)
-          T::add (h, T::template unpack < false > (T::load (io, sy, xs + dx)),
+          T::add (h, T::template unpack<false> (T::load (io, sy, xs + dx)),
               coeffs[dx + radius]);
       else
         for (int dx = -radius; dx <= radius; dx++)
-          T::add (h, T::template unpack < false > (T::load (io, sy,
-                      reflect101 (xs + dx, io.width))), coeffs[dx + radius]);
+          T::add (h,
+              T::template unpack<false> (
+                  T::load (io, sy, reflect101 (xs + dx, io.width))),
+              coeffs[dx + radius]);
       rows[r - c0][threadIdx.x] = T::value (h);
     }
     __syncthreads ();
@@ -110,7 +112,7 @@ gaussian_chunked (Io io, int row_begin, int row_end, int radius,
     /* The vertical weights' sum divides (it is 1 up to rounding), as the
      * bilateral's weight sum does. */
     if (y < row_end)
-      T::template store < false > (io, y, x, sum[k]);
+      T::template store<false> (io, y, x, sum[k]);
   }
 }
 
@@ -119,12 +121,12 @@ gaussian_chunked (Io io, int row_begin, int row_end, int radius,
  * larger radii want more rows; small ones gain more from occupancy (4K
  * RGBA on an H100: d = 5 0.072 -> 0.067 ms with 4 rows and 5 blocks, d = 15
  * 0.168 -> 0.231 ms, so 8 rows and 3 blocks from radius 3 on). */
-template < int R > __host__ __device__ constexpr int column_rows ()
+template <int R> __host__ __device__ constexpr int column_rows ()
 {
   return R <= 2 ? 4 : 8;
 }
 
-template < int R > __host__ __device__ constexpr int column_min_blocks ()
+template <int R> __host__ __device__ constexpr int column_min_blocks ()
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
   /* GPUs before Ampere hold at most 1024 threads an SM (sm_75). */
@@ -134,13 +136,12 @@ template < int R > __host__ __device__ constexpr int column_min_blocks ()
 #endif
 }
 
-template < class T, int R >
-__global__ void __launch_bounds__ (kGaussBlockX * kGaussBlockY,
-    column_min_blocks < R > ())
-gaussian_columns (Io io, int row_begin, int row_end,
-    const float *__restrict__ coeffs_dev)
+template <class T, int R>
+__global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY,
+    column_min_blocks<R> ()) gaussian_columns (Io io, int row_begin,
+    int row_end, const float *__restrict__ coeffs_dev)
 {
-  constexpr int kColumnRows = column_rows < R > ();
+  constexpr int kColumnRows = column_rows<R> ();
   constexpr int kColumnBlockRows = kGaussBlockY * kColumnRows;
   constexpr int kTileW = kGaussBlockX + 2 * R;
   constexpr int kTileH = kColumnBlockRows + 2 * R;
@@ -153,8 +154,8 @@ gaussian_columns (Io io, int row_begin, int row_end,
   const int y0 = row_begin + blockIdx.y * kColumnBlockRows;
   if (tid <= 2 * R)
     coeffs_shared[tid] = coeffs_dev[tid];
-  load_tile_flat < T, kTileW, kTileH, R, kGaussBlockX * kGaussBlockY > (tile,
-      io, x0, y0, tid);
+  load_tile_flat<T, kTileW, kTileH, R, kGaussBlockX * kGaussBlockY> (
+      tile, io, x0, y0, tid);
   __syncthreads ();
 
   float coeffs[2 * R + 1];
@@ -163,8 +164,8 @@ gaussian_columns (Io io, int row_begin, int row_end,
     coeffs[i] = coeffs_shared[i];
   /* Source row s of the thread (0 = r rows above its first output), column
    * dx = 0. */
-  const typename T::Value *col = tile + threadIdx.y * kColumnRows * kTileW +
-      threadIdx.x + R;
+  const typename T::Value *col
+      = tile + threadIdx.y * kColumnRows * kTileW + threadIdx.x + R;
   typename T::Sum sum[kColumnRows];
 #pragma unroll
   for (int s = 0; s < kColumnRows + 2 * R; s++) {
@@ -187,7 +188,7 @@ gaussian_columns (Io io, int row_begin, int row_end,
   for (int k = 0; k < kColumnRows; k++) {
     const int y = y0 + threadIdx.y * kColumnRows + k;
     if (y < row_end)
-      T::template store < false > (io, y, x, sum[k]);
+      T::template store<false> (io, y, x, sum[k]);
   }
 }
 
@@ -229,14 +230,14 @@ static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
  * enough row loads in flight. */
 constexpr int kStreamMinBlocks = 8;
 
-template < int kFirst, int R >
+template <int kFirst, int R>
 __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
-gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
-    const float *__restrict__ coeffs_dev)
+    gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
+        const float *__restrict__ coeffs_dev)
 {
   using Value = Colour::Value;
   constexpr int kWindow = 2 * R + 1;
-  constexpr uint32_t kColourMask = Colour32 < kFirst >::kColourMask;
+  constexpr uint32_t kColourMask = Colour32<kFirst>::kColourMask;
 
   const int x = (blockIdx.x * kStreamThreads + threadIdx.x) * kStreamPixels;
   if (x >= io.width)
@@ -262,11 +263,11 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
    * slots fixed at compile time, so no register holding a load in flight is
    * ever copied (a copy would wait for the load). */
   constexpr int kAhead = kStreamAhead < kWindow ? kStreamAhead : kWindow - 1;
-  StreamWords < R > raw[kWindow];
+  StreamWords<R> raw[kWindow];
 #pragma unroll
   for (int a = 0; a < kAhead; a++)
     if (s + a < s_end)
-      raw[a] = stream_load < R > (io, s + a, x, inside);
+      raw[a] = stream_load<R> (io, s + a, x, inside);
   while (s < s_end) {
 #pragma unroll
     for (int j = 0; j < kWindow; j++, s++) {
@@ -279,20 +280,20 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
       for (int p = 0; p < kStreamPixels; p++)
         src[p] = raw[(j + kWindow - R) % kWindow].w[R + p];
       if (s + kAhead < s_end)
-        raw[(j + kAhead) % kWindow] = stream_load < R > (io, s + kAhead, x,
-            inside);
-      const StreamWords < R > &row = raw[j];
+        raw[(j + kAhead) % kWindow]
+            = stream_load<R> (io, s + kAhead, x, inside);
+      const StreamWords<R> &row = raw[j];
       if (kStreamPrefetch > 0 && s + kStreamPrefetch < s_end)
-        prefetch_l2 (io.in < 4 > (0, reflect101 (s + kStreamPrefetch,
-                    io.height), x));
+        prefetch_l2 (
+            io.in<4> (0, reflect101 (s + kStreamPrefetch, io.height), x));
 
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
       for (int k = 0; k < kStreamPixels + 2 * R; k++)
-        v[k] = stream_colour < kFirst > (row.w[k]);
+        v[k] = stream_colour<kFirst> (row.w[k]);
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++) {
-        Value h { 0.f, 0.f, 0.f };
+        Value h{ 0.f, 0.f, 0.f };
 #pragma unroll
         for (int d = 0; d < kWindow; d++) {
           h.c0 += c[d] * v[p + d].c0;
@@ -309,17 +310,17 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
       uint32_t out[kStreamPixels];
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++) {
-        Value o { 0.f, 0.f, 0.f };
+        Value o{ 0.f, 0.f, 0.f };
 #pragma unroll
         for (int d = 0; d < kWindow; d++) {
-          const Value & r = ring[(j + 1 + d) % kWindow][p];
+          const Value &r = ring[(j + 1 + d) % kWindow][p];
           o.c0 += c[d] * r.c0;
           o.c1 += c[d] * r.c1;
           o.c2 += c[d] * r.c2;
         }
-        const uint32_t colour = (uint32_t) __float2int_rn (o.c0 * inv)
-            | ((uint32_t) __float2int_rn (o.c1 * inv) << 8)
-            | ((uint32_t) __float2int_rn (o.c2 * inv) << 16);
+        const uint32_t colour = (uint32_t)__float2int_rn (o.c0 * inv)
+            | ((uint32_t)__float2int_rn (o.c1 * inv) << 8)
+            | ((uint32_t)__float2int_rn (o.c2 * inv) << 16);
         out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
       }
       stream_store (io, y, x, inside, out);
@@ -329,13 +330,12 @@ gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
 
 /* Launches gaussian_stream where it serves: a 32-bit colour layout, radius
  * 1 or 2, and rows whose 16-byte words are aligned. */
-template < class T >
-bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
+template <class T>
+bool launch_stream (const Io &io, const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, int radius, const float *coeffs_dev,
     cudaStream_t stream)
 {
-  if (!stream_serves < T > (src, dst) || radius < 1
-      || radius > kStreamMaxRadius)
+  if (!stream_serves<T> (src, dst) || radius < 1 || radius > kStreamMaxRadius)
     return false;
   const int pixels_a_block = kStreamThreads * kStreamPixels;
   const int blocks_x = (io.width + pixels_a_block - 1) / pixels_a_block;
@@ -343,59 +343,60 @@ bool launch_stream (const Io & io, const CbfPlane * src, const CbfPlane * dst,
   const int strip_rows = stream_strip_rows (blocks_x * (kStreamThreads / 32),
       rows, kStreamRows, kStreamMinBlocks * kStreamThreads / 32);
   const dim3 grid (blocks_x, (rows + strip_rows - 1) / strip_rows);
-  constexpr int kFirst = StreamLayout < T >::kFirst;
+  constexpr int kFirst = StreamLayout<T>::kFirst;
   if (radius == 1)
-    gaussian_stream < kFirst, 1 > <<<grid, kStreamThreads, 0, stream >>> (io,
-        row_begin, row_end, strip_rows, coeffs_dev);
+    gaussian_stream<kFirst, 1><<<grid, kStreamThreads, 0, stream>>> (
+        io, row_begin, row_end, strip_rows, coeffs_dev);
   else
-    gaussian_stream < kFirst, 2 > <<<grid, kStreamThreads, 0, stream >>> (io,
-        row_begin, row_end, strip_rows, coeffs_dev);
+    gaussian_stream<kFirst, 2><<<grid, kStreamThreads, 0, stream>>> (
+        io, row_begin, row_end, strip_rows, coeffs_dev);
   return true;
 }
 
-template < class T >
-cudaError_t launch_gaussian (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * w,
+template <class T>
+cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
+    int row_begin, int row_end, const CbfBilateralWeights *w,
     cudaStream_t stream)
 {
   Io io;
-  cudaError_t err = make_io < T > (src, dst, row_begin, row_end, &io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)
     return err;
   if (w->radius < 0 || w->radius > CBF_GAUSSIAN_MAX_KSIZE / 2)
     return cudaErrorInvalidValue;
 
-  if (launch_stream < T > (io, src, dst, row_begin, row_end, w->radius,
-          w->tables_dev, stream))
+  if (launch_stream<T> (
+          io, src, dst, row_begin, row_end, w->radius, w->tables_dev, stream))
     return cudaGetLastError ();
 
   const dim3 block (kGaussBlockX, kGaussBlockY);
   const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
   const int rows = row_end - row_begin;
   switch (w->radius) {
-#define CBF_GAUSSIAN_CASE(R) \
-    case R: \
-      gaussian_columns < T, R > <<<dim3 (grid_x, (rows + \
-                  kGaussBlockY * column_rows < R > () - 1) / \
-              (kGaussBlockY * column_rows < R > ()), T::kGridLayers), \
-          block, 0, stream >>> (io, row_begin, row_end, w->tables_dev); \
-      break;
-      CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
+#define CBF_GAUSSIAN_CASE(R)                                                   \
+  case R:                                                                      \
+    gaussian_columns<T, R><<<dim3 (grid_x,                                     \
+                                 (rows + kGaussBlockY * column_rows<R> () - 1) \
+                                     / (kGaussBlockY * column_rows<R> ()),     \
+                                 T::kGridLayers),                              \
+        block, 0, stream>>> (io, row_begin, row_end, w->tables_dev);           \
+    break;
+    CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
 #undef CBF_GAUSSIAN_CASE
-    default:
-      gaussian_chunked < T > <<<dim3 (grid_x,
-              (rows + kBlockRows - 1) / kBlockRows, T::kGridLayers), block,
-          (2 * w->radius + 1) * sizeof (float), stream >>> (io, row_begin,
-          row_end, w->radius, w->tables_dev);
+  default:
+    gaussian_chunked<T>
+        <<<dim3 (grid_x, (rows + kBlockRows - 1) / kBlockRows, T::kGridLayers),
+            block, (2 * w->radius + 1) * sizeof (float), stream>>> (
+            io, row_begin, row_end, w->radius, w->tables_dev);
   }
   return cudaGetLastError ();
 }
 
-}                               /* namespace */
+} /* namespace */
 
-CBF_ENTRY (cbf_gaussian_channel, launch_gaussian, Channels < 1 >)
-CBF_ENTRY (cbf_gaussian_channel_pair, launch_gaussian, Channels < 2 >)
-CBF_ENTRY (cbf_gaussian_colour_first, launch_gaussian, Colour32 < 0 >)
-CBF_ENTRY (cbf_gaussian_colour_last, launch_gaussian, Colour32 < 1 >)
+CBF_ENTRY (cbf_gaussian_channel, launch_gaussian, Channels<1>)
+CBF_ENTRY (cbf_gaussian_channel_pair, launch_gaussian, Channels<2>)
+CBF_ENTRY (cbf_gaussian_colour_first, launch_gaussian, Colour32<0>)
+CBF_ENTRY (cbf_gaussian_colour_last, launch_gaussian, Colour32<1>)
 CBF_ENTRY (cbf_gaussian_colour_packed24, launch_gaussian, Colour24)
 CBF_ENTRY (cbf_gaussian_colour_planar, launch_gaussian, ColourPlanar)

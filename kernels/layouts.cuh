@@ -34,7 +34,7 @@ __device__ __forceinline__ int reflect101 (int p, int len)
 {
   if (len == 1)
     return 0;
-  while ((unsigned) p >= (unsigned) len)
+  while ((unsigned)p >= (unsigned)len)
     p = p < 0 ? -p : 2 * len - 2 - p;
   return p;
 }
@@ -46,11 +46,11 @@ __host__ __device__ constexpr int generic_tables_len (int radius)
 }
 
 /* The range weight at a byte offset into the table (4 x the distance). */
-__device__ __forceinline__ float range_at (const float *range_lut,
-    uint32_t byte_offset)
+__device__ __forceinline__ float range_at (
+    const float *range_lut, uint32_t byte_offset)
 {
-  return *reinterpret_cast < const float *>(reinterpret_cast < const char
-      *>(range_lut) + byte_offset);
+  return *reinterpret_cast<const float *> (
+      reinterpret_cast<const char *> (range_lut) + byte_offset);
 }
 
 /* ------------------------------------------------------------------ */
@@ -71,24 +71,24 @@ struct Io
    * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
    * selection, not by indexing: a run-time index into a kernel parameter's
    * array would copy the whole Io to local memory. */
-  template < int kStep >
+  template <int kStep>
   __device__ __forceinline__ const uint8_t *in (int plane, int y, int x) const
   {
-    return pick (src, plane) + (size_t) y * pick (src_pitch, plane) +
-        (size_t) x * step < kStep > ();
+    return pick (src, plane) + (size_t)y * pick (src_pitch, plane)
+        + (size_t)x * step<kStep> ();
   }
-  template < int kStep >
+  template <int kStep>
   __device__ __forceinline__ uint8_t *out (int plane, int y, int x) const
   {
-    return pick (dst, plane) + (size_t) y * pick (dst_pitch, plane) +
-        (size_t) x * step < kStep > ();
+    return pick (dst, plane) + (size_t)y * pick (dst_pitch, plane)
+        + (size_t)x * step<kStep> ();
   }
-  template < class V >
+  template <class V>
   static __device__ __forceinline__ V pick (const V (&v)[3], int plane)
   {
     return plane == 0 ? v[0] : plane == 1 ? v[1] : v[2];
   }
-  template < int kStep > __device__ __forceinline__ int step () const
+  template <int kStep> __device__ __forceinline__ int step () const
   {
     return kStep ? kStep : pixel_bytes;
   }
@@ -110,7 +110,7 @@ struct Io
  * one size (I420's or NV12's U and V) go in one launch, a grid layer
  * (blockIdx.z) each: one launch instead of two, and twice the blocks to
  * fill the GPU with, for planes that are small. */
-template < int kChannels > struct Channels
+template <int kChannels> struct Channels
 {
   static constexpr int kPixelBytes = 0;
   static constexpr int kPlanes = kChannels;
@@ -121,14 +121,13 @@ template < int kChannels > struct Channels
 
   static __device__ __forceinline__ int channel ()
   {
-    return kChannels > 1 ? (int) blockIdx.z : 0;
+    return kChannels > 1 ? (int)blockIdx.z : 0;
   }
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return (uint32_t) * io.template in < kPixelBytes > (channel (), y, x) << 2;
+    return (uint32_t)*io.template in<kPixelBytes> (channel (), y, x) << 2;
   }
-  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
-      uint32_t b)
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a, uint32_t b)
   {
     return __usad (a, b, 0);
   }
@@ -136,26 +135,26 @@ template < int kChannels > struct Channels
   {
     float v;
   };
-  template < bool kBiased >
+  template <bool kBiased>
   static __device__ __forceinline__ Value unpack (uint32_t p)
   {
-    return Value { (float) p };
+    return Value{ (float)p };
   }
   struct Sum
   {
     float v = 0.f, w = 0.f;
   };
   /* The weighted sum without its weight (a separable pass's result). */
-  static __device__ __forceinline__ Value value (const Sum & s)
+  static __device__ __forceinline__ Value value (const Sum &s)
   {
-    return Value { s.v };
+    return Value{ s.v };
   }
   /* For the bilateral grid: kGuides grids a view, one a channel, each
    * placing a pixel by its channel's level (0 to 255) and summing that
    * level; from_levels makes the Sum store () writes for the levels a
    * pixel reads back. */
   static constexpr int kGuides = 1;
-  static __device__ __forceinline__ float level (const Value & p, int)
+  static __device__ __forceinline__ float level (const Value &p, int)
   {
     return p.v * 0.25f;
   }
@@ -166,20 +165,19 @@ template < int kChannels > struct Channels
     s.w = 1.f;
     return s;
   }
-  static __device__ __forceinline__ void add (Sum & s, const Value & p,
-      float w)
+  static __device__ __forceinline__ void add (Sum &s, const Value &p, float w)
   {
     s.v += w * p.v;
     s.w += w;
   }
   /* The sum of w * 4p is exactly 4 x the sum of w * p (a power of two), so
    * the quotient is exactly OpenCV's before the final scaling. */
-  template < bool kBiased >
-  static __device__ __forceinline__ void store (const Io & io, int y, int x,
-      const Sum & s)
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
   {
-    *io.template out < kPixelBytes > (channel (), y, x) =
-        (uint8_t) __float2int_rn ((s.v / s.w) * 0.25f);
+    *io.template out<kPixelBytes> (channel (), y, x)
+        = (uint8_t)__float2int_rn ((s.v / s.w) * 0.25f);
   }
 };
 
@@ -193,13 +191,11 @@ struct Colour
   static constexpr int kGridLayers = 1;
 
   /* The L1 colour distance, 0 to 765: an index into a table of weights. */
-  static __device__ __forceinline__ uint32_t distance (uint32_t a,
-      uint32_t b)
+  static __device__ __forceinline__ uint32_t distance (uint32_t a, uint32_t b)
   {
     return __vsadu4 (a, b);
   }
-  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a,
-      uint32_t b)
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a, uint32_t b)
   {
     return distance (a, b) << 2;
   }
@@ -222,37 +218,35 @@ struct Colour
    * are unbounded, take b exactly: the byte placed into the float 2^23
    * (whose unit in the last place is 1) and 2^23 subtracted, again without
    * a conversion. */
-  template < bool kBiased >
+  template <bool kBiased>
   static __device__ __forceinline__ Value unpack (uint32_t p)
   {
     if (kBiased)
       /* Result bytes, low to high: 0x00, byte k of p, 0x80, 0x3f. */
-      return Value { biased (p, 0x7604), biased (p, 0x7614),
-          biased (p, 0x7624) };
-    return Value { exact (p, 0x7440), exact (p, 0x7441), exact (p, 0x7442) };
+      return Value{ biased (p, 0x7604), biased (p, 0x7614),
+        biased (p, 0x7624) };
+    return Value{ exact (p, 0x7440), exact (p, 0x7441), exact (p, 0x7442) };
   }
-  static __device__ __forceinline__ float biased (uint32_t p,
-      uint32_t selector)
+  static __device__ __forceinline__ float biased (uint32_t p, uint32_t selector)
   {
     return __uint_as_float (__byte_perm (p, 0x3f800000u, selector));
   }
   /* Result bytes: byte k of p, 0x00, 0x00, 0x4b: the float 2^23 + b. */
   static __device__ __forceinline__ float exact (uint32_t p, uint32_t selector)
   {
-    return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) -
-        8388608.f;
+    return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) - 8388608.f;
   }
   struct Sum
   {
     float c0 = 0.f, c1 = 0.f, c2 = 0.f, w = 0.f;
   };
-  static __device__ __forceinline__ Value value (const Sum & s)
+  static __device__ __forceinline__ Value value (const Sum &s)
   {
-    return Value { s.c0, s.c1, s.c2 };
+    return Value{ s.c0, s.c1, s.c2 };
   }
   /* The grid (grid.h): a grid per channel, placed by that channel. */
   static constexpr int kGuides = 3;
-  static __device__ __forceinline__ float level (const Value & p, int c)
+  static __device__ __forceinline__ float level (const Value &p, int c)
   {
     return c == 0 ? p.c0 : c == 1 ? p.c1 : p.c2;
   }
@@ -265,8 +259,7 @@ struct Colour
     s.w = 1.f;
     return s;
   }
-  static __device__ __forceinline__ void add (Sum & s, const Value & p,
-      float w)
+  static __device__ __forceinline__ void add (Sum &s, const Value &p, float w)
   {
     s.c0 += w * p.c0;
     s.c1 += w * p.c1;
@@ -274,47 +267,47 @@ struct Colour
     s.w += w;
   }
   /* The three rounded results, packed as the tile word is. */
-  template < bool kBiased >
-  static __device__ __forceinline__ uint32_t result (const Sum & s)
+  template <bool kBiased>
+  static __device__ __forceinline__ uint32_t result (const Sum &s)
   {
     if (kBiased) {
       const float inv = 32768.f / s.w;
-      return (uint32_t) __float2int_rn ((s.c0 - s.w) * inv)
-          | ((uint32_t) __float2int_rn ((s.c1 - s.w) * inv) << 8)
-          | ((uint32_t) __float2int_rn ((s.c2 - s.w) * inv) << 16);
+      return (uint32_t)__float2int_rn ((s.c0 - s.w) * inv)
+          | ((uint32_t)__float2int_rn ((s.c1 - s.w) * inv) << 8)
+          | ((uint32_t)__float2int_rn ((s.c2 - s.w) * inv) << 16);
     }
     const float inv = 1.f / s.w;
-    return (uint32_t) __float2int_rn (s.c0 * inv)
-        | ((uint32_t) __float2int_rn (s.c1 * inv) << 8)
-        | ((uint32_t) __float2int_rn (s.c2 * inv) << 16);
+    return (uint32_t)__float2int_rn (s.c0 * inv)
+        | ((uint32_t)__float2int_rn (s.c1 * inv) << 8)
+        | ((uint32_t)__float2int_rn (s.c2 * inv) << 16);
   }
 };
 
 /* 32-bit pixels, colour in bytes kFirst..kFirst + 2 (little-endian), the
  * fourth byte (alpha or padding) copied through. */
-template < int kFirst > struct Colour32 : Colour
+template <int kFirst> struct Colour32 : Colour
 {
   static constexpr int kPixelBytes = 4;
   static constexpr int kPlanes = 1;
   static constexpr int kShift = 8 * kFirst;
   static constexpr uint32_t kColourMask = 0xffffffu << kShift;
 
-  static __device__ __forceinline__ uint32_t word (const uint8_t * p)
+  static __device__ __forceinline__ uint32_t word (const uint8_t *p)
   {
-    return *reinterpret_cast < const uint32_t *>(p);
+    return *reinterpret_cast<const uint32_t *> (p);
   }
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return (word (io.template in < 4 > (0, y, x)) >> kShift) & 0xffffffu;
+    return (word (io.template in<4> (0, y, x)) >> kShift) & 0xffffffu;
   }
-  template < bool kBiased >
-  static __device__ __forceinline__ void store (const Io & io, int y, int x,
-      const Sum & s)
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
   {
-    const uint32_t passthrough = word (io.template in < 4 > (0, y, x)) &
-        ~kColourMask;
-    *reinterpret_cast < uint32_t * >(io.template out < 4 > (0, y, x)) =
-        (result < kBiased > (s) << kShift) | passthrough;
+    const uint32_t passthrough
+        = word (io.template in<4> (0, y, x)) & ~kColourMask;
+    *reinterpret_cast<uint32_t *> (io.template out<4> (0, y, x))
+        = (result<kBiased> (s) << kShift) | passthrough;
   }
 };
 
@@ -325,20 +318,20 @@ struct Colour24 : Colour
   static constexpr int kPixelBytes = 3;
   static constexpr int kPlanes = 1;
 
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    const uint8_t *p = io.template in < 3 > (0, y, x);
+    const uint8_t *p = io.template in<3> (0, y, x);
     return p[0] | (p[1] << 8) | (p[2] << 16);
   }
-  template < bool kBiased >
-  static __device__ __forceinline__ void store (const Io & io, int y, int x,
-      const Sum & s)
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
   {
-    const uint32_t c = result < kBiased > (s);
-    uint8_t *p = io.template out < 3 > (0, y, x);
-    p[0] = (uint8_t) c;
-    p[1] = (uint8_t) (c >> 8);
-    p[2] = (uint8_t) (c >> 16);
+    const uint32_t c = result<kBiased> (s);
+    uint8_t *p = io.template out<3> (0, y, x);
+    p[0] = (uint8_t)c;
+    p[1] = (uint8_t)(c >> 8);
+    p[2] = (uint8_t)(c >> 16);
   }
 };
 
@@ -348,26 +341,24 @@ struct ColourPlanar : Colour
   static constexpr int kPixelBytes = 1;
   static constexpr int kPlanes = 3;
 
-  static __device__ __forceinline__ uint32_t load (const Io & io, int y, int x)
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return *io.template in < 1 > (0, y, x) |
-        (*io.template in < 1 > (1, y, x) << 8) |
-        (*io.template in < 1 > (2, y, x) << 16);
+    return *io.template in<1> (0, y, x) | (*io.template in<1> (1, y, x) << 8)
+        | (*io.template in<1> (2, y, x) << 16);
   }
-  template < bool kBiased >
-  static __device__ __forceinline__ void store (const Io & io, int y, int x,
-      const Sum & s)
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
   {
-    const uint32_t c = result < kBiased > (s);
-    *io.template out < 1 > (0, y, x) = (uint8_t) c;
-    *io.template out < 1 > (1, y, x) = (uint8_t) (c >> 8);
-    *io.template out < 1 > (2, y, x) = (uint8_t) (c >> 16);
+    const uint32_t c = result<kBiased> (s);
+    *io.template out<1> (0, y, x) = (uint8_t)c;
+    *io.template out<1> (1, y, x) = (uint8_t)(c >> 8);
+    *io.template out<1> (2, y, x) = (uint8_t)(c >> 16);
   }
 };
 
 /* Whether tap (dx, dy) is inside the disc of radius R. */
-template < int R >
-__host__ __device__ constexpr bool in_disc (int dx, int dy)
+template <int R> __host__ __device__ constexpr bool in_disc (int dx, int dy)
 {
   return dy >= -R && dy <= R && dx * dx + dy * dy <= R * R;
 }
@@ -378,21 +369,21 @@ __host__ __device__ constexpr bool in_disc (int dx, int dy)
 /* A tile entry from a source pixel's word: the word itself, or its
  * channels as floats (converted once, for kernels that read each pixel
  * many times). */
-template < class T >
-__device__ __forceinline__ void tile_put (uint32_t & entry, uint32_t word)
+template <class T>
+__device__ __forceinline__ void tile_put (uint32_t &entry, uint32_t word)
 {
   entry = word;
 }
-template < class T >
-__device__ __forceinline__ void tile_put (uint8_t & entry, uint32_t word)
+template <class T>
+__device__ __forceinline__ void tile_put (uint8_t &entry, uint32_t word)
 {
-  entry = (uint8_t) word;
+  entry = (uint8_t)word;
 }
-template < class T >
-__device__ __forceinline__ void tile_put (typename T::Value & entry,
-    uint32_t word)
+template <class T>
+__device__ __forceinline__ void tile_put (
+    typename T::Value &entry, uint32_t word)
 {
-  entry = T::template unpack < false > (word);
+  entry = T::template unpack<false> (word);
 }
 
 /* A block's tile of source pixels (x0 - R, y0 - R) .. (x0 - R + kTileW - 1,
@@ -400,38 +391,39 @@ __device__ __forceinline__ void tile_put (typename T::Value & entry,
  * array by the block's kThreads threads: what the Gaussian's column kernel
  * uses, whose tile holds float triples (walked row by row, as the
  * bilateral kernels' tiles are, it was slower: design.md). */
-template < class T, int kTileW, int kTileH, int R, int kThreads, class Entry >
-__device__ __forceinline__ void load_tile_flat (Entry * tile, const Io & io,
-    int x0, int y0, int tid)
+template <class T, int kTileW, int kTileH, int R, int kThreads, class Entry>
+__device__ __forceinline__ void load_tile_flat (
+    Entry *tile, const Io &io, int x0, int y0, int tid)
 {
   if (x0 >= R && y0 >= R && x0 + kTileW - R <= io.width
       && y0 + kTileH - R <= io.height) {
     for (int i = tid; i < kTileW * kTileH; i += kThreads) {
       int ty = i / kTileW, tx = i - ty * kTileW;
-      tile_put < T > (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
+      tile_put<T> (tile[i], T::load (io, y0 + ty - R, x0 + tx - R));
     }
   } else {
     for (int i = tid; i < kTileW * kTileH; i += kThreads) {
       int ty = i / kTileW, tx = i - ty * kTileW;
-      tile_put < T > (tile[i], T::load (io, reflect101 (y0 + ty - R,
-                  io.height), reflect101 (x0 + tx - R, io.width)));
+      tile_put<T> (tile[i],
+          T::load (io, reflect101 (y0 + ty - R, io.height),
+              reflect101 (x0 + tx - R, io.width)));
     }
   }
 }
 
 /* CASE (R) for each radius that has compile-time kernels (the cases of a
  * launcher's switch over the radius). */
-#define CBF_EACH_FAST_RADIUS(CASE) \
+#define CBF_EACH_FAST_RADIUS(CASE)                                             \
   CASE (1) CASE (2) CASE (3) CASE (4) CASE (5) CASE (6) CASE (7) CASE (8)
 static_assert (CBF_FAST_MAX_RADIUS == 8,
     "CBF_EACH_FAST_RADIUS names each specialised radius");
 
 /* The Io of a launch, after checking the planes against the layout. */
-template < class T >
-cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, Io * io)
+template <class T>
+cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
+    int row_end, Io *io)
 {
-  *io = Io { };
+  *io = Io{};
   for (int p = 0; p < T::kPlanes; p++) {
     if (src[p].width != src[0].width || src[p].height != src[0].height
         || dst[p].width != src[0].width || dst[p].height != src[0].height
@@ -444,8 +436,8 @@ cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
     io->dst_pitch[p] = dst[p].pitch_bytes;
   }
   if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
-      || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes)
-      || row_begin < 0 || row_end > src->height || row_begin >= row_end)
+      || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes) || row_begin < 0
+      || row_end > src->height || row_begin >= row_end)
     return cudaErrorInvalidValue;
   io->pixel_bytes = src->pixel_bytes;
   io->width = src->width;
@@ -456,14 +448,14 @@ cudaError_t make_io (const CbfPlane * src, const CbfPlane * dst,
   return cudaSuccess;
 }
 
-}                               /* namespace */
+} /* namespace */
 
-#define CBF_ENTRY(name, launcher, Layout) \
-  extern "C" cudaError_t \
-  name (const CbfPlane * src, const CbfPlane * dst, int row_begin, \
-      int row_end, const CbfBilateralWeights * w, cudaStream_t stream) \
-  { \
-    return launcher < Layout > (src, dst, row_begin, row_end, w, stream); \
+#define CBF_ENTRY(name, launcher, Layout)                                      \
+  extern "C" cudaError_t name (const CbfPlane *src, const CbfPlane *dst,       \
+      int row_begin, int row_end, const CbfBilateralWeights *w,                \
+      cudaStream_t stream)                                                     \
+  {                                                                            \
+    return launcher<Layout> (src, dst, row_begin, row_end, w, stream);         \
   }
 
 #endif /* CBF_LAYOUTS_CUH */

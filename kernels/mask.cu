@@ -18,15 +18,14 @@ namespace {
 constexpr int kBlockW = 32;
 constexpr int kBlockH = 8;
 
-__global__ void
-mask_scale (const uint8_t * src, size_t src_pitch, int src_w, int src_h,
-    uint8_t * dst, size_t dst_pitch, int dst_w, int dst_h)
+__global__ void mask_scale (const uint8_t *src, size_t src_pitch, int src_w,
+    int src_h, uint8_t *dst, size_t dst_pitch, int dst_w, int dst_h)
 {
   const int x = blockIdx.x * kBlockW + threadIdx.x;
   const int y = blockIdx.y * kBlockH + threadIdx.y;
   if (x < dst_w && y < dst_h)
-    dst[(size_t) y * dst_pitch + x] = cbf_mask_sample (src, src_pitch, src_w,
-        src_h, dst_w, dst_h, x, y);
+    dst[(size_t)y * dst_pitch + x]
+        = cbf_mask_sample (src, src_pitch, src_w, src_h, dst_w, dst_h, x, y);
 }
 
 /* Up to three views (planar colour); blockIdx.z picks one. */
@@ -37,33 +36,42 @@ struct Views
   size_t in_pitch[3], out_pitch[3];
 };
 
-__global__ void
-mask_blend (Views v, int pixel_bytes, int bytes_per_pixel, int width,
-    int row_begin, int row_end, const uint8_t * mask, size_t mask_pitch)
+__global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
+    int width, int row_begin, int row_end, const uint8_t *mask,
+    size_t mask_pitch)
 {
   const int x = blockIdx.x * kBlockW + threadIdx.x;
   const int y = row_begin + blockIdx.y * kBlockH + threadIdx.y;
   const int view = blockIdx.z;
   if (x >= width || y >= row_end)
     return;
-  const uint8_t m = mask[(size_t) y * mask_pitch + x];
+  const uint8_t m = mask[(size_t)y * mask_pitch + x];
   if (m == 255)
-    return;                     /* the filtered value stays */
-  const uint8_t *in = (view == 0 ? v.in[0] : view == 1 ? v.in[1] : v.in[2]) +
-      (size_t) y * (view == 0 ? v.in_pitch[0] : view == 1 ? v.in_pitch[1] :
-      v.in_pitch[2]) + (size_t) x * pixel_bytes;
-  uint8_t *out = (view == 0 ? v.out[0] : view == 1 ? v.out[1] : v.out[2]) +
-      (size_t) y * (view == 0 ? v.out_pitch[0] : view == 1 ? v.out_pitch[1] :
-      v.out_pitch[2]) + (size_t) x * pixel_bytes;
+    return; /* the filtered value stays */
+  const uint8_t *in = (view == 0          ? v.in[0]
+                              : view == 1 ? v.in[1]
+                                          : v.in[2])
+      + (size_t)y
+          * (view == 0        ? v.in_pitch[0]
+                  : view == 1 ? v.in_pitch[1]
+                              : v.in_pitch[2])
+      + (size_t)x * pixel_bytes;
+  uint8_t *out = (view == 0          ? v.out[0]
+                         : view == 1 ? v.out[1]
+                                     : v.out[2])
+      + (size_t)y
+          * (view == 0        ? v.out_pitch[0]
+                  : view == 1 ? v.out_pitch[1]
+                              : v.out_pitch[2])
+      + (size_t)x * pixel_bytes;
   for (int b = 0; b < bytes_per_pixel; b++)
     out[b] = cbf_mask_blend_value (in[b], out[b], m);
 }
 
-}                               /* namespace */
+} /* namespace */
 
-extern "C" cudaError_t
-cbf_mask_scale (const CbfPlane * src, const CbfPlane * dst,
-    cudaStream_t stream)
+extern "C" cudaError_t cbf_mask_scale (
+    const CbfPlane *src, const CbfPlane *dst, cudaStream_t stream)
 {
   if (src->width < 1 || src->height < 1 || dst->width < 1 || dst->height < 1)
     return cudaErrorInvalidValue;
@@ -71,18 +79,17 @@ cbf_mask_scale (const CbfPlane * src, const CbfPlane * dst,
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((dst->width + kBlockW - 1) / kBlockW,
       (dst->height + kBlockH - 1) / kBlockH);
-  mask_scale <<<grid, block, 0, stream >>> (src->data, src->pitch_bytes,
+  mask_scale<<<grid, block, 0, stream>>> (src->data, src->pitch_bytes,
       src->width, src->height, dst->data, dst->pitch_bytes, dst->width,
       dst->height);
   return cudaGetLastError ();
 }
 
-extern "C" cudaError_t
-cbf_mask_blend (const CbfPlane * in, const CbfPlane * out, int n_views,
-    int bytes_per_pixel, const CbfPlane * mask, int row_begin, int row_end,
-    cudaStream_t stream)
+extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
+    int n_views, int bytes_per_pixel, const CbfPlane *mask, int row_begin,
+    int row_end, cudaStream_t stream)
 {
-  Views v = { };
+  Views v = {};
   if (n_views < 1 || n_views > 3 || bytes_per_pixel < 1
       || bytes_per_pixel > in->pixel_bytes || row_begin < 0
       || row_end > in->height || row_begin >= row_end
@@ -98,8 +105,7 @@ cbf_mask_blend (const CbfPlane * in, const CbfPlane * out, int n_views,
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((in->width + kBlockW - 1) / kBlockW,
       (row_end - row_begin + kBlockH - 1) / kBlockH, n_views);
-  mask_blend <<<grid, block, 0, stream >>> (v, in->pixel_bytes,
-      bytes_per_pixel, in->width, row_begin, row_end, mask->data,
-      mask->pitch_bytes);
+  mask_blend<<<grid, block, 0, stream>>> (v, in->pixel_bytes, bytes_per_pixel,
+      in->width, row_begin, row_end, mask->data, mask->pitch_bytes);
   return cudaGetLastError ();
 }

@@ -29,36 +29,35 @@ namespace {
 constexpr int kStreamPixels = 4;
 
 /* A row's source pixels, x - r .. x + 3 + r, as words. */
-template < int R > struct StreamWords
+template <int R> struct StreamWords
 {
   uint32_t w[kStreamPixels + 2 * R];
 };
 
 /* The colour bytes kFirst .. kFirst + 2 of a word, exactly, as floats. */
-template < int kFirst >
+template <int kFirst>
 __device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
 {
-  return Colour::Value { Colour::exact (word, 0x7440 + kFirst),
-      Colour::exact (word, 0x7441 + kFirst),
-      Colour::exact (word, 0x7442 + kFirst) };
+  return Colour::Value{ Colour::exact (word, 0x7440 + kFirst),
+    Colour::exact (word, 0x7441 + kFirst),
+    Colour::exact (word, 0x7442 + kFirst) };
 }
 
 /* Row @y's words x - R .. x + 3 + R, reflected at the picture's edges;
  * @inside from stream_inside. */
-template < int R >
-__device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
-    int y, int x, bool inside)
+template <int R>
+__device__ __forceinline__ StreamWords<R> stream_load (
+    const Io &io, int y, int x, bool inside)
 {
-  StreamWords < R > s;
+  StreamWords<R> s;
   const int sy = reflect101 (y, io.height);
   if (inside) {
-    const uint8_t *p = io.in < 4 > (0, sy, x);
-    const uint2 left = *reinterpret_cast < const uint2 * >(p - 8);
-    const uint4 mid = *reinterpret_cast < const uint4 * >(p);
-    const uint2 right = *reinterpret_cast < const uint2 * >(p + 16);
-    const uint32_t all[kStreamPixels + 4] = { left.x, left.y, mid.x, mid.y,
-      mid.z, mid.w, right.x, right.y
-    };
+    const uint8_t *p = io.in<4> (0, sy, x);
+    const uint2 left = *reinterpret_cast<const uint2 *> (p - 8);
+    const uint4 mid = *reinterpret_cast<const uint4 *> (p);
+    const uint2 right = *reinterpret_cast<const uint2 *> (p + 16);
+    const uint32_t all[kStreamPixels + 4]
+        = { left.x, left.y, mid.x, mid.y, mid.z, mid.w, right.x, right.y };
 #pragma unroll
     for (int k = 0; k < kStreamPixels + 2 * R; k++)
       s.w[k] = all[k + 2 - R];
@@ -68,8 +67,8 @@ __device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
       /* Pixels right of the picture (the last thread's) are not stored:
        * any source will do, one reflection keeps it inside. */
       const int sx = min (x - R + k, io.width - 1 + R);
-      s.w[k] = *reinterpret_cast < const uint32_t * >(io.in < 4 > (0, sy,
-              reflect101 (sx, io.width)));
+      s.w[k] = *reinterpret_cast<const uint32_t *> (
+          io.in<4> (0, sy, reflect101 (sx, io.width)));
     }
   }
   return s;
@@ -78,59 +77,60 @@ __device__ __forceinline__ StreamWords < R > stream_load (const Io & io,
 /* Writes output row @y's four words at @x: one 16-byte store where the
  * thread's pixels lie in the row (@inside), else each pixel in the
  * picture. */
-__device__ __forceinline__ void stream_store (const Io & io, int y, int x,
+__device__ __forceinline__ void stream_store (const Io &io, int y, int x,
     bool inside, const uint32_t (&out)[kStreamPixels])
 {
   if (inside) {
-    *reinterpret_cast < uint4 * >(io.out < 4 > (0, y, x)) =
-        make_uint4 (out[0], out[1], out[2], out[3]);
+    *reinterpret_cast<uint4 *> (io.out<4> (0, y, x))
+        = make_uint4 (out[0], out[1], out[2], out[3]);
     return;
   }
 #pragma unroll
   for (int p = 0; p < kStreamPixels; p++)
     if (x + p < io.width)
-      *reinterpret_cast < uint32_t * >(io.out < 4 > (0, y, x + p)) = out[p];
+      *reinterpret_cast<uint32_t *> (io.out<4> (0, y, x + p)) = out[p];
 }
 
 /* Asks the line holding @p into L2, taking no register for the result. */
 __device__ __forceinline__ void prefetch_l2 (const void *p)
 {
-  asm volatile ("prefetch.global.L2 [%0];"::"l" (p));
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
 }
 
 /* The strip height for a streaming launch: the longest of @max_rows,
  * halved down to 8, that still gives every SM @warps_per_sm warps, so that
  * a small frame or a band is not left to a few SMs. @warps_a_strip: warps
  * across the picture. */
-inline int stream_strip_rows (int warps_a_strip, int rows, int max_rows,
-    int warps_per_sm)
+inline int stream_strip_rows (
+    int warps_a_strip, int rows, int max_rows, int warps_per_sm)
 {
   int device = 0, sms = 0;
   if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount,
-          device) != cudaSuccess)
+      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device)
+          != cudaSuccess)
     sms = 0;
   int strip = max_rows;
-  while (strip > 8 && (long) warps_a_strip * ((rows + strip - 1) / strip) <
-      (long) sms * warps_per_sm)
+  while (strip > 8
+      && (long)warps_a_strip * ((rows + strip - 1) / strip)
+          < (long)sms * warps_per_sm)
     strip /= 2;
   return strip;
 }
 
 /* Whether the 16-byte word at @x and the 8-byte words each side of it lie
  * in the row (for radius <= 2 the fast loads, with no reflection). */
-__device__ __forceinline__ bool stream_inside (const Io & io, int x)
+__device__ __forceinline__ bool stream_inside (const Io &io, int x)
 {
   return x >= 2 && x + kStreamPixels + 2 <= io.width;
 }
 
 /* The layouts the streaming kernels serve: the 32-bit colour ones. */
-template < class T > struct StreamLayout
+template <class T> struct StreamLayout
 {
   static constexpr bool kServed = false;
   static constexpr int kFirst = 0;
 };
-template < int F > struct StreamLayout <Colour32 < F > >
+template <int F> struct StreamLayout<Colour32<F>>
 {
   static constexpr bool kServed = true;
   static constexpr int kFirst = F;
@@ -138,13 +138,15 @@ template < int F > struct StreamLayout <Colour32 < F > >
 
 /* Whether a streaming kernel can take a launch: its layout, and rows whose
  * 16-byte words are aligned. */
-template < class T >
-bool stream_serves (const CbfPlane * src, const CbfPlane * dst)
+template <class T> bool stream_serves (const CbfPlane *src, const CbfPlane *dst)
 {
-  return StreamLayout < T >::kServed && ((uintptr_t) src->data |
-      src->pitch_bytes | (uintptr_t) dst->data | dst->pitch_bytes) % 16 == 0;
+  return StreamLayout<T>::kServed
+      && ((uintptr_t)src->data | src->pitch_bytes | (uintptr_t)dst->data
+             | dst->pitch_bytes)
+          % 16
+      == 0;
 }
 
-}                               /* namespace */
+} /* namespace */
 
 #endif /* CBF_STREAM_CUH */

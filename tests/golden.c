@@ -155,8 +155,7 @@ golden_load_pnm (const gchar * file, gint * width, gint * height,
       "cannot read %s", path);
   fail_unless (sscanf (data, "%2s %d %d %d%n", magic, width, height, &maxval,
           &header) == 4 && maxval == 255, "bad PNM header in %s", path);
-  *channels = g_str_equal (magic, "P5") ? 1 : g_str_equal (magic, "P6") ? 3 :
-      0;
+  *channels = g_str_equal (magic, "P5") ? 1 : g_str_equal (magic, "P6") ? 3 : 0;
   fail_unless (*channels != 0, "%s is neither P5 nor P6", path);
   header++;                     /* the single white space after maxval */
   size = (gsize) * width * *height * *channels;

@@ -570,4 +570,5 @@ cuda_memory_suite (void)
   return s;
 }
 
-TEST_MAIN (cuda_memory_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload", NULL);
+TEST_MAIN (cuda_memory_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload",
+    NULL);

@@ -89,8 +89,7 @@ GST_START_TEST (test_decoded_nv12)
   filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   pad = gst_element_get_static_pad (filter, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs,
-      NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs, NULL);
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
 
@@ -154,8 +153,7 @@ pull_frames (const gchar * desc, guint8 * frames[N_FRAMES][3],
     GstVideoFrame frame;
 
     fail_unless (sample != NULL, "%s: no frame %u within 30 s", desc, i);
-    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps
-            (sample)));
+    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps (sample)));
     fail_unless (gst_video_frame_map (&frame, info,
             gst_sample_get_buffer (sample), GST_MAP_READ));
     for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
@@ -184,7 +182,9 @@ GST_START_TEST (test_decoded_cuda_memory)
       "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
       "appsink name=sink sync=false", clip_path (), DIAMETER, SIGMA_COLOR,
       SIGMA_SPACE);
-  guint8 *a[N_FRAMES][3] = { {NULL} }, *b[N_FRAMES][3] = { {NULL} };
+  guint8 *a[N_FRAMES][3] = { {NULL}
+  }, *b[N_FRAMES][3] = { {NULL}
+  };
   GstVideoInfo info_a, info_b;
   guint i, c;
 
@@ -200,8 +200,7 @@ GST_START_TEST (test_decoded_cuda_memory)
           1, 0, 1, &max_diff, &fx, &fy);
 
       fail_unless (bad == 0, "frame %u component %u: %u values differ by "
-          "more than 1 (max %d, first at %d,%d)", i, c, bad, max_diff, fx,
-          fy);
+          "more than 1 (max %d, first at %d,%d)", i, c, bad, max_diff, fx, fy);
       GST_INFO ("frame %u component %u: max difference %d", i, c, max_diff);
       g_free (a[i][c]);
       g_free (b[i][c]);

@@ -205,8 +205,7 @@ GST_START_TEST (test_accept_caps)
       GstCaps *c = video_caps ("NV12", 64, 48);
       GstCaps *cuda;
 
-      gst_caps_set_simple (c, "interlace-mode", G_TYPE_STRING, modes[i],
-          NULL);
+      gst_caps_set_simple (c, "interlace-mode", G_TYPE_STRING, modes[i], NULL);
       cuda = gst_caps_copy (c);
       gst_caps_set_features (cuda, 0, gst_caps_features_new (CUDA_MEMORY,
               NULL));
@@ -403,8 +402,7 @@ GST_START_TEST (test_no_device_or_bad_device_id)
 
   fail_unless (error != NULL, "no error with cuda-device-id=4096");
   fail_unless (error->domain == GST_RESOURCE_ERROR
-      && error->code == GST_RESOURCE_ERROR_NOT_FOUND, "%s",
-      error->message);
+      && error->code == GST_RESOURCE_ERROR_NOT_FOUND, "%s", error->message);
   if (n_devices > 0)
     fail_unless (strstr (error->message, "cuda-device-id 4096") != NULL,
         "%s", error->message);

@@ -62,8 +62,7 @@ GST_START_TEST (test_golden_yuv)
           frame_from_channels (fmts[f], gc->width, gc->height, in,
               (i + f) % 2, i), out);
       for (c = 0; c < 3; c++)
-        assert_channel_matches (&out[c], &expected[c], 1, gc->name, fmts[f],
-            c);
+        assert_channel_matches (&out[c], &expected[c], 1, gc->name, fmts[f], c);
       channels_free (out, 3);
       gst_harness_teardown (h);
       n_checked++;
@@ -71,8 +70,7 @@ GST_START_TEST (test_golden_yuv)
     channels_free (in, 3);
     channels_free (expected, 3);
   }
-  fail_unless (n_checked >= 8 * 9 * 3, "only %u YUV frames checked",
-      n_checked);
+  fail_unless (n_checked >= 8 * 9 * 3, "only %u YUV frames checked", n_checked);
   golden_free_yuv_cases (cases);
 }
 
@@ -116,8 +114,7 @@ check_golden_rgb3 (gboolean gaussian)
       Channel out[3];
 
       filter_frame (harness, formats_rgb3[f], w, h,
-          frame_from_channels (formats_rgb3[f], w, h, in, (i + f) % 2, i),
-          out);
+          frame_from_channels (formats_rgb3[f], w, h, in, (i + f) % 2, i), out);
       for (c = 0; c < 3; c++)
         assert_channel_matches (&out[c], &expected[c], 1, gc->name,
             formats_rgb3[f], c);
@@ -168,9 +165,9 @@ GST_START_TEST (test_yuv_sizes_and_radii)
   /* Luma radius 7 and chroma 3 (specialised), luma 35 and chroma 17
    * (generic), luma 1 and chroma 1. */
   static const Params params[] = { {15, 40, 10, FALSE}, {71, 25, 12, FALSE},
-    {2, 30, 3, FALSE},
-    /* Gaussian: ksize 15 (chroma 7), 71 (35), derived from sigma 4 (chroma 2) */
-    {15, 0, 3, TRUE}, {71, 0, 0, TRUE}, {0, 0, 4, TRUE}
+  {2, 30, 3, FALSE},
+  /* Gaussian: ksize 15 (chroma 7), 71 (35), derived from sigma 4 (chroma 2) */
+  {15, 0, 3, TRUE}, {71, 0, 0, TRUE}, {0, 0, 4, TRUE}
   };
   guint i, p, c;
 
@@ -289,8 +286,9 @@ GST_START_TEST (test_grid_channels)
       cw, ch, g_malloc ((gsize) cw * ch)};
       for (y = 0; y < ch; y++)
         for (x = 0; x < cw; x++)
-          in[c].data[y * cw + x] = (guint8) CLAMP (40 + 50 * (gint) c + (x * 60) / cw
-              + (x > cw / 2 ? 80 : 0) + ((x * 7 + y * 13) % 9) - 4, 0, 255);
+          in[c].data[y * cw + x] =
+              (guint8) CLAMP (40 + 50 * (gint) c + (x * 60) / cw + (x >
+                  cw / 2 ? 80 : 0) + ((x * 7 + y * 13) % 9) - 4, 0, 255);
     }
     filter_frame (harness, fmts[f], w, h,
         frame_from_channels (fmts[f], w, h, in, TRUE, f), out);
@@ -304,8 +302,7 @@ GST_START_TEST (test_grid_channels)
         se += d * d;
       }
       db = se == 0 ? 99 : 10 * log10 (255.0 * 255.0 * count / se);
-      g_print ("grid against exact, %s channel %u: %.2f dB\n", fmts[f], c,
-          db);
+      g_print ("grid against exact, %s channel %u: %.2f dB\n", fmts[f], c, db);
       fail_unless (db >= 28.0, "%s channel %u: grid PSNR %.2f dB", fmts[f],
           c, db);
     }

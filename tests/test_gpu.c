@@ -307,17 +307,17 @@ GST_START_TEST (test_sizes_and_radii)
   /* Radii 2, 35, 45 and 1, then every specialised radius not in the golden
    * set (3, 5, 6, 8) and the first generic one (9). */
   static const Params params[] = { {5, 30, 5, FALSE}, {71, 25, 12, FALSE},
-    {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
-    {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
-    {19, 35, 7, FALSE},
-    /* The extremes of the range weights, which the one-channel kernel
-     * rounds to 16-bit integers (bilateral_fast.cuh): none left at a
-     * difference of 1 level, and nearly flat. */
-    {9, 0.05, 3, FALSE}, {15, 1000, 5, FALSE},
-    /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
-     * sigma 100: wider than every frame here) */
-    {1, 0, 2, TRUE}, {5, 0, 1.5, TRUE}, {31, 0, 0, TRUE}, {255, 0, 40, TRUE},
-    {0, 0, 100, TRUE}
+  {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
+  {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
+  {19, 35, 7, FALSE},
+  /* The extremes of the range weights, which the one-channel kernel
+   * rounds to 16-bit integers (bilateral_fast.cuh): none left at a
+   * difference of 1 level, and nearly flat. */
+  {9, 0.05, 3, FALSE}, {15, 1000, 5, FALSE},
+  /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
+   * sigma 100: wider than every frame here) */
+  {1, 0, 2, TRUE}, {5, 0, 1.5, TRUE}, {31, 0, 0, TRUE}, {255, 0, 40, TRUE},
+  {0, 0, 100, TRUE}
   };
   const Format *fmts[] = { GRAY8, &formats[0], &formats[7] };
   guint s, p, fi, seed = 1;
@@ -780,7 +780,7 @@ GST_START_TEST (test_mask_change_during_start)
   g_object_set (e, "mask-location", slow_path, NULL);
   thread = g_thread_new ("set-mask", set_mask_later, &late);
   t0 = g_get_monotonic_time ();
-  harness = gst_harness_new_with_element (e, "sink", "src");     /* starts */
+  harness = gst_harness_new_with_element (e, "sink", "src");    /* starts */
   t1 = g_get_monotonic_time ();
   g_thread_join (thread);
   GST_INFO ("start took %.0f ms, the change came after %.0f ms",

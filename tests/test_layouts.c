@@ -307,7 +307,7 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
   n_expected = channels_reference_for_format (&info, in, &params, expected);
   for (c = 0; c < n_expected; c++)
     assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
-  for (c = n_expected; c < n; c++)     /* alpha */
+  for (c = n_expected; c < n; c++)      /* alpha */
     assert_channel_matches (&out[c], &in[c], 0, what, format, c);
 
   /* The input is as it was. */

@@ -206,8 +206,7 @@ GST_START_TEST (test_failed_reload_keeps_mask)
           cbf_mask_loader_request (&loader), FALSE));
   error = pop (bus, GST_MESSAGE_WARNING);
   fail_unless (error != NULL, "no warning for a failed reload");
-  fail_unless (strstr (error->message, missing) != NULL, "%s",
-      error->message);
+  fail_unless (strstr (error->message, missing) != NULL, "%s", error->message);
   g_error_free (error);
   fail_if (pop (bus, GST_MESSAGE_ERROR) != NULL, "a failed reload is an "
       "error");

@@ -101,9 +101,9 @@ GST_START_TEST (test_radius_rule)
   fail_unless_equals_int (cbf_bilateral_radius (9, 75), 4);
   fail_unless_equals_int (cbf_bilateral_radius (4, 75), 2);
   fail_unless_equals_int (cbf_bilateral_radius (1, 75), 1);
-  fail_unless_equals_int (cbf_bilateral_radius (0, 2.5), 4);   /* 3.75 */
-  fail_unless_equals_int (cbf_bilateral_radius (0, 1), 2);     /* 1.5: even */
-  fail_unless_equals_int (cbf_bilateral_radius (-1, 0), 2);    /* sigma 1 */
+  fail_unless_equals_int (cbf_bilateral_radius (0, 2.5), 4);    /* 3.75 */
+  fail_unless_equals_int (cbf_bilateral_radius (0, 1), 2);      /* 1.5: even */
+  fail_unless_equals_int (cbf_bilateral_radius (-1, 0), 2);     /* sigma 1 */
   fail_unless_equals_int (cbf_bilateral_radius (0, 200), CBF_MAX_RADIUS);
 }
 
@@ -166,7 +166,7 @@ GST_START_TEST (test_chroma_rule)
   fail_unless (d == 1 && ss == 0.5);
   cbf_bilateral_chroma_params (0, 2.5, 2, &d, &ss);
   fail_unless (d == 0 && ss == 1.25);
-  fail_unless_equals_int (cbf_bilateral_radius (d, ss), 2);   /* 1.875 */
+  fail_unless_equals_int (cbf_bilateral_radius (d, ss), 2);     /* 1.875 */
   cbf_bilateral_chroma_params (-1, 0, 2, &d, &ss);
   fail_unless (d == -1 && ss == 0);
 }

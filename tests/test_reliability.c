@@ -489,8 +489,7 @@ push_huge (GstHarness * h, GstBus * bus, gint side)
     gst_message_parse_error (msg, &error, NULL);
     GST_INFO ("%dx%d: %s", side, side, error->message);
     fail_unless (strstr (error->message, "Out of memory") != NULL
-        || strstr (error->message, "caps need") != NULL, "%s",
-        error->message);
+        || strstr (error->message, "caps need") != NULL, "%s", error->message);
     g_error_free (error);
     gst_message_unref (msg);
   } else {

@@ -209,6 +209,7 @@ npp_mask_size (int diameter)
       return -1;
   }
 }
+
 static char npp_version[64] = "not found";
 
 static void
@@ -228,8 +229,7 @@ load_npp (void)
       "nppiFilterBilateralGaussBorder_8u_C1R_Ctx");
   npp_c3 = (NppBilateralFunc) dlsym (lib,
       "nppiFilterBilateralGaussBorder_8u_C3R_Ctx");
-  npp_gauss_c4 = (NppGaussFunc) dlsym (lib,
-      "nppiFilterGaussBorder_8u_C4R_Ctx");
+  npp_gauss_c4 = (NppGaussFunc) dlsym (lib, "nppiFilterGaussBorder_8u_C4R_Ctx");
   {
     typedef const struct
     {
@@ -564,7 +564,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     const char *format;
   } images[] = {
     {g_strdup (image), "RGBA"}, {g_build_filename (dir, "camera.png", NULL),
-    "GRAY8"}
+        "GRAY8"}
   };
   float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
       sizeof (float));
@@ -600,8 +600,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     CHECK (cudaMemcpy2D (in.data, in.pitch_bytes, pixels, stride, stride, h,
             cudaMemcpyHostToDevice));
     out = in;
-    CHECK (cudaMallocPitch ((void **) &out.data, &out.pitch_bytes, stride,
-            h));
+    CHECK (cudaMallocPitch ((void **) &out.data, &out.pitch_bytes, stride, h));
     for (i = 0; i < G_N_ELEMENTS (grid_sigma_space); i++)
       for (j = 0; j < G_N_ELEMENTS (grid_sigma_color); j++) {
         GridPsnrRow row = { bpp == 4 ? "astronaut.png" : "camera.png", format,
@@ -618,8 +617,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
         CHECK (cudaMemcpy2DAsync (grid_out, stride, out.data,
                 out.pitch_bytes, stride, h, cudaMemcpyDeviceToHost, stream));
         CHECK (cudaStreamSynchronize (stream));
-        row.psnr_db = psnr (exact_out, grid_out, (gsize) w * h, bpp,
-            channels);
+        row.psnr_db = psnr (exact_out, grid_out, (gsize) w * h, bpp, channels);
         g_array_append_val (psnr_rows, row);
         printf ("grid PSNR %-13s %-5s sigma-space %2.0f sigma-color %2.0f  "
             "%6.2f dB\n", row.image, format, row.sigma_space, row.sigma_color,
@@ -780,8 +778,8 @@ static void
 run_frame (void *p, int input, cudaStream_t stream)
 {
   FrameCtx *c = p;
-  CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out, 0,
-          c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
+  CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out,
+          0, c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
 }
 
 /* Device planes of @info's frame (as the base class makes them), holding
@@ -1191,8 +1189,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   e_last = gst_bin_get_by_name (GST_BIN (pipeline), last);
   pad_in = gst_element_get_static_pad (e_first, "sink");
   pad_out = gst_element_get_static_pad (e_last, "src");
-  gst_pad_add_probe (pad_in, GST_PAD_PROBE_TYPE_BUFFER, probe_in, &probe,
-      NULL);
+  gst_pad_add_probe (pad_in, GST_PAD_PROBE_TYPE_BUFFER, probe_in, &probe, NULL);
   gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER,
       frame_source == FRAMES_CUDA_POOL ? probe_out_gpu_done : probe_out,
       &probe, NULL);
@@ -1370,8 +1367,7 @@ bench_transfers (const char *name, int width, int height, int frames)
   for (i = 0; i < N_POOL_FRAMES; i++)
     CHECK (cudaHostAlloc ((void **) &host_in[i], size, cudaHostAllocDefault));
   for (i = 0; i < n_out; i++)
-    CHECK (cudaHostAlloc ((void **) &host_out[i], size,
-            cudaHostAllocDefault));
+    CHECK (cudaHostAlloc ((void **) &host_out[i], size, cudaHostAllocDefault));
   CHECK (cudaMalloc ((void **) &dev_in, size));
   CHECK (cudaMalloc ((void **) &dev_out, size));
   CHECK (cudaStreamCreateWithFlags (&up, cudaStreamNonBlocking));
@@ -1453,8 +1449,7 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload name=down ! "
-          "fakesink sync=false", "up", "down", w, h, frames / 2,
-          FRAMES_SYSTEM);
+          "fakesink sync=false", "up", "down", w, h, frames / 2, FRAMES_SYSTEM);
       g_array_append_val (rows, row);
     }
     g_free (desc);
@@ -1976,8 +1971,7 @@ write_json (const char *path, const char *commit, GArray * kernels,
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"diameter\": %d, \"ours_ms\": %.5f, \"generic_ms\": %.5f, "
         "\"npp_ms\": %.5f}%s\n", r->format, r->width, r->height, r->diameter,
-        r->ours_ms, r->generic_ms, r->npp_ms,
-        i + 1 < kernels->len ? "," : "");
+        r->ours_ms, r->generic_ms, r->npp_ms, i + 1 < kernels->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"gaussian\": [\n");
   for (i = 0; i < gaussian->len; i++) {
