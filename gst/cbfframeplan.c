@@ -25,37 +25,37 @@ cbf_plane_row_bytes (const GstVideoInfo * info, guint plane)
 }
 
 /* The entries of each layout, by CbfMode. */
-static const CbfBilateralFunc colour_first[CBF_N_MODES] = {
+static const CbfFilterFunc colour_first[CBF_N_MODES] = {
   cbf_bilateral_colour_first, cbf_gaussian_colour_first,
   cbf_grid_colour_first
 };
 
-static const CbfBilateralFunc colour_last[CBF_N_MODES] = {
+static const CbfFilterFunc colour_last[CBF_N_MODES] = {
   cbf_bilateral_colour_last, cbf_gaussian_colour_last, cbf_grid_colour_last
 };
 
-static const CbfBilateralFunc colour_packed24[CBF_N_MODES] = {
+static const CbfFilterFunc colour_packed24[CBF_N_MODES] = {
   cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24,
   cbf_grid_colour_packed24
 };
 
-static const CbfBilateralFunc colour_planar[CBF_N_MODES] = {
+static const CbfFilterFunc colour_planar[CBF_N_MODES] = {
   cbf_bilateral_colour_planar, cbf_gaussian_colour_planar,
   cbf_grid_colour_planar
 };
 
-static const CbfBilateralFunc channel[CBF_N_MODES] = {
+static const CbfFilterFunc channel[CBF_N_MODES] = {
   cbf_bilateral_channel, cbf_gaussian_channel, cbf_grid_channel
 };
 
-static const CbfBilateralFunc channel_pair[CBF_N_MODES] = {
+static const CbfFilterFunc channel_pair[CBF_N_MODES] = {
   cbf_bilateral_channel_pair, cbf_gaussian_channel_pair,
   cbf_grid_channel_pair
 };
 
 /* The entries that filter the three colour channels of @format together,
  * or NULL for formats filtered channel by channel. */
-static const CbfBilateralFunc *
+static const CbfFilterFunc *
 colour_process_for_format (GstVideoFormat format)
 {
   switch (format) {
@@ -93,7 +93,7 @@ is_8bit_gray_or_yuv (const GstVideoInfo * info)
  * from @c on that share a size. */
 static void
 add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
-    guint n_views, const CbfBilateralFunc process[CBF_N_MODES], gboolean chroma)
+    guint n_views, const CbfFilterFunc process[CBF_N_MODES], gboolean chroma)
 {
   CbfPass *pass = &plan->passes[plan->n_passes++];
   guint v;
@@ -127,7 +127,7 @@ same_geometry (const GstVideoInfo * info, guint a, guint b)
 gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 {
-  const CbfBilateralFunc *colour =
+  const CbfFilterFunc *colour =
       colour_process_for_format (GST_VIDEO_INFO_FORMAT (info));
   guint p;
 

@@ -41,7 +41,7 @@ typedef enum
  * or the three colour channels of RGB-like formats or Y444, together. */
 typedef struct
 {
-  CbfBilateralFunc process[CBF_N_MODES];        /* the entry of each mode */
+  CbfFilterFunc process[CBF_N_MODES];        /* the entry of each mode */
   guint n_views;
   guint plane[3];               /* of each view */
   gsize offset[3];              /* of each view's first byte in a pixel */

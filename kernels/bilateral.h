@@ -221,52 +221,40 @@ void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
  * @src into @dst (same size, distinct memory). Rows outside that range are
  * read (the window reaches them) but not written, so a frame can be
  * filtered in bands as its rows arrive. Of each pixel only the bytes the
- * entry filters are written. @src and @dst are one plane, or for
- * cbf_bilateral_channel_pair and cbf_bilateral_colour_planar an array of
- * two or three. Returns the launch error,
+ * entry filters are written. @src and @dst are one plane, or for the
+ * channel_pair and colour_planar entries an array of two or three. Returns the launch error,
  * if any (cudaErrorInvalidValue for sizes or pixel_bytes the entry does not
  * take); errors during execution surface at the caller's next
  * synchronisation. */
-typedef cudaError_t (*CbfBilateralFunc) (const CbfPlane * src,
+typedef cudaError_t CbfFilterEntry (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfBilateralWeights * weights, cudaStream_t stream);
+typedef CbfFilterEntry *CbfFilterFunc;
 
-/* One 8-bit channel filtered on its own (OpenCV's 1-channel semantics):
- * GRAY8, a plane of planar YUV, or one channel of interleaved ones (NV12's
- * U or V, YUY2's Y, U or V), any pixel_bytes. */
-cudaError_t cbf_bilateral_channel (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * weights,
-    cudaStream_t stream);
+/* The six entries of a filter (bilateral, gaussian, grid), one per pixel
+ * layout, all CbfFilterEntry:
+ * - cbf_FILTER_channel: one 8-bit channel filtered on its own (OpenCV's
+ *   1-channel semantics): GRAY8, a plane of planar YUV, or one channel of
+ *   interleaved ones (NV12's U or V, YUY2's Y, U or V), any pixel_bytes;
+ * - cbf_FILTER_channel_pair: two channels of one size (pixel_bytes may
+ *   differ from 1, data and pitch from each other), each filtered on its
+ *   own, in one launch: @src and @dst are arrays of two (I420's or NV12's
+ *   U and V);
+ * and three colour channels filtered together (OpenCV's 3-channel
+ * semantics, L1 colour distance):
+ * - cbf_FILTER_colour_first: 32-bit pixels whose colour bytes are bytes
+ *   0..2 (RGBA, BGRA, RGBx, BGRx); byte 3 is copied unchanged;
+ * - cbf_FILTER_colour_last: 32-bit pixels whose colour bytes are bytes
+ *   1..3 (ARGB, ABGR, xRGB, xBGR); byte 0 is copied unchanged;
+ * - cbf_FILTER_colour_packed24: 24-bit pixels (RGB, BGR);
+ * - cbf_FILTER_colour_planar: one channel per plane, three planes of one
+ *   size (Y444, GBR): @src and @dst are arrays of three, pixel_bytes 1. */
+#define CBF_DECLARE_LAYOUT_ENTRIES(filter) \
+  CbfFilterEntry cbf_##filter##_channel, cbf_##filter##_channel_pair, \
+      cbf_##filter##_colour_first, cbf_##filter##_colour_last, \
+      cbf_##filter##_colour_packed24, cbf_##filter##_colour_planar
 
-/* Two channels of one size (pixel_bytes may differ from 1, data and pitch
- * from each other), each filtered on its own as by cbf_bilateral_channel,
- * in one launch: @src and @dst are arrays of two (I420's or NV12's U and
- * V). */
-cudaError_t cbf_bilateral_channel_pair (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-
-/* Three colour channels filtered together (OpenCV's 3-channel semantics,
- * L1 colour distance), in one of these layouts: */
-/* 32-bit pixels whose colour bytes are bytes 0..2 (RGBA, BGRA, RGBx,
- * BGRx); byte 3 is copied unchanged. pixel_bytes 4. */
-cudaError_t cbf_bilateral_colour_first (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-/* 32-bit pixels whose colour bytes are bytes 1..3 (ARGB, ABGR, xRGB,
- * xBGR); byte 0 is copied unchanged. pixel_bytes 4. */
-cudaError_t cbf_bilateral_colour_last (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-/* 24-bit pixels (RGB, BGR). pixel_bytes 3. */
-cudaError_t cbf_bilateral_colour_packed24 (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-/* One channel per plane, three planes of one size (Y444, GBR): @src and
- * @dst are arrays of three planes, pixel_bytes 1. */
-cudaError_t cbf_bilateral_colour_planar (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
 
 /* The generic kernels alone: one thread per output pixel, tile and tables
  * in shared memory, any radius. The entries above use them beyond

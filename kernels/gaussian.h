@@ -10,7 +10,7 @@
 /* Gaussian mode (the range weight off): OpenCV's GaussianBlur for 8-bit
  * images, BORDER_DEFAULT, within +-1. The host-side rules that turn the
  * element's parameters into a 1-D kernel, and the kernel entry points,
- * which have the signature of the bilateral ones (CbfBilateralFunc) so that
+ * which have the signature of the bilateral ones (CbfFilterEntry) so that
  * a frame plan can hold both: of the weights they read radius (ksize / 2,
  * 0 allowed) and tables_dev, which holds the ksize coefficients. */
 
@@ -51,24 +51,7 @@ void cbf_gaussian_weights_init (CbfBilateralWeights * weights, int ksize,
  * with its square. Layouts as the bilateral entries of the same
  * name (colour channels are blurred each on its own, as OpenCV does;
  * alpha and padding pass unchanged). */
-cudaError_t cbf_gaussian_channel (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * weights,
-    cudaStream_t stream);
-cudaError_t cbf_gaussian_channel_pair (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_gaussian_colour_first (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_gaussian_colour_last (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_gaussian_colour_packed24 (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_gaussian_colour_planar (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+CBF_DECLARE_LAYOUT_ENTRIES (gaussian);
 
 #ifdef __cplusplus
 }

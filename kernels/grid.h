@@ -108,28 +108,11 @@ void cbf_grid_cells (double sigma_space, double sigma_color, int channels,
 size_t cbf_grid_floats (int width, int height, int channels, int n_views,
     const CbfGridScratch * grid);
 
-/* Entries (CbfBilateralFunc): the weights' grid must be set, with buffers
+/* The layout entries (bilateral.h): the weights' grid must be set, with buffers
  * of at least cbf_grid_floats for the views. The grid is built from the
  * whole picture when @row_begin is 0 (so the first band must come first and
  * see every row), then rows [@row_begin, @row_end) are read from it. */
-cudaError_t cbf_grid_channel (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * weights,
-    cudaStream_t stream);
-cudaError_t cbf_grid_channel_pair (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_grid_colour_first (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_grid_colour_last (const CbfPlane * src, const CbfPlane * dst,
-    int row_begin, int row_end, const CbfBilateralWeights * weights,
-    cudaStream_t stream);
-cudaError_t cbf_grid_colour_packed24 (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
-cudaError_t cbf_grid_colour_planar (const CbfPlane * src,
-    const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+CBF_DECLARE_LAYOUT_ENTRIES (grid);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,8 @@ chroot "$root" env PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     CI="${CI:-}" sh -c "cd '$here' &&
   gst-inspect-1.0 --version | head -n 1 &&
   { [ -f build-debian13/build.ninja ] ||
-    meson setup build-debian13 -Dgpu_arch=75 -Dtoolkit_dir=/usr/local/cuda \
+    meson setup build-debian13 -Dgpu_arch=75 -Dwerror=true \
+      -Dtoolkit_dir=/usr/local/cuda \
       >/dev/null; } &&
   ninja -C build-debian13 >/dev/null &&
   meson test -C build-debian13 --print-errorlogs --num-processes 1"

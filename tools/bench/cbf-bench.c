@@ -323,7 +323,7 @@ typedef struct
 {
   CbfPlane in[N_INPUTS], out;
   CbfBilateralWeights weights;
-  CbfBilateralFunc func;
+  CbfFilterFunc func;
   /* NPP: packed 3-channel copies for C3R */
   guint8 *npp_in[N_INPUTS], *npp_out;
   size_t npp_in_pitch, npp_out_pitch;
@@ -584,9 +584,9 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     int w = 512, h = 512, stride;
     guint8 *pixels, *exact_out, *grid_out;
     CbfPlane in = { NULL, 0, bpp, w, h }, out;
-    CbfBilateralFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
+    CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
         cbf_bilateral_channel;
-    CbfBilateralFunc grid_f = bpp == 4 ? cbf_grid_colour_first :
+    CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first :
         cbf_grid_channel;
 
     if (!g_file_test (images[im].path, G_FILE_TEST_EXISTS)) {
