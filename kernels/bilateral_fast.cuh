@@ -47,66 +47,16 @@ struct FastShapeOf
   bool batched_fill = false, word_copy = false;
 };
 
-/* Chosen per radius from sweeps on an H100 (docs/design.md,
- * "Shape of the specialised kernels"). 4K RGBA, one column a thread, d = 15:
- * 8 rows / 2 blocks 0.63 ms, 8 / 3 0.56, 6 / 3 0.51, 4 / 4 0.50, 3 / 6
- * 0.52, 2 / 8 0.56. Two columns (64-bit tile loads), d = 5 / 9 / 15, against
- * 1 x 4 rows / 4 blocks 0.083 / 0.186 / 0.477: 2 x 4 / 4 0.075 / 0.176 /
- * 0.505, 2 x 3 / 4 0.084 / 0.171 / 0.470, 2 x 3 / 5 0.079 / 0.174 / 0.535;
- * at 32 x 8 threads radius 8 was best at one column (0.625 against 0.655
- * and more), and so was radius 7: two columns gained 1.4 % at 4K but lost
- * 6 % at 1080p (0.131 -> 0.139 ms: half the blocks, a longer last wave).
- * Blocks of 32 x 16 threads, two blocks an SM, now take radii 5 to 8; 4K /
- * 1080p against the 32 x 8 shapes (same run): 2 x 4 at radius 5 0.253 / 0.070 against 0.258 / 0.075, at 6
- * 0.336 / 0.091 against 0.353 / 0.101, at 7 0.433 / 0.118 against
- * 0.476 / 0.127; radius 8 2 x 2, 0.612 / 0.165 against 0.624 / 0.164 (2 x 4
- * spills there: 0.665), and with its tables as half floats too (60 KiB,
- * which the taller block's dynamic shared memory made room for) 0.580 /
- * 0.155 against 0.614 / 0.164 (2 x 4 0.580 / 0.156, 2 x 3 0.557 / 0.169);
- * radii 2 to 4 stay at 32 x 8 (2 x 4 at 32 x 16: d = 5 0.078 against
- * 0.074). The taller block shares its tables among twice the outputs; at
- * radii 6, 7 and 8 it needs dynamic shared memory (51, 60, 60 KiB).
- * GRAY8 with float sums, every radius 2 to 8: 2 x 4 / 4 best (d = 5 0.049
- * against 0.053 for 1 x 8 / 3, d = 15 0.254 against 0.257; at 32 x 16
- * d = 15 0.253 to 0.261, no gain); with integer sums (kIntSums) d = 15
- * 2 x 4 / 4 0.232-0.237 / 0.066-0.067, 2 x 3 / 5 0.232-0.234 / 0.068,
- * 2 x 6 / 3 0.236-0.237 / 0.073, 2 x 4 at 32 x 16 0.230 / 0.069. With
- * the 16-bit tile and the own outputs' taps shared (int_start), 2 x 4 / 4
- * against 2 x 3 / 5, 4K ms: d = 3 0.0320 / 0.0321, d = 5 0.0410 / 0.0421,
- * d = 9 0.0831 / 0.0848, d = 15 0.2170 / 0.2151-0.2155 (2 x 2 / 8
- * 0.223, 2 x 6 / 3 spills, 4 x 2 / 4 0.220), d = 17
- * 0.2857 / 0.2833 (with the 16-bit tile alone, before the sharing and
- * the fast division: 4 x 4 / 2 0.233, 4 x 3 / 3 0.233); radii 3, 5 and 6,
- * not measured, kept 2 x 4 / 4, and radii 7 and 8 took 2 x 3 / 5. The
- * byte tile (kIntSums) needs four columns a thread; 4 x 2 against the
- * 16-bit tile's shapes, launches back to back, 4K / 1080p ms, by radius
- * (16-bit; bytes 4 x 2 / 4; bytes 4 x 2 / 5; output identical):
- * 1: 0.0188-0.0190 / 0.0084-0.0085; 0.0173-0.0175 / 0.0074;
- *    0.0164-0.0167 / 0.0069-0.0075.
- * 2: 0.0278-0.0281 / 0.0110-0.0112; 0.0264-0.0266 / 0.0095-0.0096;
- *    0.0259-0.0261 / 0.0095.
- * 3: 0.0465-0.0467 / 0.0156; 0.0450-0.0452 / 0.0146-0.0147;
- *    0.0442-0.0443 / 0.0143.
- * 4: 0.0688-0.0690 / 0.0222-0.0224; 0.0676-0.0679 / 0.0211;
- *    0.0669-0.0688 / 0.0206-0.0213.
- * 5: 0.1102-0.1103 / 0.0343-0.0344; 0.1076-0.1080 / 0.0337-0.0338;
- *    0.1072-0.1078 / 0.0338-0.0340.
- * 6: 0.1511-0.1516 / 0.0466-0.0471; 0.1487-0.1492 / 0.0464-0.0467;
- *    0.1500-0.1503 / 0.0467-0.0469.
- * 7: 0.2002-0.2005 / 0.0604-0.0607; 0.1946-0.1956 / 0.0585-0.0589;
- *    0.1948-0.1957 / 0.0605-0.0607.
- * 8: 0.2661-0.2662 / 0.0812-0.0813; 0.2588-0.2591 / 0.0791-0.0794;
- *    0.2618-0.2624 / 0.0835-0.0837.
- * At radius 7 also 4 x 2 / 3 0.1966-0.1969, 4 x 3 / 3 0.1981-0.1987,
- * 4 x 2 at 32 x 16 threads / 2 0.1960-0.1966; at radius 8 4 x 2 / 3
- * 0.2656-0.2662 / 0.0810-0.0816.
- * Colour's batched_fill and word_copy, 4K RGBA, launches back to back
- * (ms; neither / word copy / batched fill / both; output identical):
- * radius 2 0.0699 / 0.0663 / 0.0778 / 0.0728, 3 0.1116 / 0.1069 / 0.1184 /
- * 0.1132, 4 0.1664 / 0.1616 / 0.1639 / 0.1559, 5 0.2485 / 0.2442 / 0.2722
- * / 0.2707, 6 0.3301 / 0.3249 / 0.3433 / 0.3556, 7 0.4269 / 0.4410 /
- * 0.4631 / 0.4492, 8 0.5753 / 0.5582 / 0.5634 / 0.5573 (1080p: the same
- * choices best, or within 1 %). */
+/* Chosen per radius as the fastest of the shapes measured, at 4K and
+ * 1080p. Colour: two adjacent columns a thread from radius 2 (one 64-bit
+ * tile load serves both), one at radius 1; blocks of 32 x 16 threads, two
+ * an SM, at radii 5 to 8, where the taller block shares its tables and
+ * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
+ * dynamic shared memory: 51, 60, 60 KiB); 2 x 2 outputs at radius 8,
+ * where 2 x 4 spills; batched_fill and word_copy where they were faster.
+ * One channel: the byte tile (kIntSums) needs four columns a thread, here
+ * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
+ * (design.md, "Kernel shapes"). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
@@ -135,12 +85,11 @@ constexpr int kFastBlockX = 32;
  * warps straddle an edge,
  * and those that do read weights of fewer distinct level differences, so
  * that the table's loads conflict less (distances 64 levels apart meet in
- * a bank). H100, 4K GRAY8 d = 15: bank conflicts 2.32 M -> 1.91 M, 0.2147
- * -> 0.2132 ms, 1080p 0.0696 -> 0.0681; d = 17 0.278 -> 0.272 ms. At
- * small radii the stores, whose rows a warp then writes 16 bytes at a
- * time, weigh more than the taps: with it, radii 1 to 3 were 2-5 % slower
- * at 4K than with the word fill alone; radii 4 to 6,
- * not measured alone, keep the row of 32 (docs/design.md). */
+ * a bank), which made radii 7 and 8 faster. At small radii the stores,
+ * whose rows a warp then writes 16 bytes at a time, weigh more than the
+ * taps: with it, radii 1 to 3 were slower than with the word fill alone;
+ * radii 4 to 6, not measured alone, keep the row of 32 (design.md,
+ * "Kernel shapes"). */
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
@@ -337,22 +286,18 @@ __device__ __forceinline__ void load_tile (
 
 /* The one-channel kernel's byte tile (kIntSums) from aligned 32-bit
  * loads, where load_tile takes a byte load, a 64-bit address and a store
- * for each pixel (H100, with the earlier 16-bit tile filled the same way:
- * 0.6 % fewer warp instructions at 4K d = 15, 0.2134-0.2140 ->
- * 0.2109-0.2115 ms in one run of the harness; radius 1, launches back to
- * back, 0.0257-0.0259 ms against 0.0264-0.0266). Tile word j of a row
+ * for each pixel: fewer instructions, and faster. Tile word j of a row
  * holds source pixels x0 - R + 4 j .. + 3 (x0 is a multiple of 128), which
  * straddle two aligned source words unless R is a multiple of 4: a funnel
  * shift joins them. A thread issues all its loads before its first store,
- * so that they wait for memory once, not once each (with the 16-bit tile:
- * 4K radius 1 0.0259 -> 0.0237 ms, 2 0.0346 -> 0.0327, 4 0.0773 -> 0.0747,
- * 7 0.2078 -> 0.2065, 8 0.2724 -> 0.2704, with the weights' copy batched
- * the same way, bilateral_fast). Rows above or below the picture are
- * reflected a row at a time (4K d = 15: 0.1952 -> 0.1946 ms, where load_tile
- * took the first and last rows of blocks). Returns false, and leaves the
- * tile to load_tile, for pixels of more than one byte, a plane or pitch
- * not 4-byte aligned, and blocks whose words reach past the picture's left
- * or right edge (which reflect within a row). */
+ * so that they wait for memory once, not once each (the weights' copy is
+ * batched the same way, bilateral_fast). Rows above or below the picture
+ * are reflected a row at a time, which was faster than load_tile for the
+ * first and last rows of blocks (design.md, "Specialised kernel steps").
+ * Returns false, and leaves the tile to load_tile, for pixels of more than
+ * one byte, a plane or pitch not 4-byte aligned, and blocks whose words
+ * reach past the picture's left or right edge (which reflect within a
+ * row). */
 template <class T, int kTileW, int kTileH, int R, int kThreads>
 __device__ __forceinline__ bool load_tile_bytes (
     uint8_t *tile, const Io &io, int x0, int y0, int tid)
@@ -640,11 +585,10 @@ template <class T, int R, int K, int C> struct FastWindow
  * integer that the float's mantissa then ends in, where a conversion
  * would take the XU pipe. The reciprocal is off by at most 1 ulp, the sum
  * converted to float by 2^-24 of itself, so the quotient by about
- * 2^-22 x 255 levels. With __fdividef, __float2int_rn and a store a
- * pixel (the code before commit 18a7204), 4K d = 15 took 0.2064 ms a
- * launch back to back, and 0.2004 with this and a row's pixels in one
- * store (int_store_rows; H100, harness, still the 16-bit tile; output
- * within +-1 of OpenCV: 277 of 8.3 M pixels 1 off, against 281). */
+ * 2^-22 x 255 levels. This and a row's pixels in one store
+ * (int_store_rows) replaced __fdividef, __float2int_rn and a store a
+ * pixel, which were slower, and keep the output within +-1 of OpenCV
+ * (design.md, "Specialised kernel steps"). */
 __device__ __forceinline__ uint32_t int_level (
     uint32_t weighted_sum, uint32_t weight_sum)
 {
@@ -782,7 +726,7 @@ __global__ void __launch_bounds__ (FastShape<T, R>::kThreads,
   if constexpr (Shape::kIntSums) {
     /* A row's four outputs from the aligned words around them, as
      * byte_entry takes them: two loads a row where four byte loads were
-     * (4K d = 15: 0.1952 -> 0.1941 ms a launch back to back). */
+     * (design.md, "Specialised kernel steps"). */
 #pragma unroll
     for (int k = 0; k < K; k++) {
       const uint32_t *words = reinterpret_cast<const uint32_t *> (

@@ -25,11 +25,11 @@ struct SpaceTaps
 };
 
 /* Output rows a strip: short strips, as a bilateral output row costs far
- * more than the halo's loads, and more strips fill the GPU at 1080p.
- * Measured on an H100 (4K RGBA d = 3, rows / blocks an SM): 32 / 8 0.051
- * ms, 16 / 8 0.046, 8 / 8 0.046, 8 / 12 0.047; the specialised kernel
- * 0.060. At radius 2 every shape was slower than the specialised kernel
- * (4K d = 5: 0.100 to 0.111 ms against 0.085), so only radius 1 streams. */
+ * more than the halo's loads, and more strips fill the GPU at 1080p; 8
+ * rows and 8 blocks an SM were among the fastest shapes measured at radius
+ * 1, all faster than the specialised kernel. At radius 2 every shape was
+ * slower than the specialised kernel, so only radius 1 streams (design.md,
+ * "Streaming kernels"). */
 constexpr int kBilateralStreamThreads = 64;
 constexpr int kBilateralStreamRows = 8;
 constexpr int kBilateralStreamMinBlocks = 8;

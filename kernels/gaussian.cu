@@ -21,7 +21,7 @@
  * barrier. The radius is a template parameter: every loop is unrolled,
  * every coefficient a register. The horizontal pass is done
  * (rows + 2r) / rows times per output row; versions and their times are in
- * docs/design.md.
+ * design.md ("Gaussian", "What was tried and not kept").
  *
  * RGBA-like frames at radius 1 and 2, gaussian_stream: no shared memory,
  * each thread walks four adjacent pixels down a strip of rows with the
@@ -118,9 +118,9 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
 
 /* Output rows per thread, and blocks per SM (a register cap), by radius:
  * the horizontal pass is done (rows + 2r) / rows times per output row, so
- * larger radii want more rows; small ones gain more from occupancy (4K
- * RGBA on an H100: d = 5 0.072 -> 0.067 ms with 4 rows and 5 blocks, d = 15
- * 0.168 -> 0.231 ms, so 8 rows and 3 blocks from radius 3 on). */
+ * larger radii want more rows; small ones gain more from occupancy: 4
+ * rows and 5 blocks were faster at radius 2 and slower at radius 7, so 8
+ * rows and 3 blocks from radius 3 on (design.md, "Gaussian"). */
 template <int R> __host__ __device__ constexpr int column_rows ()
 {
   return R <= 2 ? 4 : 8;
@@ -214,16 +214,14 @@ constexpr int kStreamThreads = 64;
  * band) must give enough strips to fill the GPU (stream_strip_rows). */
 constexpr int kStreamRows = 32;
 constexpr int kStreamMaxRadius = 2;
-/* Source rows loaded ahead of the one being filtered. H100, 4K RGBA d = 5,
- * inputs read from DRAM (two runs): 2 rows 0.0490 / 0.0506 ms, 3 rows
- * 0.0500 / 0.0499, 4 rows 0.0513 / 0.0514; before the rows had fixed slots
- * (a shifted array of loaded rows, whose copies waited for the loads) 2
- * rows took 0.053 / 0.055. Strips of 64 rows: 0.073 (half the warps: one
- * wave of 32-row strips just fills the GPU at 4K). */
+/* Source rows loaded ahead of the one being filtered: two were as fast as
+ * three and faster than four. The rows' slots are fixed (a shifted array
+ * of loaded rows made the copies wait for the loads, and was slower)
+ * (design.md, "Streaming kernels"). */
 constexpr int kStreamAhead = 2;
-/* Rows ahead whose words are asked into L2 (0: none). H100, inputs read
- * from DRAM, three rows loaded ahead: 4K d = 3 0.045 -> 0.040 ms with 4
- * rows, d = 5 0.052 -> 0.050; 9984x6400 d = 5 0.295 -> 0.264. */
+/* Rows ahead whose words are asked into L2 (0: none): four rows ahead
+ * made the stream faster where its inputs come from DRAM, at 4K and above
+ * (design.md, "Streaming kernels"). */
 constexpr int kStreamPrefetch = 4;
 static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep

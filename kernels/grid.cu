@@ -52,7 +52,8 @@ __device__ __forceinline__ void grid_position (
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
  * GPU has them for floats (compute capability 9.0 and later; two scalar
- * ones cost half as much again, design.md), else two. */
+ * ones cost half as much again: design.md, "What was tried and not
+ * kept"), else two. */
 __device__ __forceinline__ void add_to_cell (float *cell, float level)
 {
 #if __CUDA_ARCH__ >= 900
@@ -67,10 +68,9 @@ __device__ __forceinline__ void add_to_cell (float *cell, float level)
  * atomics on one address do not queue: match.any finds the lanes of each
  * cell, redux sums their levels (whole numbers, so the sum is exact and
  * the grid the same as with an atomic per pixel), and the lowest of them
- * adds the sum and the count. It pays where cells are large: 4K RGBA on an
- * H100, cells of 7 / 14 / 29 pixels (sigma-space 8 / 16 / 32): 0.858 /
- * 0.594 / 0.754 ms with an atomic per pixel, 1.07 / 0.604 / 0.524
- * aggregated; so from kAggregateCellSpace pixels on. */
+ * adds the sum and the count. It pays where cells are large and costs
+ * where they are small, so from kAggregateCellSpace pixels on (design.md,
+ * "Grid"). */
 constexpr float kAggregateCellSpace = 20.f;
 
 __device__ __forceinline__ void add_to_cell_once (float *cell, float level)

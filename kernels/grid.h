@@ -25,21 +25,19 @@
  * per channel, each channel placed and averaged by its own level, because
  * one range axis for three channels mixes colours that it cannot tell
  * apart: the sum of the channels (the first version) puts a red and a
- * green pixel of the same sum into one cell, 28-36 dB against the exact
- * filter on astronaut.png where a grid per channel gives 34.6-46.0
- * (docs/design.md). The exact filter weighs the L1 distance of
- * the three channels, between a channel's own difference (a change in one
- * channel) and three times it (the same change in all three); a channel's
- * grid takes 0.4 sigma-color as its range sigma (CBF_GRID_COLOUR_RANGE):
- * 0.35 comes within 0.4 dB of it, 0.3, 0.45, 0.5 and 0.6 lose at
- * sigma-color 30 and 60.
+ * green pixel of the same sum into one cell, and was further from the
+ * exact filter than a grid per channel. The exact filter weighs the L1
+ * distance of the three channels, between a channel's own difference (a
+ * change in one channel) and three times it (the same change in all
+ * three); a channel's grid takes 0.4 sigma-color as its range sigma
+ * (CBF_GRID_COLOUR_RANGE), the closest to the exact filter of the values
+ * tried (design.md, "Grid").
  *
  * A one-channel grid (GRAY8, YUV) has range cells of sigma / sqrt (4.25)
  * and its range axis blurred four times (variance 4 cells, with the
  * splat's 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range
- * cells were what held it back. camera.png at sigma-color 60,
- * sigma-space 8 / 16 / 32: 40.1 / 39.2 / 39.1 -> 41.5 / 41.0 / 40.2 dB
- * (benchmark, H100, as the model of docs/design.md predicted).
+ * cells were what held it back, and finer ones brought it closer to the
+ * exact filter, as the model of the spread predicted (design.md, "Grid").
  * Colour gains nothing from it (its error is the distance, not the cells)
  * and keeps one pass. Where the range cell would be below its minimum
  * (small sigma-color), fewer passes keep the spread near sigma. */

@@ -206,8 +206,8 @@ struct Colour
   /* kBiased: a channel's byte b is placed (PRMT) into the mantissa of
    * 1.0f, giving the float 1 + b / 2^15 with one full-rate instruction,
    * where the exact (float) b takes an integer-to-float conversion, which
-   * runs at a quarter of the FMA rate (4K RGBA d = 15 on an H100: 0.504 ->
-   * 0.48 ms, docs/design.md). The sums are then
+   * runs at a quarter of the FMA rate (design.md, "Specialised kernel
+   * steps"). The sums are then
    * S = sum w (1 + b / 2^15) and result () takes (S - W) 2^15 / W.
    * Its error is bounded: with n taps each float sum is off by at most
    * n 2^-24 of itself (recursive summation) and S / W <= 1 + 255 / 2^15,
@@ -390,7 +390,7 @@ __device__ __forceinline__ void tile_put (
  * y0 - R + kTileH - 1), reflected at the picture's edges, walked as one
  * array by the block's kThreads threads: what the Gaussian's column kernel
  * uses, whose tile holds float triples (walked row by row, as the
- * bilateral kernels' tiles are, it was slower: design.md). */
+ * bilateral kernels' tiles are, it was slower: design.md, "Gaussian"). */
 template <class T, int kTileW, int kTileH, int R, int kThreads, class Entry>
 __device__ __forceinline__ void load_tile_flat (
     Entry *tile, const Io &io, int x0, int y0, int tid)

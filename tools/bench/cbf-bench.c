@@ -586,8 +586,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     CbfPlane in = { NULL, 0, bpp, w, h }, out;
     CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
         cbf_bilateral_channel;
-    CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first :
-        cbf_grid_channel;
+    CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first : cbf_grid_channel;
 
     if (!g_file_test (images[im].path, G_FILE_TEST_EXISTS)) {
       fprintf (stderr, "grid PSNR: %s not found, skipped\n", images[im].path);
