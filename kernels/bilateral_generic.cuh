@@ -86,6 +86,17 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
   T::template store<false> (io, y, x, sum);
 }
 
+/* The Io of a bilateral launch, after checking its planes and radius. */
+template <class T>
+cudaError_t bilateral_io (const CbfPlane *src, const CbfPlane *dst,
+    int row_begin, int row_end, const CbfBilateralWeights *w, Io *io)
+{
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, io);
+  if (err == cudaSuccess && (w->radius < 1 || w->radius > CBF_MAX_RADIUS))
+    err = cudaErrorInvalidValue;
+  return err;
+}
+
 template <class T>
 cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, const CbfBilateralWeights *w,
@@ -93,11 +104,9 @@ cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
 {
   const int radius = w->radius;
   Io io;
-  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
+  cudaError_t err = bilateral_io<T> (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
-  if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
-    return cudaErrorInvalidValue;
 
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((io.width + kBlockW - 1) / kBlockW,

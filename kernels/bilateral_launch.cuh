@@ -45,11 +45,9 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     int row_end, const CbfBilateralWeights *w, cudaStream_t stream)
 {
   Io io;
-  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
+  cudaError_t err = bilateral_io<T> (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
-  if (w->radius < 1 || w->radius > CBF_MAX_RADIUS)
-    return cudaErrorInvalidValue;
 
   if (w->radius == 1 && stream_serves<T> (src, dst)) {
     launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);
