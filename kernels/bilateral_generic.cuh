@@ -22,14 +22,6 @@ namespace {
 /* The generic kernel: the same layouts, one output pixel per thread, taps
  * walked at run time. */
 
-constexpr int kBlockW = 32;
-constexpr int kBlockH = 8;
-/* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
- * 32-bit words) plus all tables fit in the 48 KiB of shared memory every
- * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read
- * the source through the L1 cache instead. */
-constexpr int kMaxTiledRadius = 32;
-
 template <class T, bool kTiled>
 __global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
     int row_begin, int row_end, int radius, const float *__restrict__ tables)

@@ -24,16 +24,6 @@ struct SpaceTaps
   float w[CBF_FAST_MAX_TAPS];
 };
 
-/* Output rows a strip: short strips, as a bilateral output row costs far
- * more than the halo's loads, and more strips fill the GPU at 1080p; 8
- * rows and 8 blocks an SM were among the fastest shapes measured at radius
- * 1, all faster than the specialised kernel. At radius 2 every shape was
- * slower than the specialised kernel, so only radius 1 streams (design.md,
- * "Streaming kernels"). */
-constexpr int kBilateralStreamThreads = 64;
-constexpr int kBilateralStreamRows = 8;
-constexpr int kBilateralStreamMinBlocks = 8;
-
 /* The specialised kernel's sums (biased bytes, the same range table and
  * spatial taps), with the words of the window's 2r + 1 rows in a ring of
  * registers: output row y is filtered when source row y + r arrives. The

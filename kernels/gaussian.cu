@@ -37,19 +37,13 @@
 
 namespace {
 
-constexpr int kGaussBlockX = 32;
-constexpr int kGaussBlockY = 8;
-constexpr int kOutputRows = 8;
-constexpr int kBlockRows = kGaussBlockY * kOutputRows;
-constexpr int kChunkRows = 2 * kGaussBlockY;
-
 template <class T>
 __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
     gaussian_chunked (Io io, int row_begin, int row_end, int radius,
         const float *__restrict__ coeffs_dev)
 {
   extern __shared__ float coeffs[]; /* 2 radius + 1 */
-  __shared__ typename T::Value rows[kChunkRows][kGaussBlockX];
+  __shared__ typename T::Value rows[kGaussChunkRows][kGaussBlockX];
 
   const int tid = threadIdx.y * kGaussBlockX + threadIdx.x;
   for (int i = tid; i <= 2 * radius; i += kGaussBlockX * kGaussBlockY)
@@ -62,18 +56,18 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
   const int xs = min (x, io.width - 1);
   const bool inside_x
       = x0 >= radius && x0 + kGaussBlockX - 1 + radius < io.width;
-  const int y0 = row_begin + blockIdx.y * kBlockRows;
-  const int first_output = y0 + threadIdx.y * kOutputRows;
+  const int y0 = row_begin + blockIdx.y * kGaussBlockRows;
+  const int first_output = y0 + threadIdx.y * kGaussOutputRows;
   const int src_begin = y0 - radius;
-  const int src_end = min (y0 + kBlockRows, row_end) + radius;
-  typename T::Sum sum[kOutputRows];
+  const int src_end = min (y0 + kGaussBlockRows, row_end) + radius;
+  typename T::Sum sum[kGaussOutputRows];
   __syncthreads ();
 
-  for (int c0 = src_begin; c0 < src_end; c0 += kChunkRows) {
-    const int chunk_end = min (c0 + kChunkRows, src_end);
+  for (int c0 = src_begin; c0 < src_end; c0 += kGaussChunkRows) {
+    const int chunk_end = min (c0 + kGaussChunkRows, src_end);
     /* Horizontal: source rows c0 + threadIdx.y and 8 below it. */
 #pragma unroll
-    for (int j = 0; j < kChunkRows / kGaussBlockY; j++) {
+    for (int j = 0; j < kGaussChunkRows / kGaussBlockY; j++) {
       const int r = c0 + threadIdx.y + kGaussBlockY * j;
       if (r >= chunk_end)
         break;
@@ -94,7 +88,7 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
     __syncthreads ();
     /* Vertical: the chunk's rows in each output's window. */
 #pragma unroll
-    for (int k = 0; k < kOutputRows; k++) {
+    for (int k = 0; k < kGaussOutputRows; k++) {
       const int y = first_output + k;
       const int lo = max (c0, y - radius);
       const int hi = min (chunk_end - 1, y + radius);
@@ -107,7 +101,7 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
   if (x >= io.width)
     return;
 #pragma unroll
-  for (int k = 0; k < kOutputRows; k++) {
+  for (int k = 0; k < kGaussOutputRows; k++) {
     const int y = first_output + k;
     /* The vertical weights' sum divides (it is 1 up to rounding), as the
      * bilateral's weight sum does. */
@@ -207,29 +201,11 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY,
  * into L2 four rows before), to overlap memory latency with arithmetic.
  * The arithmetic and rounding are those of gaussian_columns: the horizontal
  * sums unnormalised, the result divided by the vertical coefficients' sum.
- * The strip height adapts to the launch (stream_strip_rows). */
-constexpr int kStreamThreads = 64;
-/* Output rows a strip, at most: the 2r halo rows are read and filtered
- * again by the strip below, so long strips waste less, but a frame (or a
- * band) must give enough strips to fill the GPU (stream_strip_rows). */
-constexpr int kStreamRows = 32;
-constexpr int kStreamMaxRadius = 2;
-/* Source rows loaded ahead of the one being filtered: two were as fast as
- * three and faster than four. The rows' slots are fixed (a shifted array
- * of loaded rows made the copies wait for the loads, and was slower)
- * (design.md, "Streaming kernels"). */
-constexpr int kStreamAhead = 2;
-/* Rows ahead whose words are asked into L2 (0: none): four rows ahead
- * made the stream faster where its inputs come from DRAM, at 4K and above
- * (design.md, "Streaming kernels"). */
-constexpr int kStreamPrefetch = 4;
-static_assert (kStreamMaxRadius <= 2, "the loads cover two pixels a side");
-/* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
- * enough row loads in flight. */
-constexpr int kStreamMinBlocks = 8;
+ * The strip height adapts to the launch (stream_strip_rows); the shapes
+ * are in tunables.cuh. */
 
 template <int kFirst, int R>
-__global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
+__global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
     gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
         const float *__restrict__ coeffs_dev)
 {
@@ -237,7 +213,8 @@ __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
   constexpr int kWindow = 2 * R + 1;
   constexpr uint32_t kColourMask = Colour32<kFirst>::kColourMask;
 
-  const int x = (blockIdx.x * kStreamThreads + threadIdx.x) * kStreamPixels;
+  const int x
+      = (blockIdx.x * kGaussStreamThreads + threadIdx.x) * kStreamPixels;
   if (x >= io.width)
     return;
   const int y_begin = row_begin + blockIdx.y * strip_rows;
@@ -260,7 +237,8 @@ __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
    * (j + a) mod window: rows are loaded kAhead steps before their use into
    * slots fixed at compile time, so no register holding a load in flight is
    * ever copied (a copy would wait for the load). */
-  constexpr int kAhead = kStreamAhead < kWindow ? kStreamAhead : kWindow - 1;
+  constexpr int kAhead
+      = kGaussStreamAhead < kWindow ? kGaussStreamAhead : kWindow - 1;
   StreamWords<R> raw[kWindow];
 #pragma unroll
   for (int a = 0; a < kAhead; a++)
@@ -281,9 +259,9 @@ __global__ void __launch_bounds__ (kStreamThreads, kStreamMinBlocks)
         raw[(j + kAhead) % kWindow]
             = stream_load<R> (io, s + kAhead, x, inside);
       const StreamWords<R> &row = raw[j];
-      if (kStreamPrefetch > 0 && s + kStreamPrefetch < s_end)
+      if (kGaussStreamPrefetch > 0 && s + kGaussStreamPrefetch < s_end)
         prefetch_l2 (
-            io.in<4> (0, reflect101 (s + kStreamPrefetch, io.height), x));
+            io.in<4> (0, reflect101 (s + kGaussStreamPrefetch, io.height), x));
 
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
@@ -333,20 +311,22 @@ bool launch_stream (const Io &io, const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, int radius, const float *coeffs_dev,
     cudaStream_t stream)
 {
-  if (!stream_serves<T> (src, dst) || radius < 1 || radius > kStreamMaxRadius)
+  if (!stream_serves<T> (src, dst) || radius < 1
+      || radius > kGaussStreamMaxRadius)
     return false;
-  const int pixels_a_block = kStreamThreads * kStreamPixels;
+  const int pixels_a_block = kGaussStreamThreads * kStreamPixels;
   const int blocks_x = (io.width + pixels_a_block - 1) / pixels_a_block;
   const int rows = row_end - row_begin;
-  const int strip_rows = stream_strip_rows (blocks_x * (kStreamThreads / 32),
-      rows, kStreamRows, kStreamMinBlocks * kStreamThreads / 32);
+  const int strip_rows
+      = stream_strip_rows (blocks_x * (kGaussStreamThreads / 32), rows,
+          kGaussStreamRows, kGaussStreamMinBlocks * kGaussStreamThreads / 32);
   const dim3 grid (blocks_x, (rows + strip_rows - 1) / strip_rows);
   constexpr int kFirst = StreamLayout<T>::kFirst;
   if (radius == 1)
-    gaussian_stream<kFirst, 1><<<grid, kStreamThreads, 0, stream>>> (
+    gaussian_stream<kFirst, 1><<<grid, kGaussStreamThreads, 0, stream>>> (
         io, row_begin, row_end, strip_rows, coeffs_dev);
   else
-    gaussian_stream<kFirst, 2><<<grid, kStreamThreads, 0, stream>>> (
+    gaussian_stream<kFirst, 2><<<grid, kGaussStreamThreads, 0, stream>>> (
         io, row_begin, row_end, strip_rows, coeffs_dev);
   return true;
 }
@@ -383,7 +363,8 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
 #undef CBF_GAUSSIAN_CASE
   default:
     gaussian_chunked<T>
-        <<<dim3 (grid_x, (rows + kBlockRows - 1) / kBlockRows, T::kGridLayers),
+        <<<dim3 (grid_x, (rows + kGaussBlockRows - 1) / kGaussBlockRows,
+               T::kGridLayers),
             block, (2 * w->radius + 1) * sizeof (float), stream>>> (
             io, row_begin, row_end, w->radius, w->tables_dev);
   }

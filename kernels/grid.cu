@@ -13,7 +13,7 @@
  * T::kGuides grids (three for colour), and the views of one launch (U and
  * V) follow one another: grid (layer) view * kGuides + channel. */
 
-#include "bilateral_generic.cuh"
+#include "layouts.cuh"
 #include "grid.h"
 
 #include <math.h>
@@ -23,7 +23,7 @@ namespace {
 constexpr int kFloatsPerCell = 2;
 
 /* Blocks of kBlockW x kBlockH pixels, as the generic kernel's
- * (bilateral_generic.cuh). */
+ * (tunables.cuh). */
 struct Grid
 {
   CbfGridDims dims;
@@ -69,9 +69,8 @@ __device__ __forceinline__ void add_to_cell (float *cell, float level)
  * cell, redux sums their levels (whole numbers, so the sum is exact and
  * the grid the same as with an atomic per pixel), and the lowest of them
  * adds the sum and the count. It pays where cells are large and costs
- * where they are small, so from kAggregateCellSpace pixels on (design.md,
- * "Grid"). */
-constexpr float kAggregateCellSpace = 20.f;
+ * where they are small, so from kAggregateCellSpace pixels on
+ * (tunables.cuh). */
 
 __device__ __forceinline__ void add_to_cell_once (float *cell, float level)
 {
@@ -119,7 +118,6 @@ __global__ void grid_splat (Io io, Grid g, float *cells)
  * A thread per cell (both floats), the launch shaped as the grid (x across
  * blocks of kBlurThreads, y, then z and the layer) so that no thread
  * divides to find its cell. */
-constexpr int kBlurThreads = 64;
 
 __global__ void grid_blur (const float *in, float *out, Grid g, int axis)
 {

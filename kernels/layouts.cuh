@@ -16,6 +16,7 @@
 #define CBF_LAYOUTS_CUH
 
 #include "bilateral.h"
+#include "tunables.cuh"
 
 #include <cuda_fp16.h>
 #include <atomic>

@@ -12,17 +12,15 @@
  * with the tests. */
 
 #include "mask.h"
+#include "tunables.cuh"
 
 namespace {
-
-constexpr int kBlockW = 32;
-constexpr int kBlockH = 8;
 
 __global__ void mask_scale (const uint8_t *src, size_t src_pitch, int src_w,
     int src_h, uint8_t *dst, size_t dst_pitch, int dst_w, int dst_h)
 {
-  const int x = blockIdx.x * kBlockW + threadIdx.x;
-  const int y = blockIdx.y * kBlockH + threadIdx.y;
+  const int x = blockIdx.x * kMaskBlockW + threadIdx.x;
+  const int y = blockIdx.y * kMaskBlockH + threadIdx.y;
   if (x < dst_w && y < dst_h)
     dst[(size_t)y * dst_pitch + x]
         = cbf_mask_sample (src, src_pitch, src_w, src_h, dst_w, dst_h, x, y);
@@ -40,8 +38,8 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
     int width, int row_begin, int row_end, const uint8_t *mask,
     size_t mask_pitch)
 {
-  const int x = blockIdx.x * kBlockW + threadIdx.x;
-  const int y = row_begin + blockIdx.y * kBlockH + threadIdx.y;
+  const int x = blockIdx.x * kMaskBlockW + threadIdx.x;
+  const int y = row_begin + blockIdx.y * kMaskBlockH + threadIdx.y;
   const int view = blockIdx.z;
   if (x >= width || y >= row_end)
     return;
@@ -76,9 +74,9 @@ extern "C" cudaError_t cbf_mask_scale (
   if (src->width < 1 || src->height < 1 || dst->width < 1 || dst->height < 1)
     return cudaErrorInvalidValue;
   cudaGetLastError ();
-  dim3 block (kBlockW, kBlockH);
-  dim3 grid ((dst->width + kBlockW - 1) / kBlockW,
-      (dst->height + kBlockH - 1) / kBlockH);
+  dim3 block (kMaskBlockW, kMaskBlockH);
+  dim3 grid ((dst->width + kMaskBlockW - 1) / kMaskBlockW,
+      (dst->height + kMaskBlockH - 1) / kMaskBlockH);
   mask_scale<<<grid, block, 0, stream>>> (src->data, src->pitch_bytes,
       src->width, src->height, dst->data, dst->pitch_bytes, dst->width,
       dst->height);
@@ -102,9 +100,9 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
     v.out_pitch[i] = out[i].pitch_bytes;
   }
   cudaGetLastError ();
-  dim3 block (kBlockW, kBlockH);
-  dim3 grid ((in->width + kBlockW - 1) / kBlockW,
-      (row_end - row_begin + kBlockH - 1) / kBlockH, n_views);
+  dim3 block (kMaskBlockW, kMaskBlockH);
+  dim3 grid ((in->width + kMaskBlockW - 1) / kMaskBlockW,
+      (row_end - row_begin + kMaskBlockH - 1) / kMaskBlockH, n_views);
   mask_blend<<<grid, block, 0, stream>>> (v, in->pixel_bytes, bytes_per_pixel,
       in->width, row_begin, row_end, mask->data, mask->pitch_bytes);
   return cudaGetLastError ();

@@ -24,9 +24,7 @@ namespace {
  * rows, keeping what the window needs of the rows above in registers. No
  * shared tile and its barrier: at these small windows the tiled kernels
  * spend more time filling and reading the tile than filtering. What they
- * share: */
-
-constexpr int kStreamPixels = 4;
+ * share (the shapes are in tunables.cuh): */
 
 /* A row's source pixels, x - r .. x + 3 + r, as words. */
 template <int R> struct StreamWords

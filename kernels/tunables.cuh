@@ -1,0 +1,163 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The kernels' tunables, in one place: block and tile shapes, outputs a
+ * thread, blocks an SM, rows ahead. Each was chosen by measurement; the
+ * figures are in design.md, the section named beside it. */
+
+#ifndef CBF_TUNABLES_CUH
+#define CBF_TUNABLES_CUH
+
+namespace {
+
+/* ------------------------------------------------------------------ */
+/* The specialised bilateral kernels (bilateral_fast.cuh) */
+
+/* A specialised kernel's shape: output rows and columns a thread (the
+ * columns adjacent, so that a loaded neighbour serves both), blocks per SM
+ * the compiler must fit (it caps registers to that), and the block's rows
+ * of 32 threads. More outputs a thread reuse each loaded neighbour more
+ * often; more resident warps hide the latency of the shared loads each tap
+ * waits on; a taller block shares its weight tables and its tile's halo
+ * among more outputs. */
+struct FastShapeOf
+{
+  int rows, cols, min_blocks, block_rows;
+  /* Colour: whether a thread loads all its tile pixels before storing any
+   * (load_tile_rows), and whether the weights are copied in 16-byte words
+   * loaded before the tile (bilateral_fast). Each helps at some radii and
+   * hurts at others. One channel does not read them (FastShape). */
+  bool batched_fill = false, word_copy = false;
+};
+
+/* Chosen per radius as the fastest of the shapes measured, at 4K and
+ * 1080p. Colour: two adjacent columns a thread from radius 2 (one 64-bit
+ * tile load serves both), one at radius 1; blocks of 32 x 16 threads, two
+ * an SM, at radii 5 to 8, where the taller block shares its tables and
+ * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
+ * dynamic shared memory: 51, 60, 60 KiB); 2 x 2 outputs at radius 8,
+ * where 2 x 4 spills; batched_fill and word_copy where they were faster.
+ * One channel: the byte tile (kIntSums) needs four columns a thread, here
+ * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
+ * (design.md, "Kernel shapes"). */
+__host__ __device__ constexpr FastShapeOf colour_shape (int radius)
+{
+  return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
+      : radius == 4                 ? FastShapeOf{ 3, 2, 4, 8, true, true }
+      : radius == 5 || radius == 6  ? FastShapeOf{ 4, 2, 2, 16, false, true }
+      : radius == 7                 ? FastShapeOf{ 4, 2, 2, 16, false, false }
+      : radius == 8                 ? FastShapeOf{ 2, 2, 2, 16, false, true }
+                                    : FastShapeOf{ 4, 1, 4, 8 };
+}
+
+__host__ __device__ constexpr FastShapeOf gray_shape (int radius, int planes)
+{
+  return radius <= 3 ? FastShapeOf{ 2, 4, 5, 8 }
+      /* two planes a launch (blockIdx.z) take a register more than 64 at
+       * radius 8, where 4 blocks an SM would spill */
+      : radius >= 8 && planes > 1 ? FastShapeOf{ 2, 4, 3, 8 }
+                                  : FastShapeOf{ 2, 4, 4, 8 };
+}
+
+/* A specialised kernel's block is 32 threads wide. */
+constexpr int kFastBlockX = 32;
+
+/* From radius 7 the one-channel kernel's warps take 8 x 4 of the block's
+ * thread positions (with 2 x 3 outputs a thread, as measured here, a warp
+ * made 16 x 12 pixels) instead of a row of 32 (64 x 3 pixels): fewer
+ * warps straddle an edge,
+ * and those that do read weights of fewer distinct level differences, so
+ * that the table's loads conflict less (distances 64 levels apart meet in
+ * a bank), which made radii 7 and 8 faster. At small radii the stores,
+ * whose rows a warp then writes 16 bytes at a time, weigh more than the
+ * taps: with it, radii 1 to 3 were slower than with the word fill alone;
+ * radii 4 to 6, not measured alone, keep the row of 32 (design.md,
+ * "Kernel shapes"). */
+constexpr int kIntWarpMinRadius = 7;
+constexpr int kIntWarpCols = 8;
+constexpr int kIntWarpRows = 32 / kIntWarpCols;
+
+/* ------------------------------------------------------------------ */
+/* The generic bilateral kernel (bilateral_generic.cuh), whose blocks the
+ * grid's kernels (grid.cu) take too */
+
+constexpr int kBlockW = 32;
+constexpr int kBlockH = 8;
+/* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
+ * 32-bit words) plus all tables fit in the 48 KiB of shared memory every
+ * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read
+ * the source through the L1 cache instead. */
+constexpr int kMaxTiledRadius = 32;
+
+/* ------------------------------------------------------------------ */
+/* The streaming kernels (stream.cuh, bilateral_stream.cuh, gaussian.cu) */
+
+/* Pixels a thread: one 16-byte word of 32-bit pixels. */
+constexpr int kStreamPixels = 4;
+
+/* Output rows a strip: short strips, as a bilateral output row costs far
+ * more than the halo's loads, and more strips fill the GPU at 1080p; 8
+ * rows and 8 blocks an SM were among the fastest shapes measured at radius
+ * 1, all faster than the specialised kernel. At radius 2 every shape was
+ * slower than the specialised kernel, so only radius 1 streams (design.md,
+ * "Streaming kernels"). */
+constexpr int kBilateralStreamThreads = 64;
+constexpr int kBilateralStreamRows = 8;
+constexpr int kBilateralStreamMinBlocks = 8;
+
+/* The Gaussian's streaming kernel (gaussian_stream): threads a block. */
+constexpr int kGaussStreamThreads = 64;
+/* Output rows a strip, at most: the 2r halo rows are read and filtered
+ * again by the strip below, so long strips waste less, but a frame (or a
+ * band) must give enough strips to fill the GPU (stream_strip_rows). */
+constexpr int kGaussStreamRows = 32;
+constexpr int kGaussStreamMaxRadius = 2;
+/* Source rows loaded ahead of the one being filtered: two were as fast as
+ * three and faster than four. The rows' slots are fixed (a shifted array
+ * of loaded rows made the copies wait for the loads, and was slower)
+ * (design.md, "Streaming kernels"). */
+constexpr int kGaussStreamAhead = 2;
+/* Rows ahead whose words are asked into L2 (0: none): four rows ahead
+ * made the stream faster where its inputs come from DRAM, at 4K and above
+ * (design.md, "Streaming kernels"). */
+constexpr int kGaussStreamPrefetch = 4;
+static_assert (kGaussStreamMaxRadius <= 2, "the loads cover two pixels a side");
+/* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
+ * enough row loads in flight. */
+constexpr int kGaussStreamMinBlocks = 8;
+
+/* ------------------------------------------------------------------ */
+/* The Gaussian's tiled kernels (gaussian.cu): blocks of kGaussBlockX x
+ * kGaussBlockY threads, kGaussOutputRows output rows a thread, source rows
+ * kGaussChunkRows at a time through shared memory (design.md, "Gaussian"). */
+
+constexpr int kGaussBlockX = 32;
+constexpr int kGaussBlockY = 8;
+constexpr int kGaussOutputRows = 8;
+constexpr int kGaussBlockRows = kGaussBlockY * kGaussOutputRows;
+constexpr int kGaussChunkRows = 2 * kGaussBlockY;
+
+/* ------------------------------------------------------------------ */
+/* The bilateral grid (grid.cu) */
+
+/* Warp-aggregated adds from cells of this many pixels on (design.md,
+ * "Grid"). */
+constexpr float kAggregateCellSpace = 20.f;
+/* Threads a block of the blur, a thread per cell. */
+constexpr int kBlurThreads = 64;
+
+/* ------------------------------------------------------------------ */
+/* The strength mask (mask.cu): blocks of pixels */
+
+constexpr int kMaskBlockW = 32;
+constexpr int kMaskBlockH = 8;
+
+} /* namespace */
+
+#endif /* CBF_TUNABLES_CUH */
