@@ -231,7 +231,7 @@ copy_chroma_planes (const CbfFramePlan * plan, const CbfPlane * in,
 cudaError_t
 cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
+    const CbfFilterParams * luma, const CbfFilterParams * chroma,
     gboolean filter_chroma, const CbfPlane * luma_mask,
     const CbfPlane * chroma_mask, cudaStream_t stream)
 {

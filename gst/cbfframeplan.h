@@ -84,7 +84,7 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * with its input by it (cbf_mask_blend). */
 cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    const CbfBilateralWeights * luma, const CbfBilateralWeights * chroma,
+    const CbfFilterParams * luma, const CbfFilterParams * chroma,
     gboolean filter_chroma, const CbfPlane * luma_mask,
     const CbfPlane * chroma_mask, cudaStream_t stream);
 

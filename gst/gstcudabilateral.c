@@ -147,7 +147,7 @@ enum
  * of the tables, each sized for any radius. */
 typedef struct
 {
-  CbfBilateralWeights weights;
+  CbfFilterParams weights;
   float *host_tables;           /* pinned staging of the tables */
   float *dev_tables;
   cudaEvent_t uploaded;         /* the last upload from host_tables */

@@ -199,9 +199,12 @@ typedef struct
   int range_passes;
 } CbfGridScratch;
 
-/* What a launch needs of the filter's parameters. Built on the host when
- * the parameters change; passed by value to the specialised kernels, whose
- * spatial weights then sit in the kernel's constant parameter bank. */
+/* What a filter entry needs of its parameters, built on the host when they
+ * change. Each mode reads its own fields: the bilateral entries radius,
+ * tables_dev and, up to CBF_FAST_MAX_RADIUS, space_taps (which travel with
+ * the streaming kernel's launch); the Gaussian entries radius and
+ * tables_dev, its 1-D coefficients (gaussian.h); the grid entries grid
+ * (grid.h). */
 typedef struct
 {
   int radius;
@@ -210,11 +213,11 @@ typedef struct
   /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
    * outside the disc; filled when radius <= CBF_FAST_MAX_RADIUS. */
   float space_taps[CBF_FAST_MAX_TAPS];
-} CbfBilateralWeights;
+} CbfFilterParams;
 
 /* Fills @weights from tables built by cbf_bilateral_tables_fill on the host
  * (@host_tables) and their copy on the device (@dev_tables). */
-void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
+void cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables);
 
 /* Enqueues on @stream the filter of output rows [@row_begin, @row_end) of
@@ -228,7 +231,7 @@ void cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
  * synchronisation. */
 typedef cudaError_t CbfFilterEntry (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+    const CbfFilterParams * weights, cudaStream_t stream);
 typedef CbfFilterEntry *CbfFilterFunc;
 
 /* The six entries of a filter (bilateral, gaussian, grid), one per pixel
@@ -261,10 +264,10 @@ CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
  * CBF_FAST_MAX_RADIUS; the benchmark compares against them. */
 cudaError_t cbf_bilateral_channel_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+    const CbfFilterParams * weights, cudaStream_t stream);
 cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
-    const CbfBilateralWeights * weights, cudaStream_t stream);
+    const CbfFilterParams * weights, cudaStream_t stream);
 
 /* Number of CUDA devices, or -1 with @error set when the runtime cannot see
  * any (no driver, driver too old, ...). */

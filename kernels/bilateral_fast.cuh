@@ -723,7 +723,7 @@ template <class T, int R> cudaError_t fast_allow_smem ()
 
 template <class T, int R>
 cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
-    const CbfBilateralWeights *w, cudaStream_t stream)
+    const CbfFilterParams *w, cudaStream_t stream)
 {
   typedef FastShape<T, R> Shape;
   constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;

@@ -81,7 +81,7 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
 /* The Io of a bilateral launch, after checking its planes and radius. */
 template <class T>
 cudaError_t bilateral_io (const CbfPlane *src, const CbfPlane *dst,
-    int row_begin, int row_end, const CbfBilateralWeights *w, Io *io)
+    int row_begin, int row_end, const CbfFilterParams *w, Io *io)
 {
   cudaError_t err = make_io<T> (src, dst, row_begin, row_end, io);
   if (err == cudaSuccess && (w->radius < 1 || w->radius > CBF_MAX_RADIUS))
@@ -91,8 +91,7 @@ cudaError_t bilateral_io (const CbfPlane *src, const CbfPlane *dst,
 
 template <class T>
 cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
-    int row_begin, int row_end, const CbfBilateralWeights *w,
-    cudaStream_t stream)
+    int row_begin, int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
   const int radius = w->radius;
   Io io;

@@ -42,7 +42,7 @@ namespace {
 
 template <class T>
 cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
-    int row_end, const CbfBilateralWeights *w, cudaStream_t stream)
+    int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
   Io io;
   cudaError_t err = bilateral_io<T> (src, dst, row_begin, row_end, w, &io);

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
 }
 
 /* The launch parameter of the spatial weights, from @w. */
-static inline SpaceTaps space_taps (const CbfBilateralWeights *w)
+static inline SpaceTaps space_taps (const CbfFilterParams *w)
 {
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
@@ -117,7 +117,7 @@ static inline SpaceTaps space_taps (const CbfBilateralWeights *w)
 
 template <class T>
 void launch_bilateral_stream (const Io &io, int row_begin, int row_end,
-    const CbfBilateralWeights *w, cudaStream_t stream)
+    const CbfFilterParams *w, cudaStream_t stream)
 {
   constexpr int pixels_a_block = kBilateralStreamThreads * kStreamPixels;
   const dim3 grid ((io.width + pixels_a_block - 1) / pixels_a_block,

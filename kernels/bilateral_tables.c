@@ -166,7 +166,7 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
 }
 
 void
-cbf_bilateral_weights_init (CbfBilateralWeights * weights, int radius,
+cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables)
 {
   const float *space_lut = cbf_tables_space (host_tables);

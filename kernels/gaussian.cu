@@ -333,8 +333,7 @@ bool launch_stream (const Io &io, const CbfPlane *src, const CbfPlane *dst,
 
 template <class T>
 cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
-    int row_begin, int row_end, const CbfBilateralWeights *w,
-    cudaStream_t stream)
+    int row_begin, int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
   Io io;
   cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);

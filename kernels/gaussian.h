@@ -42,7 +42,7 @@ void cbf_gaussian_kernel_fill (float *coeffs, int ksize, double sigma);
 
 /* Fills @weights for a 1-D kernel of @ksize (odd) coefficients, filled by
  * cbf_gaussian_kernel_fill and copied to the device at @coeffs_dev. */
-void cbf_gaussian_weights_init (CbfBilateralWeights * weights, int ksize,
+void cbf_gaussian_weights_init (CbfFilterParams * weights, int ksize,
     const float *coeffs_dev);
 
 /* Separable blur: rows filtered horizontally, then the results

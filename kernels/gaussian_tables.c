@@ -63,7 +63,7 @@ cbf_gaussian_kernel_fill (float *coeffs, int ksize, double sigma)
 }
 
 void
-cbf_gaussian_weights_init (CbfBilateralWeights * weights, int ksize,
+cbf_gaussian_weights_init (CbfFilterParams * weights, int ksize,
     const float *coeffs_dev)
 {
   memset (weights, 0, sizeof (*weights));

@@ -183,8 +183,7 @@ __global__ void grid_slice (
 
 template <class T>
 cudaError_t launch_grid (const CbfPlane *src, const CbfPlane *dst,
-    int row_begin, int row_end, const CbfBilateralWeights *w,
-    cudaStream_t stream)
+    int row_begin, int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
   const CbfGridScratch *scratch = w->grid;
   Io io;

@@ -453,7 +453,7 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
 
 #define CBF_ENTRY(name, launcher, Layout)                                      \
   extern "C" cudaError_t name (const CbfPlane *src, const CbfPlane *dst,       \
-      int row_begin, int row_end, const CbfBilateralWeights *w,                \
+      int row_begin, int row_end, const CbfFilterParams *w,                    \
       cudaStream_t stream)                                                     \
   {                                                                            \
     return launcher<Layout> (src, dst, row_begin, row_end, w, stream);         \

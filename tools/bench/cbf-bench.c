@@ -322,7 +322,7 @@ time_kernel (RunFunc run, void *ctx, cudaStream_t stream)
 typedef struct
 {
   CbfPlane in[N_INPUTS], out;
-  CbfBilateralWeights weights;
+  CbfFilterParams weights;
   CbfFilterFunc func;
   /* NPP: packed 3-channel copies for C3R */
   guint8 *npp_in[N_INPUTS], *npp_out;
@@ -511,8 +511,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
 static void
 grid_weights (double sigma_space, double sigma_color, int width, int height,
     int channels, float *host_tables, float *dev_tables,
-    CbfBilateralWeights * exact, CbfBilateralWeights * grid,
-    CbfGridScratch * scratch)
+    CbfFilterParams * exact, CbfFilterParams * grid, CbfGridScratch * scratch)
 {
   int radius = cbf_bilateral_radius (0, sigma_space);
   size_t floats;
@@ -605,7 +604,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
         GridPsnrRow row = { bpp == 4 ? "astronaut.png" : "camera.png", format,
           grid_sigma_space[i], grid_sigma_color[j], 0
         };
-        CbfBilateralWeights exact, grid;
+        CbfFilterParams exact, grid;
 
         grid_weights (row.sigma_space, row.sigma_color, w, h, channels,
             host_tables, dev_tables, &exact, &grid, &scratch);
@@ -639,7 +638,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     kernel_ctx_init (&c, pixels, stride, w, h, 4, 3, 300);
     for (i = 0; i < G_N_ELEMENTS (grid_sigma_space); i++) {
       GridTimeRow row = { w, h, grid_sigma_space[i], 0, 0, -1 };
-      CbfBilateralWeights exact, grid;
+      CbfFilterParams exact, grid;
 
       grid_weights (row.sigma_space, SIGMA_COLOR, w, h, 3, host_tables,
           dev_tables, &exact, &grid, &scratch);
@@ -770,7 +769,7 @@ typedef struct
 {
   CbfFramePlan plan;
   CbfPlane in[N_INPUTS][GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
-  CbfBilateralWeights luma, chroma;
+  CbfFilterParams luma, chroma;
 } FrameCtx;
 
 static void
@@ -815,7 +814,7 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
 }
 
 static void
-weights_for (CbfBilateralWeights * w, float *host_tables, float *dev_tables,
+weights_for (CbfFilterParams * w, float *host_tables, float *dev_tables,
     int diameter, double sigma_space)
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
