@@ -1621,7 +1621,6 @@ static void
 gst_cbf_filter_class_init (GstCbfFilterClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
-  G_GNUC_UNUSED GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *vfilter_class = GST_VIDEO_FILTER_CLASS (klass);
 
@@ -1656,7 +1655,8 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
 #if CBF_HAVE_CUDA_MEMORY
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cbf_filter_query);
-  element_class->set_context = GST_DEBUG_FUNCPTR (gst_cbf_filter_set_context);
+  GST_ELEMENT_CLASS (klass)->set_context =
+      GST_DEBUG_FUNCPTR (gst_cbf_filter_set_context);
 #endif
   /* Never pass a frame through unfiltered. */
   trans_class->passthrough_on_same_caps = FALSE;
