@@ -108,24 +108,32 @@ info_for (const gchar * format, gint width, gint height)
  * planes start after padding rows, all described by a video meta, as a
  * decoder with alignment constraints would hand it out. Filled with noise
  * first, so bytes no component owns are random. */
-GstBuffer *
-padded_buffer_new (const GstVideoInfo * base, gboolean padded, guint32 seed)
+GstVideoInfo
+padded_info (const GstVideoInfo * base, guint top, guint bottom, guint left,
+    guint right)
 {
   GstVideoInfo info = *base;
   GstVideoAlignment align;
+
+  gst_video_alignment_reset (&align);
+  align.padding_top = top;
+  align.padding_bottom = bottom;
+  align.padding_left = left;
+  align.padding_right = right;
+  fail_unless (gst_video_info_align (&info, &align));
+  return info;
+}
+
+GstBuffer *
+padded_buffer_new (const GstVideoInfo * base, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = padded ? padded_info (base, 2, 2, 4, 12) :
+      padded_info (base, 0, 0, 0, 0);
   GstBuffer *buf;
   GstMapInfo map;
   GRand *rand = g_rand_new_with_seed (seed);
   gsize i;
 
-  gst_video_alignment_reset (&align);
-  if (padded) {
-    align.padding_top = 2;
-    align.padding_bottom = 2;
-    align.padding_left = 4;
-    align.padding_right = 12;
-  }
-  fail_unless (gst_video_info_align (&info, &align));
   buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE,
       GST_VIDEO_INFO_FORMAT (&info), GST_VIDEO_INFO_WIDTH (base),

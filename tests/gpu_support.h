@@ -78,6 +78,12 @@ typedef struct
 GstCaps *caps_for (const gchar * format, gint width, gint height);
 GstVideoInfo info_for (const gchar * format, gint width, gint height);
 
+/* @base aligned by GstVideoAlignment paddings of @top, @bottom, @left and
+ * @right pixels (all 0: the default layout, made even where subsampling
+ * needs it). */
+GstVideoInfo padded_info (const GstVideoInfo * base, guint top,
+    guint bottom, guint left, guint right);
+
 /* A system-memory frame of @base's format and size, its rows padded left
  * and right and its planes after padding rows when @padded (a video meta
  * says where), filled with noise. */
