@@ -24,7 +24,8 @@
  *   and the multiply-adds of the sums (one channel: 16-bit integer weights
  *   and integer sums, an integer multiply-add and half an add; its tile
  *   of source bytes read four at a time, and the taps between a thread's
- *   own outputs summed once for both) (bilateral_fast.cuh);
+ *   own outputs summed once for both) (bilateral_fast_channel.cuh,
+ *   bilateral_fast_colour.cuh, on bilateral_fast.cuh);
  * - the generic one, any radius: one thread per output pixel, tile and
  *   tables in shared memory (or read through L1 for very large radii)
  *   (bilateral_generic.cuh);
@@ -34,11 +35,24 @@
 #ifndef CBF_BILATERAL_LAUNCH_CUH
 #define CBF_BILATERAL_LAUNCH_CUH
 
-#include "bilateral_fast.cuh"
+#include "bilateral_fast_channel.cuh"
+#include "bilateral_fast_colour.cuh"
 #include "bilateral_generic.cuh"
 #include "bilateral_stream.cuh"
 
 namespace {
+
+/* The specialised kernel of layout T at radius R: one channel's or
+ * colour's. */
+template <class T, int R>
+cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
+    const CbfFilterParams *w, cudaStream_t stream)
+{
+  if constexpr (T::kClassWeights)
+    return launch_fast_channel<T, R> (io, row_begin, row_end, w, stream);
+  else
+    return launch_fast_colour<T, R> (io, row_begin, row_end, w, stream);
+}
 
 template <class T>
 cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,

@@ -17,7 +17,8 @@
 namespace {
 
 /* ------------------------------------------------------------------ */
-/* The specialised bilateral kernels (bilateral_fast.cuh) */
+/* The specialised bilateral kernels (bilateral_fast.cuh and its
+ * bilateral_fast_channel.cuh, bilateral_fast_colour.cuh) */
 
 /* A specialised kernel's shape: output rows and columns a thread (the
  * columns adjacent, so that a loaded neighbour serves both), blocks per SM
@@ -31,8 +32,8 @@ struct FastShapeOf
   int rows, cols, min_blocks, block_rows;
   /* Colour: whether a thread loads all its tile pixels before storing any
    * (load_tile_rows), and whether the weights are copied in 16-byte words
-   * loaded before the tile (bilateral_fast). Each helps at some radii and
-   * hurts at others. One channel does not read them (FastShape). */
+   * loaded before the tile (FastWeightCopy). Each helps at some radii and
+   * hurts at others. One channel does not read them (ChannelShape). */
   bool batched_fill = false, word_copy = false;
 };
 
@@ -43,7 +44,7 @@ struct FastShapeOf
  * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
  * dynamic shared memory: 51, 60, 60 KiB); 2 x 2 outputs at radius 8,
  * where 2 x 4 spills; batched_fill and word_copy where they were faster.
- * One channel: the byte tile (kIntSums) needs four columns a thread, here
+ * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
  * (design.md, "Kernel shapes"). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)

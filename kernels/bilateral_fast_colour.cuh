@@ -1,0 +1,164 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The specialised bilateral kernel for three colour channels filtered
+ * together (radius <= CBF_FAST_MAX_RADIUS), on bilateral_fast.cuh's block,
+ * tile and walk: each thread computes K rows of one or two adjacent
+ * outputs. The tile holds a 32-bit word a pixel; a tap's weight, space and
+ * range together, is read whole from its distance class's table of half
+ * floats (bilateral.h), indexed by the L1 distance of the two pixels'
+ * colours (one SIMD sum of absolute byte differences). Per tap that
+ * leaves the difference, a table load, a half-to-float conversion and the
+ * float multiply-adds of the sums. Rounding a weight to half moves it by
+ * at most 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
+ * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
+ * radius 8 (Colour) stays below one. */
+
+#ifndef CBF_BILATERAL_FAST_COLOUR_CUH
+#define CBF_BILATERAL_FAST_COLOUR_CUH
+
+#include "bilateral_fast.cuh"
+
+namespace {
+
+/* The shape of colour layout T at radius R. */
+template <class T, int R> struct ColourShape : FastGeometry<R, true, 1>
+{
+  typedef FastGeometry<R, true, 1> Geometry;
+  typedef uint32_t TileEntry;
+  static constexpr int kTileW = Geometry::kMinTileW;
+  /* the per-class half-float weights */
+  static constexpr int kLutLen = Geometry::kClasses * CBF_COLOUR_CLASS_FLOATS;
+  static constexpr int kLutOffset = cbf_tables_colour_class_weights_offset (R);
+  static constexpr bool kWordCopy = Geometry::kOf.word_copy;
+  static constexpr bool kBatchedFill = Geometry::kOf.batched_fill;
+};
+
+/* A thread's K x C outputs and their float sums. */
+template <class T, int R, int K, int C>
+struct ColourWindow : FastWalk<ColourWindow<T, R, K, C>, R, K, C>
+{
+  typedef FastWalk<ColourWindow, R, K, C> Walk;
+  static constexpr int kTileW = ColourShape<T, R>::kTileW;
+  /* tile, column dx = 0 of source row 0 */
+  const uint32_t *col;
+  const float *range_lut;
+  /* Output (k, c), row k and column c of the thread's, at [k * C + c]:
+   * its pixel and its sums. */
+  uint32_t centre[K * C];
+  typename T::Sum sum[K * C];
+
+  /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
+   * disc, weighed from its distance class's table of half floats. */
+  template <int S, int DX, int k, int c>
+  __device__ __forceinline__ void tap_output (
+      uint32_t p, const typename T::Value &value)
+  {
+    constexpr int dx = DX - c;
+    constexpr int dy = S - R - k;
+    constexpr int o = k * C + c;
+    if constexpr (in_disc<R> (dx, dy)) {
+      constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
+      const float w = __half2float (
+          __ushort_as_half (reinterpret_cast<const unsigned short *> (
+              range_lut)[kClass * CBF_RANGE_LUT_LEN
+              + T::distance (p, centre[o])]));
+      T::add (sum[o], value, w);
+    }
+  }
+
+  template <int S, int DX, int... o>
+  __device__ __forceinline__ void tap_outputs (uint32_t p,
+      const typename T::Value &value, std::integer_sequence<int, o...>)
+  {
+    (tap_output<S, DX, o / C, o % C> (p, value), ...);
+  }
+
+  /* Source pixel (DX, S), loaded: converted once, used by every output
+   * whose window holds it. */
+  template <int S, int DX> __device__ __forceinline__ void taps (uint32_t p)
+  {
+    if constexpr (Walk::used (S, DX))
+      tap_outputs<S, DX> (p, T::template unpack<true> (p),
+          std::make_integer_sequence<int, K * C> ());
+  }
+
+  /* One column: a 32-bit load. Two: the pair (DX, DX + 1) in one 64-bit
+   * load, as a warp's threads read the tile two words apart (single loads
+   * would conflict two ways); DX - R is even and so is each row's start, so
+   * the pair is aligned. */
+  template <int S, int DX> __device__ __forceinline__ void load ()
+  {
+    if constexpr (C == 1) {
+      if constexpr (Walk::used (S, DX))
+        taps<S, DX> (col[S * kTileW + DX]);
+    } else if constexpr (Walk::used_entries (S, DX)) {
+      const uint2 pair
+          = *reinterpret_cast<const uint2 *> (col + S * kTileW + DX);
+      taps<S, DX> (pair.x);
+      taps<S, DX + 1> (pair.y);
+    }
+  }
+};
+
+template <class T, int R>
+__global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
+    ColourShape<T, R>::kMinBlocks) bilateral_fast_colour (Io io, int row_begin,
+    int row_end, const float *__restrict__ tables)
+{
+  typedef ColourShape<T, R> Shape;
+  constexpr int K = Shape::kRows;
+  constexpr int C = Shape::kCols;
+  typedef ColourWindow<T, R, K, C> Window;
+  constexpr int kTileW = Shape::kTileW;
+  constexpr int kTileH = Shape::kTileH;
+  float *range_lut;
+  uint32_t *tile;
+  fast_smem<Shape> (tile, range_lut);
+
+  const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
+  const int x0 = blockIdx.x * kFastBlockX * C;
+  const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
+
+  FastWeightCopy<Shape> weights;
+  weights.issue (tables, range_lut, tid);
+  load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+      Shape::kBatchedFill> (tile, io, x0, y0);
+  weights.finish (range_lut, tid);
+  __syncthreads ();
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  Window window;
+  window.col = tile + ty * K * kTileW + C * tx + R;
+  window.range_lut = range_lut;
+#pragma unroll
+  for (int o = 0; o < K * C; o++)
+    window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+  window.run ();
+
+#pragma unroll
+  for (int o = 0; o < K * C; o++) {
+    const int x = x0 + C * tx + o % C;
+    const int y = y0 + ty * K + o / C;
+    if (x < io.width && y < row_end)
+      T::template store<true> (io, y, x, window.sum[o]);
+  }
+}
+
+template <class T, int R>
+cudaError_t launch_fast_colour (const Io &io, int row_begin, int row_end,
+    const CbfFilterParams *w, cudaStream_t stream)
+{
+  return launch_fast<T, ColourShape<T, R>> (
+      bilateral_fast_colour<T, R>, io, row_begin, row_end, w, stream);
+}
+
+} /* namespace */
+
+#endif /* CBF_BILATERAL_FAST_COLOUR_CUH */
