@@ -311,8 +311,7 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
             pass->channels, pass->channels == 3 ? 1 : pass->n_views,
             &tables->grid));
   }
-  tables->weights.grid = &tables->grid;
-  tables->weights.radius = 0;
+  cbf_grid_weights_init (&tables->weights, &tables->grid);
   if (floats <= tables->grid.capacity)
     return cudaSuccess;
   {

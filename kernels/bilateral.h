@@ -199,24 +199,47 @@ typedef struct
   int range_passes;
 } CbfGridScratch;
 
+/* The bilateral entries' parameters (cbf_bilateral_weights_init). */
+typedef struct
+{
+  const float *tables_dev;      /* cbf_bilateral_tables_len (radius) floats */
+  /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
+   * outside the disc, for the streaming kernel, whose launch carries them;
+   * filled when radius <= CBF_FAST_MAX_RADIUS. */
+  float space_taps[CBF_FAST_MAX_TAPS];
+} CbfBilateralParams;
+
+/* The Gaussian entries' parameters (gaussian.h,
+ * cbf_gaussian_weights_init). */
+typedef struct
+{
+  const float *coeffs_dev;      /* the 2 radius + 1 coefficients */
+} CbfGaussianParams;
+
+/* The grid entries' parameters (grid.h, cbf_grid_weights_init). */
+typedef struct
+{
+  const CbfGridScratch *scratch;
+} CbfGridParams;
+
 /* What a filter entry needs of its parameters, built on the host when they
- * change. Each mode reads its own fields: the bilateral entries radius,
- * tables_dev and, up to CBF_FAST_MAX_RADIUS, space_taps (which travel with
- * the streaming kernel's launch); the Gaussian entries radius and
- * tables_dev, its 1-D coefficients (gaussian.h); the grid entries grid
- * (grid.h). */
+ * change: the window's radius, which every mode has (the rows a band
+ * reads above and below its own; 0 for the grid), and the parameters of
+ * the entry's own mode, which alone it reads. */
 typedef struct
 {
   int radius;
-  const CbfGridScratch *grid;   /* the grid entries' scratch (grid.h) */
-  const float *tables_dev;      /* cbf_bilateral_tables_len (radius) floats */
-  /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
-   * outside the disc; filled when radius <= CBF_FAST_MAX_RADIUS. */
-  float space_taps[CBF_FAST_MAX_TAPS];
+  union
+  {
+    CbfBilateralParams bilateral;
+    CbfGaussianParams gaussian;
+    CbfGridParams grid;
+  };
 } CbfFilterParams;
 
-/* Fills @weights from tables built by cbf_bilateral_tables_fill on the host
- * (@host_tables) and their copy on the device (@dev_tables). */
+/* Fills @weights for the bilateral entries from tables built by
+ * cbf_bilateral_tables_fill on the host (@host_tables) and their copy on
+ * the device (@dev_tables). */
 void cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables);
 

@@ -331,7 +331,7 @@ cudaError_t launch_fast (Kernel kernel, const Io &io, int row_begin,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
   kernel<<<grid, block, dynamic_smem, stream>>> (
-      io, row_begin, row_end, w->tables_dev);
+      io, row_begin, row_end, w->bilateral.tables_dev);
   return cudaSuccess;
 }
 

@@ -107,11 +107,11 @@ cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
         * sizeof (uint32_t);
     size_t smem = generic_tables_len (radius) * sizeof (float) + tile_bytes;
     bilateral_generic<T, true><<<grid, block, smem, stream>>> (
-        io, row_begin, row_end, radius, w->tables_dev);
+        io, row_begin, row_end, radius, w->bilateral.tables_dev);
   } else {
     bilateral_generic<T, false>
         <<<grid, block, CBF_RANGE_LUT_LEN * sizeof (float), stream>>> (
-            io, row_begin, row_end, radius, w->tables_dev);
+            io, row_begin, row_end, radius, w->bilateral.tables_dev);
   }
   return cudaGetLastError ();
 }

@@ -111,7 +111,7 @@ static inline SpaceTaps space_taps (const CbfFilterParams *w)
 {
   SpaceTaps space;
   for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
-    space.w[i] = w->space_taps[i];
+    space.w[i] = w->bilateral.space_taps[i];
   return space;
 }
 
@@ -125,7 +125,7 @@ void launch_bilateral_stream (const Io &io, int row_begin, int row_end,
   const SpaceTaps space = space_taps (w);
   bilateral_stream<StreamLayout<T>::kFirst, 1>
       <<<grid, kBilateralStreamThreads, 0, stream>>> (
-          io, row_begin, row_end, w->tables_dev, space);
+          io, row_begin, row_end, w->bilateral.tables_dev, space);
 }
 
 } /* namespace */

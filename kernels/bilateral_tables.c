@@ -173,16 +173,15 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
   int dx, dy, side = 2 * radius + 1;
 
   weights->radius = radius;
-  weights->grid = NULL;
-  weights->tables_dev = dev_tables;
+  weights->bilateral.tables_dev = dev_tables;
   for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
-    weights->space_taps[dy] = 0.f;
+    weights->bilateral.space_taps[dy] = 0.f;
   if (radius > CBF_FAST_MAX_RADIUS)
     return;
   for (dy = -radius; dy <= radius; dy++)
     for (dx = -radius; dx <= radius; dx++)
       if (dx * dx + dy * dy <= radius * radius) {
         int i = (dy + radius) * side + dx + radius;
-        weights->space_taps[i] = space_lut[dx * dx + dy * dy];
+        weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
       }
 }

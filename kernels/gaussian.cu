@@ -342,8 +342,8 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
   if (w->radius < 0 || w->radius > CBF_GAUSSIAN_MAX_KSIZE / 2)
     return cudaErrorInvalidValue;
 
-  if (launch_stream<T> (
-          io, src, dst, row_begin, row_end, w->radius, w->tables_dev, stream))
+  if (launch_stream<T> (io, src, dst, row_begin, row_end, w->radius,
+          w->gaussian.coeffs_dev, stream))
     return cudaGetLastError ();
 
   const dim3 block (kGaussBlockX, kGaussBlockY);
@@ -356,7 +356,7 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
                                  (rows + kGaussBlockY * column_rows<R> () - 1) \
                                      / (kGaussBlockY * column_rows<R> ()),     \
                                  T::kGridLayers),                              \
-        block, 0, stream>>> (io, row_begin, row_end, w->tables_dev);           \
+        block, 0, stream>>> (io, row_begin, row_end, w->gaussian.coeffs_dev);  \
     break;
     CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
 #undef CBF_GAUSSIAN_CASE
@@ -365,7 +365,7 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
         <<<dim3 (grid_x, (rows + kGaussBlockRows - 1) / kGaussBlockRows,
                T::kGridLayers),
             block, (2 * w->radius + 1) * sizeof (float), stream>>> (
-            io, row_begin, row_end, w->radius, w->tables_dev);
+            io, row_begin, row_end, w->radius, w->gaussian.coeffs_dev);
   }
   return cudaGetLastError ();
 }

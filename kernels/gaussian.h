@@ -12,7 +12,7 @@
  * element's parameters into a 1-D kernel, and the kernel entry points,
  * which have the signature of the bilateral ones (CbfFilterEntry) so that
  * a frame plan can hold both: of the weights they read radius (ksize / 2,
- * 0 allowed) and tables_dev, which holds the ksize coefficients. */
+ * 0 allowed) and gaussian.coeffs_dev, the ksize coefficients. */
 
 #ifndef CBF_GAUSSIAN_H
 #define CBF_GAUSSIAN_H

@@ -68,5 +68,5 @@ cbf_gaussian_weights_init (CbfFilterParams * weights, int ksize,
 {
   memset (weights, 0, sizeof (*weights));
   weights->radius = ksize / 2;
-  weights->tables_dev = coeffs_dev;
+  weights->gaussian.coeffs_dev = coeffs_dev;
 }

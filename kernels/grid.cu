@@ -185,7 +185,7 @@ template <class T>
 cudaError_t launch_grid (const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
-  const CbfGridScratch *scratch = w->grid;
+  const CbfGridScratch *scratch = w->grid.scratch;
   Io io;
   cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
   if (err != cudaSuccess)

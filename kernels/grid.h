@@ -106,8 +106,18 @@ void cbf_grid_cells (double sigma_space, double sigma_color, int channels,
 size_t cbf_grid_floats (int width, int height, int channels, int n_views,
     const CbfGridScratch * grid);
 
-/* The layout entries (bilateral.h): the weights' grid must be set, with buffers
- * of at least cbf_grid_floats for the views. The grid is built from the
+/* Sets @weights for the grid entries: @scratch, whose buffers must hold
+ * cbf_grid_floats for the views filtered; no window, so radius 0. */
+static inline void
+cbf_grid_weights_init (CbfFilterParams * weights,
+    const CbfGridScratch * scratch)
+{
+  weights->radius = 0;
+  weights->grid.scratch = scratch;
+}
+
+/* The layout entries (bilateral.h), their weights set by
+ * cbf_grid_weights_init. The grid is built from the
  * whole picture when @row_begin is 0 (so the first band must come first and
  * see every row), then rows [@row_begin, @row_end) are read from it. */
 CBF_DECLARE_LAYOUT_ENTRIES (grid);

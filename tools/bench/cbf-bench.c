@@ -521,7 +521,6 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
           cbf_bilateral_tables_len (radius) * sizeof (float),
           cudaMemcpyHostToDevice));
   cbf_bilateral_weights_init (exact, radius, host_tables, dev_tables);
-  *grid = *exact;
   cbf_grid_cells (sigma_space, sigma_color, channels, scratch);
   floats = cbf_grid_floats (width, height, channels, 1, scratch);
   if (floats > scratch->capacity) {
@@ -531,7 +530,7 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
     CHECK (cudaMalloc ((void **) &scratch->cells[1], floats * sizeof (float)));
     scratch->capacity = floats;
   }
-  grid->grid = scratch;
+  cbf_grid_weights_init (grid, scratch);
 }
 
 /* PSNR of @b against @a over the first @channels bytes of each pixel. */
