@@ -78,26 +78,6 @@ template <class Shape> struct FastSmem
   static constexpr bool kDynamic = kBytes > kStaticSmemBytes;
 };
 
-/* The block's tile and weights in shared memory, static where they fit. */
-template <class Shape>
-__device__ __forceinline__ void fast_smem (
-    typename Shape::TileEntry *&tile, float *&range_lut)
-{
-  typedef FastSmem<Shape> Smem;
-  typedef typename Shape::TileEntry Entry;
-  if constexpr (Smem::kDynamic) {
-    extern __shared__ __align__ (16) uint32_t fast_smem[];
-    tile = reinterpret_cast<Entry *> (fast_smem);
-    range_lut = reinterpret_cast<float *> (
-        reinterpret_cast<char *> (fast_smem) + Smem::kTileBytes);
-  } else {
-    __shared__ __align__ (16) float static_lut[Shape::kLutLen];
-    __shared__ __align__ (16) Entry static_tile[Shape::kTileH * Shape::kTileW];
-    range_lut = static_lut;
-    tile = static_tile;
-  }
-}
-
 /* Copies the weights of @Shape (kLutLen floats from kLutOffset of the
  * tables) into shared memory. Where they are whole 16-byte words on the
  * host (one channel's 16-bit integers, colour's half floats), and
@@ -143,6 +123,48 @@ template <class Shape> struct FastWeightCopy
           reinterpret_cast<uint4 *> (range_lut)[i] = copied[k];
       }
     }
+  }
+};
+
+/* A block of @Shape: its tile and weights in shared memory (static where
+ * they fit), its first output column and row, and the thread's index. */
+template <class Shape> struct FastBlock
+{
+  typedef typename Shape::TileEntry Entry;
+  Entry *tile;
+  float *range_lut;
+  int tid, x0, y0;
+
+  __device__ __forceinline__ explicit FastBlock (int row_begin)
+  {
+    typedef FastSmem<Shape> Smem;
+    if constexpr (Smem::kDynamic) {
+      extern __shared__ __align__ (16) uint32_t fast_smem[];
+      tile = reinterpret_cast<Entry *> (fast_smem);
+      range_lut = reinterpret_cast<float *> (
+          reinterpret_cast<char *> (fast_smem) + Smem::kTileBytes);
+    } else {
+      __shared__ __align__ (16) float static_lut[Shape::kLutLen];
+      __shared__ __align__ (16)
+          Entry static_tile[Shape::kTileH * Shape::kTileW];
+      range_lut = static_lut;
+      tile = static_tile;
+    }
+    tid = threadIdx.y * kFastBlockX + threadIdx.x;
+    x0 = blockIdx.x * kFastBlockX * Shape::kCols;
+    y0 = row_begin + blockIdx.y * Shape::kBlockY * Shape::kRows;
+  }
+
+  /* The weights copied and the tile filled by @fill (), the weights' loads
+   * issued first (FastWeightCopy); then the whole block waits for both. */
+  template <class Fill>
+  __device__ __forceinline__ void load (const float *tables, Fill fill)
+  {
+    FastWeightCopy<Shape> weights;
+    weights.issue (tables, range_lut, tid);
+    fill ();
+    weights.finish (range_lut, tid);
+    __syncthreads ();
   }
 };
 

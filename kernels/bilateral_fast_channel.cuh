@@ -326,22 +326,14 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
   typedef ChannelWindow<T, R, K, C> Window;
   constexpr int kTileW = Shape::kTileW;
   constexpr int kTileH = Shape::kTileH;
-  float *range_lut;
-  uint8_t *tile;
-  fast_smem<Shape> (tile, range_lut);
-
-  const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
-  const int x0 = blockIdx.x * kFastBlockX * C;
-  const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
-
-  FastWeightCopy<Shape> weights;
-  weights.issue (tables, range_lut, tid);
-  if (!load_tile_bytes<T, kTileW, kTileH, R, Shape::kThreads> (
-          tile, io, x0, y0, tid))
-    load_tile<LevelTile<T>, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
-        false> (tile, io, x0, y0);
-  weights.finish (range_lut, tid);
-  __syncthreads ();
+  FastBlock<Shape> block (row_begin);
+  const int tid = block.tid, x0 = block.x0, y0 = block.y0;
+  block.load (tables, [&] {
+    if (!load_tile_bytes<T, kTileW, kTileH, R, Shape::kThreads> (
+            block.tile, io, x0, y0, tid))
+      load_tile<LevelTile<T>, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+          false> (block.tile, io, x0, y0);
+  });
 
   /* The thread's position among the block's kFastBlockX x kBlockY; its
    * warp takes 8 x 4 of them from radius 7 (kIntWarpCols). */
@@ -355,8 +347,8 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
   }
 
   Window window;
-  window.col = tile + ty * K * kTileW + C * tx + R;
-  window.range_lut = range_lut;
+  window.col = block.tile + ty * K * kTileW + C * tx + R;
+  window.range_lut = block.range_lut;
   /* A row's four outputs from the aligned words around them, as byte_entry
    * takes them: two loads a row where four byte loads were (design.md,
    * "Specialised kernel steps"). */

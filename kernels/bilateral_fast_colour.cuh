@@ -118,25 +118,17 @@ __global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
   typedef ColourWindow<T, R, K, C> Window;
   constexpr int kTileW = Shape::kTileW;
   constexpr int kTileH = Shape::kTileH;
-  float *range_lut;
-  uint32_t *tile;
-  fast_smem<Shape> (tile, range_lut);
-
-  const int tid = threadIdx.y * kFastBlockX + threadIdx.x;
-  const int x0 = blockIdx.x * kFastBlockX * C;
-  const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
-
-  FastWeightCopy<Shape> weights;
-  weights.issue (tables, range_lut, tid);
-  load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
-      Shape::kBatchedFill> (tile, io, x0, y0);
-  weights.finish (range_lut, tid);
-  __syncthreads ();
+  FastBlock<Shape> block (row_begin);
+  const int x0 = block.x0, y0 = block.y0;
+  block.load (tables, [&] {
+    load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+        Shape::kBatchedFill> (block.tile, io, x0, y0);
+  });
 
   const int tx = threadIdx.x, ty = threadIdx.y;
   Window window;
-  window.col = tile + ty * K * kTileW + C * tx + R;
-  window.range_lut = range_lut;
+  window.col = block.tile + ty * K * kTileW + C * tx + R;
+  window.range_lut = block.range_lut;
 #pragma unroll
   for (int o = 0; o < K * C; o++)
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
