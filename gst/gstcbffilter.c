@@ -10,7 +10,15 @@
 /* Data path of a frame in system memory:
  *
  *   host frame --(DMA if pinned, else memcpy to a pinned staging buffer
- *   first)--> device buffer --kernel--> device buffer --(DMA)--> host frame
+ *   first)--> device buffer --kernel--> device buffer --(DMA, through the
+ *   staging buffer if not pinned)--> host frame
+ *
+ * Pageable memory that comes back (a pool's, upstream's or downstream's)
+ * is page-locked for the driver the second time it is seen, for as long
+ * as it lives (cbfhostregister.h), so that it takes the DMA path from
+ * then on; pageable memory new every frame is copied to and from the
+ * staging buffers by several threads (cbfcopier.h), band by band, the
+ * output as each band arrives.
  *
  * The frame is cut into horizontal bands that flow through three streams:
  * band b is uploaded on the upload stream while band b - 1 is filtered on
@@ -39,6 +47,8 @@
 
 #include "gstcbffilter.h"
 #include "gstcbfpinnedallocator.h"
+#include "cbfcopier.h"
+#include "cbfhostregister.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/gstcudabufferpool.h>
@@ -74,6 +84,13 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
  * upstream that needs more keeps a pool of its own (then its frames are
  * staged). */
 #define MAX_PINNED_POOL_BUFFERS 16
+
+/* Threads besides the streaming one that copy frames in pageable memory to
+ * and from the staging buffers (cbfcopier.h): six in all were the fastest
+ * of one to eight (design.md, "Pageable frames"), and at most half the
+ * processors are taken; the environment variable GST_CBF_COPY_THREADS sets
+ * the total, for tests and tuning. */
+#define MAX_COPY_HELPERS 5
 
 enum
 {
@@ -118,6 +135,8 @@ typedef struct
   cudaStream_t download_stream;
   cudaEvent_t uploaded[MAX_BANDS];      /* band's rows are on the device */
   cudaEvent_t filtered[MAX_BANDS];      /* band's output rows are ready */
+  cudaEvent_t downloaded[MAX_BANDS];    /* and in host memory */
+  CbfCopier *copier;            /* made at the first pageable frame */
 
   /* From set_info to the next set_info or stop. */
   gboolean cuda_memory;         /* caps with memory:CUDAMemory */
@@ -207,7 +226,9 @@ destroy_streams (GstCbfFilterPrivate * priv)
       cudaEventDestroy (priv->uploaded[i]);
     if (priv->filtered[i])
       cudaEventDestroy (priv->filtered[i]);
-    priv->uploaded[i] = priv->filtered[i] = NULL;
+    if (priv->downloaded[i])
+      cudaEventDestroy (priv->downloaded[i]);
+    priv->uploaded[i] = priv->filtered[i] = priv->downloaded[i] = NULL;
   }
   if (priv->upload_stream)
     cudaStreamDestroy (priv->upload_stream);
@@ -353,6 +374,7 @@ release_device (GstCbfFilter * self)
     gst_cbf_filter_pop_context (self);
   }
   gst_clear_object (&priv->pinned_allocator);
+  g_clear_pointer (&priv->copier, cbf_copier_free);
   GST_OBJECT_LOCK (self);
   context = priv->context;
   priv->context = NULL;
@@ -433,6 +455,9 @@ gst_cbf_filter_start (GstBaseTransform * trans)
     err = cudaEventCreateWithFlags (&priv->uploaded[i], cudaEventDisableTiming);
     if (err == cudaSuccess)
       err = cudaEventCreateWithFlags (&priv->filtered[i],
+          cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&priv->downloaded[i],
           cudaEventDisableTiming);
   }
   if (!gst_cbf_filter_check (self, err, "creating streams"))
@@ -730,6 +755,15 @@ host_frame_map (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
     frame->stride[p] = stride[p];
   }
   frame->pinned = host_frame_is_pinned (priv, frame);
+  if (!frame->pinned) {
+    gboolean registered = FALSE;
+
+    for (m = 0; m < frame->n_maps; m++)
+      registered |= cbf_host_register_recycled (priv->context,
+          frame->maps[m].memory, &frame->maps[m]);
+    if (registered)
+      frame->pinned = host_frame_is_pinned (priv, frame);
+  }
   return TRUE;
 
 map_failed:
@@ -739,14 +773,25 @@ map_failed:
   return FALSE;
 }
 
-static void
-copy_rows (guint8 * dst, gsize dst_stride, const guint8 * src,
-    gsize src_stride, gsize row_bytes, gint rows)
+/* The copier for frames in pageable memory, made the first time one comes
+ * (its threads are not needed otherwise). */
+static CbfCopier *
+ensure_copier (GstCbfFilter * self)
 {
-  gint y;
+  GstCbfFilterPrivate *priv = PRIV (self);
 
-  for (y = 0; y < rows; y++)
-    memcpy (dst + y * dst_stride, src + y * src_stride, row_bytes);
+  if (!priv->copier) {
+    const gchar *env = g_getenv ("GST_CBF_COPY_THREADS");
+    guint helpers = MIN (MAX_COPY_HELPERS, g_get_num_processors () / 2);
+
+    if (env)
+      helpers = MAX (g_ascii_strtoull (env, NULL, 10), 1) - 1;
+
+    priv->copier = cbf_copier_new (helpers);
+    GST_INFO_OBJECT (self, "pageable frames: copied to and from staging "
+        "memory by %u threads", cbf_copier_threads (priv->copier));
+  }
+  return priv->copier;
 }
 
 /* Rows [begin, end) of plane @p of each band; planes other than the first
@@ -783,12 +828,32 @@ upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
   *end = band == priv->n_bands - 1 ? height : MIN (*end + halo_rows, height);
 }
 
+/* Band @band's upload; pageable rows are first copied to the staging
+ * buffer, on the copier's threads, while the previous band's copy to the
+ * device runs. */
 static cudaError_t
 upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
     gint halo_rows)
 {
   cudaError_t err = cudaSuccess;
-  guint p;
+  CbfCopy staged[GST_VIDEO_MAX_PLANES];
+  guint p, n_staged = 0;
+
+  for (p = 0; p < priv->n_planes && !frame->pinned; p++) {
+    const PlaneBuffers *pb = &priv->planes[p];
+    gint begin, end;
+
+    upload_rows (priv, band, p, halo_rows, &begin, &end);
+    if (begin >= end)
+      continue;
+    staged[n_staged++] =
+        cbf_copy_rows (priv->staging_in + pb->staging_offset +
+        begin * pb->row_bytes, pb->row_bytes,
+        frame->data[p] + begin * frame->stride[p], frame->stride[p],
+        pb->row_bytes, end - begin);
+  }
+  if (n_staged)
+    cbf_copier_run (priv->copier, staged, n_staged);
 
   for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
     const PlaneBuffers *pb = &priv->planes[p];
@@ -800,24 +865,54 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
     upload_rows (priv, band, p, halo_rows, &begin, &end);
     if (begin >= end)
       continue;
-    data += begin * stride;
     if (!frame->pinned) {
-      guint8 *staging = priv->staging_in + pb->staging_offset +
-          begin * pb->row_bytes;
-      copy_rows (staging, pb->row_bytes, data, stride, pb->row_bytes,
-          end - begin);
-      data = staging;
+      data = priv->staging_in + pb->staging_offset;
       stride = pb->row_bytes;
     }
     err = cudaMemcpy2DAsync (dev->data + begin * dev->pitch_bytes,
-        dev->pitch_bytes, data, stride, pb->row_bytes, end - begin,
-        cudaMemcpyHostToDevice, priv->upload_stream);
+        dev->pitch_bytes, data + begin * stride, stride, pb->row_bytes,
+        end - begin, cudaMemcpyHostToDevice, priv->upload_stream);
   }
   return err;
 }
 
-/* Unpinned output lands in the staging buffer, copied out after the
- * frame's synchronisation. */
+/* Copies band @band of the output from the staging buffer to pageable
+ * @frame, once it has arrived there. */
+static void
+copy_out_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
+{
+  CbfCopy copies[GST_VIDEO_MAX_PLANES];
+  guint p, n = 0;
+
+  for (p = 0; p < priv->n_planes; p++) {
+    const PlaneBuffers *pb = &priv->planes[p];
+    gint begin, end;
+
+    band_rows (priv, band, p, &begin, &end);
+    if (begin >= end)
+      continue;
+    copies[n++] = cbf_copy_rows (frame->data[p] + begin * frame->stride[p],
+        frame->stride[p], priv->staging_out + pb->staging_offset +
+        begin * pb->row_bytes, pb->row_bytes, pb->row_bytes, end - begin);
+  }
+  cbf_copier_run (priv->copier, copies, n);
+}
+
+/* Whether band @band's download has finished, without waiting. A band
+ * not there yet is not an error: the runtime's last error is cleared of
+ * it, so that the next launch's check does not report it. */
+static gboolean
+band_arrived (GstCbfFilterPrivate * priv, guint band)
+{
+  cudaError_t err = cudaEventQuery (priv->downloaded[band]);
+
+  if (err == cudaErrorNotReady)
+    cudaGetLastError ();
+  return err == cudaSuccess;
+}
+
+/* Pageable output lands in the staging buffer, copied out band by band
+ * as each arrives (filter_host_frame). */
 static cudaError_t
 download_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
 {
@@ -856,10 +951,12 @@ filter_host_frame (GstCbfFilter * self, const HostFrame * in,
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
   cudaError_t err = cudaSuccess;
   gint halo_rows = 0;
-  guint b, p;
+  guint b, copied_out = 0;
 
   if (!klass->prepare (self, priv->compute_stream, &halo_rows))
     return GST_FLOW_ERROR;
+  if (!in->pinned || !out->pinned)
+    ensure_copier (self);
 
   for (b = 0; b < priv->n_bands && err == cudaSuccess; b++) {
     gint begin, end;
@@ -879,27 +976,33 @@ filter_host_frame (GstCbfFilter * self, const HostFrame * in,
       err = cudaStreamWaitEvent (priv->download_stream, priv->filtered[b], 0);
     if (err == cudaSuccess)
       err = download_band (priv, out, b);
+    if (err == cudaSuccess && !out->pinned)
+      err = cudaEventRecord (priv->downloaded[b], priv->download_stream);
+    /* Pageable output: the bands already in the staging buffer are copied
+     * out while the next band is staged and copied in. */
+    while (err == cudaSuccess && !out->pinned && copied_out < b
+        && band_arrived (priv, copied_out))
+      copy_out_band (priv, out, copied_out++);
   }
   if (!gst_cbf_filter_check (self, err, "enqueuing a frame")) {
     synchronize_all (priv);
     return GST_FLOW_ERROR;
   }
 
-  /* The one synchronisation of the frame: the download stream's last copy
-   * depends on every kernel, and the last kernel on every upload. It also
-   * reports errors of the kernels' execution. */
-  err = cudaStreamSynchronize (priv->download_stream);
+  /* The frame's synchronisation: the download stream's last copy depends
+   * on every kernel, and the last kernel on every upload; it also reports
+   * errors of the kernels' execution. Pageable output waits band by band,
+   * each copied out as soon as it has arrived. */
+  for (; !out->pinned && copied_out < priv->n_bands; copied_out++) {
+    err = cudaEventSynchronize (priv->downloaded[copied_out]);
+    if (err != cudaSuccess)
+      break;
+    copy_out_band (priv, out, copied_out);
+  }
+  if (err == cudaSuccess)
+    err = cudaStreamSynchronize (priv->download_stream);
   if (!gst_cbf_filter_check (self, err, "filtering a frame"))
     return GST_FLOW_ERROR;
-
-  if (!out->pinned) {
-    for (p = 0; p < priv->n_planes; p++) {
-      const PlaneBuffers *pb = &priv->planes[p];
-      copy_rows (out->data[p], out->stride[p],
-          priv->staging_out + pb->staging_offset, pb->row_bytes,
-          pb->row_bytes, pb->height);
-    }
-  }
   return GST_FLOW_OK;
 }
 
