@@ -904,6 +904,10 @@ typedef struct
   int width, height;
   int frames;
   double fps, latency_median_ms, latency_p99_ms;
+  /* Pipelines run at once (bench_streams), their slowest one's frames/s;
+   * fps is then their sum, the latencies the highest of theirs. */
+  int streams;
+  double min_stream_fps;
 } PipelineRow;
 
 typedef struct
@@ -1055,9 +1059,31 @@ write_latency_log (const char *name, int width, int height, int first,
 
 /* A pipeline row's latency figures from its frames' @lat (sorted on
  * return), printed. */
+/* --pipeline: only the pipeline rows whose name holds this. */
+static const char *pipeline_filter;
+
+static gboolean
+row_wanted (const char *name)
+{
+  return !pipeline_filter || strstr (name, pipeline_filter) != NULL;
+}
+
+/* What a bench function returns for a row it did not run. */
+static const PipelineRow not_run;
+
+/* Appends @row unless it was not run (row_wanted). */
+static void
+append_row (GArray * rows, const PipelineRow * row)
+{
+  if (row->name)
+    g_array_append_vals (rows, row, 1);
+}
+
 static void
 finish_pipeline_row (PipelineRow * row, double *lat)
 {
+  row->streams = 1;
+  row->min_stream_fps = row->fps;
   row->latency_median_ms = percentile (lat, row->frames, 0.5);
   row->latency_p99_ms = percentile (lat, row->frames, 0.99);
   printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
@@ -1082,7 +1108,13 @@ wait_frames (Probe * p, int n)
 /* Where the frames pushed into a benchmarked pipeline live. */
 typedef enum
 {
-  FRAMES_SYSTEM,                /* one system-memory frame, re-pushed */
+  FRAMES_RECYCLED,              /* N_POOL_FRAMES pageable system-memory
+                                 * frames, pushed in turn, as a pool of
+                                 * upstream's would */
+  FRAMES_FRESH,                 /* pageable memory new every frame (a
+                                 * GstMemory wrapping one of N_POOL_FRAMES
+                                 * areas), as an appsrc application that
+                                 * wraps its own memory gives */
   FRAMES_POOL,                  /* frames from the pool @first proposes:
                                  * pinned memory for cudabilateral */
   FRAMES_CUDA_POOL,             /* CUDA memory (caps memory:CUDAMemory)
@@ -1160,9 +1192,9 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     const char *last, int width, int height, int frames,
     FrameSource frame_source)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0 };
   GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *pipeline;
   GstElement *src, *e_first, *e_last;
   GstPad *pad_in, *pad_out;
   GstCaps *caps;
@@ -1170,9 +1202,14 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   GstBuffer *pushed[N_POOL_FRAMES] = { NULL };
   GstBufferPool *pool = NULL;
   Probe probe;
-  double *lat = g_new (double, frames);
+  double *lat;
   gint64 t0 = 0, t1;
-  int i, first_offset = 0, n_pushed = 1, warmup = 20;
+  int i, first_offset = 0, n_pushed = N_POOL_FRAMES, warmup = 20;
+
+  if (!row_wanted (name))
+    return not_run;
+  pipeline = gst_parse_launch (desc, &error);
+  lat = g_new (double, frames);
 
   if (!pipeline) {
     fprintf (stderr, "%s: %s\n", desc, error->message);
@@ -1207,8 +1244,11 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     if (pool)
       fill_pool_frames (pool, caps, info.size, pushed);
   } else {
-    pushed[0] = gst_buffer_new_allocate (NULL, info.size, NULL);
-    gst_buffer_memset (pushed[0], 0, 0x80, info.size);
+    /* The pool's first frame negotiates, from memory of its own. */
+    for (i = 0; i < (frame_source == FRAMES_POOL ? 1 : N_POOL_FRAMES); i++) {
+      pushed[i] = gst_buffer_new_allocate (NULL, info.size, NULL);
+      gst_buffer_memset (pushed[i], 0, 0x80, info.size);
+    }
   }
   if (frame_source == FRAMES_POOL) {
     guint size = info.size;
@@ -1223,17 +1263,30 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     if (pool)
       fill_pool_frames (pool, caps, MAX (size, info.size), pushed);
   }
-  if (frame_source != FRAMES_SYSTEM) {
+  if (frame_source == FRAMES_POOL || frame_source == FRAMES_CUDA_POOL) {
     if (!pool) {
       fprintf (stderr, "%s: no pool\n", name);
       exit (1);
     }
-    n_pushed = N_POOL_FRAMES;
   }
 
   for (i = first_offset; i <= frames + warmup; i++) {
-    /* A new buffer on the same memory: no copy of pixels. */
-    GstBuffer *buf = gst_buffer_copy (pushed[i % n_pushed]);
+    GstBuffer *buf;
+
+    if (frame_source == FRAMES_FRESH) {
+      /* A new memory on one of the areas: no copy of pixels, but a memory
+       * the element has not seen. */
+      GstMapInfo map;
+
+      gst_buffer_map (pushed[i % n_pushed], &map, GST_MAP_READ);
+      buf = gst_buffer_new ();
+      gst_buffer_append_memory (buf, gst_memory_new_wrapped (0, map.data,
+              map.size, 0, map.size, NULL, NULL));
+      gst_buffer_unmap (pushed[i % n_pushed], &map);
+    } else {
+      /* A new buffer on the same memory: no copy of pixels. */
+      buf = gst_buffer_copy (pushed[i % n_pushed]);
+    }
 
     if (i == warmup + 1) {
       wait_frames (&probe, warmup + 1);
@@ -1287,20 +1340,87 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   return row;
 }
 
+/* One of the pipelines bench_streams runs at once. */
+typedef struct
+{
+  const char *desc;
+  int width, height, frames;
+  FrameSource source;
+  PipelineRow row;
+} StreamJob;
+
+static gpointer
+stream_job_main (gpointer data)
+{
+  StreamJob *job = data;
+
+  job->row = bench_pipeline ("  one of them", job->desc, "f", "f",
+      job->width, job->height, job->frames, job->source);
+  return NULL;
+}
+
+/* @n pipelines @desc at once, each with its own element and its own
+ * pushing thread, as many streams on one GPU: their frames/s summed, the
+ * slowest one's, and the highest latencies. */
+static PipelineRow
+bench_streams (const char *name, const char *desc, int n, int width,
+    int height, int frames, FrameSource source)
+{
+  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0 };
+  StreamJob *jobs;
+  GThread **threads;
+  int i;
+
+  if (!row_wanted (name))
+    return not_run;
+  jobs = g_new0 (StreamJob, n);
+  threads = g_new0 (GThread *, n);
+
+  for (i = 0; i < n; i++) {
+    jobs[i].desc = desc;
+    jobs[i].width = width;
+    jobs[i].height = height;
+    jobs[i].frames = frames;
+    jobs[i].source = source;
+    threads[i] = g_thread_new ("stream", stream_job_main, &jobs[i]);
+  }
+  for (i = 0; i < n; i++) {
+    const PipelineRow *r = &jobs[i].row;
+
+    g_thread_join (threads[i]);
+    row.fps += r->fps;
+    row.min_stream_fps = i == 0 ? r->fps : MIN (row.min_stream_fps, r->fps);
+    row.latency_median_ms = MAX (row.latency_median_ms, r->latency_median_ms);
+    row.latency_p99_ms = MAX (row.latency_p99_ms, r->latency_p99_ms);
+  }
+  printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  (%d streams, slowest "
+      "%.1f)  latency median %6.3f ms  p99 %6.3f ms (highest)\n", name,
+      width, height, row.fps, n, row.min_stream_fps, row.latency_median_ms,
+      row.latency_p99_ms);
+  fflush (stdout);
+  g_free (threads);
+  g_free (jobs);
+  return row;
+}
+
 /* Frames/s of a whole decoding pipeline (@desc ends in "fakesink
  * name=sink"): frames over the time from the first to the last frame
  * reaching the sink. */
 static PipelineRow
 bench_decode (const char *name, const char *desc)
 {
-  PipelineRow row = { name, 0, 0, 0, -1, -1, -1 };
+  PipelineRow row = { name, 0, 0, 0, -1, -1, -1, 1, -1 };
   GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *pipeline;
   GstElement *sink;
   GstPad *pad;
   GstBus *bus;
   GstMessage *msg;
   Probe probe;
+
+  if (!row_wanted (name))
+    return not_run;
+  pipeline = gst_parse_launch (desc, &error);
 
   if (!pipeline) {
     fprintf (stderr, "%s: %s\n", desc, error->message);
@@ -1352,14 +1472,18 @@ bench_decode (const char *name, const char *desc)
 static PipelineRow
 bench_transfers (const char *name, int width, int height, int frames)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0 };
   const size_t size = (size_t) width * height * 4;
   const int warmup = 20, n_out = 2;
   guint8 *host_in[N_POOL_FRAMES], *host_out[2], *dev_in, *dev_out;
-  double *lat = g_new (double, frames);
+  double *lat;
   cudaStream_t up, down;
   gint64 t0 = 0;
   int i;
+
+  if (!row_wanted (name))
+    return not_run;
+  lat = g_new (double, frames);
 
   for (i = 0; i < N_POOL_FRAMES; i++)
     CHECK (cudaHostAlloc ((void **) &host_in[i], size, cudaHostAllocDefault));
@@ -1430,24 +1554,59 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
 
     row = bench_pipeline ("cudabilateral d=15, pinned input (pool)", desc,
         "f", "f", w, h, frames, FRAMES_POOL);
-    g_array_append_val (rows, row);
+    append_row (rows, &row);
     row = bench_transfers ("cudaMemcpy up and down, pinned (no GStreamer)",
         w, h, frames);
-    g_array_append_val (rows, row);
-    row = bench_pipeline ("cudabilateral d=15, unpinned input", desc, "f",
-        "f", w, h, frames / 2, FRAMES_SYSTEM);
-    g_array_append_val (rows, row);
+    append_row (rows, &row);
+    row = bench_pipeline ("cudabilateral d=15, pageable input, recycled",
+        desc, "f", "f", w, h, frames, FRAMES_RECYCLED);
+    append_row (rows, &row);
+    row = bench_pipeline ("cudabilateral d=15, pageable input, fresh", desc,
+        "f", "f", w, h, frames / 2, FRAMES_FRESH);
+    append_row (rows, &row);
     if (have_nvcodec) {
       /* Frames already in CUDA memory (the element's proposed CUDA pool,
        * filled once): the element alone, no transfer. */
       row = bench_pipeline ("cudabilateral d=15, CUDA memory in and out",
           desc, "f", "f", w, h, frames, FRAMES_CUDA_POOL);
-      g_array_append_val (rows, row);
+      append_row (rows, &row);
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload name=down ! "
-          "fakesink sync=false", "up", "down", w, h, frames / 2, FRAMES_SYSTEM);
-      g_array_append_val (rows, row);
+          "fakesink sync=false", "up", "down", w, h, frames / 2, FRAMES_FRESH);
+      append_row (rows, &row);
+      /* What a user of GStreamer's own elements would write for pageable
+       * frames. */
+      row = bench_pipeline ("cudaupload ! cudabilateral ! cudadownload, "
+          "pageable input, fresh", "appsrc name=src ! cudaupload name=up ! "
+          "video/x-raw(memory:CUDAMemory) ! cudabilateral diameter=15 "
+          "sigma-color=30 sigma-space=5 ! cudadownload name=down ! "
+          "fakesink sync=false", "up", "down", w, h, frames / 2, FRAMES_FRESH);
+      append_row (rows, &row);
+    }
+    g_free (desc);
+  }
+
+  /* Many streams on one GPU: 1080p, each pipeline its own element. */
+  {
+    static const int counts[] = { 1, 4, 16 };
+    gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! fakesink "
+        "sync=false", filter);
+    int frames = quick ? 100 : 1000;
+
+    for (s = 0; s < G_N_ELEMENTS (counts); s++) {
+      PipelineRow row;
+
+      if (have_nvcodec) {
+        row = bench_streams (g_strdup_printf ("%d x cudabilateral d=15, "
+                "CUDA memory", counts[s]), desc, counts[s], 1920, 1080,
+            frames, FRAMES_CUDA_POOL);
+        append_row (rows, &row);
+      }
+      row = bench_streams (g_strdup_printf ("%d x cudabilateral d=15, "
+              "pinned input (pool)", counts[s]), desc, counts[s], 1920, 1080,
+          frames, FRAMES_POOL);
+      append_row (rows, &row);
     }
     g_free (desc);
   }
@@ -1462,10 +1621,10 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
     PipelineRow row;
 
     row = bench_decode ("nvh264dec, CUDA memory (decode only)", plain);
-    g_array_append_val (rows, row);
+    append_row (rows, &row);
     row = bench_decode ("nvh264dec ! cudabilateral d=15, CUDA memory",
         filtered);
-    g_array_append_val (rows, row);
+    append_row (rows, &row);
     g_free (plain);
     g_free (filtered);
   }
@@ -2006,9 +2165,10 @@ write_json (const char *path, const char *commit, GArray * kernels,
     PipelineRow *r = &g_array_index (pipelines, PipelineRow, i);
     fprintf (f, "    {\"name\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"frames\": %d, \"fps\": %.2f, \"latency_median_ms\": %.4f, "
-        "\"latency_p99_ms\": %.4f}%s\n", r->name, r->width, r->height,
+        "\"latency_p99_ms\": %.4f, \"streams\": %d, "
+        "\"min_stream_fps\": %.2f}%s\n", r->name, r->width, r->height,
         r->frames, r->fps, r->latency_median_ms, r->latency_p99_ms,
-        i + 1 < pipelines->len ? "," : "");
+        r->streams, r->min_stream_fps, i + 1 < pipelines->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"live\": [\n");
   for (i = 0; i < live->len; i++)
@@ -2038,6 +2198,8 @@ main (int argc, char **argv)
     {"no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels, NULL, NULL},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
+    {"pipeline", 0, 0, G_OPTION_ARG_STRING, &pipeline_filter, "only the "
+          "pipeline rows whose name holds this", "TEXT"},
     {"latency-log", 0, 0, G_OPTION_ARG_FILENAME, &latency_log_dir,
         "write each pipeline's per-frame latencies as CSV into DIR", "DIR"},
     {NULL}
