@@ -33,7 +33,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "golden")
 
-# (name, diameter, sigma_color, sigma_space): diameters 1..31, sigmas 1..200,
+# (name, diameter, sigma_color, sigma_space): diameters 1..61, sigmas 1..200,
 # an even diameter, the radius derived from sigma-space (d <= 0) and
 # sigmas <= 0 (OpenCV takes them as 1).
 PARAMS = [
@@ -44,6 +44,9 @@ PARAMS = [
     ("d9_s75_75", 9, 75.0, 75.0),
     ("d15_s50_10", 15, 50.0, 10.0),
     ("d31_s200_8", 31, 200.0, 8.0),
+    ("d31_s30_5", 31, 30.0, 5.0),
+    ("d45_s30_15", 45, 30.0, 15.0),
+    ("d61_s50_20", 61, 50.0, 20.0),
     ("d0_s40_2.5", 0, 40.0, 2.5),
     ("dneg_s0_0", -1, 0.0, 0.0),
 ]
