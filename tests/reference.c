@@ -65,6 +65,50 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
 }
 
 void
+cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    int diameter, double sigma_color, double sigma_space)
+{
+  int radius = cbf_bilateral_radius (diameter, sigma_space);
+  double sc = (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) / 255.0;
+  double ss = sigma_space > 0 ? sigma_space : 1;
+  double gauss_color = -0.5 / (sc * sc), gauss_space = -0.5 / (ss * ss);
+  int x, y, dx, dy, c;
+
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      const uint16_t *centre = src + y * src_stride + x * pixel_samples;
+      uint16_t *out = dst + y * dst_stride + x * pixel_samples;
+      double sum[3] = { 0, 0, 0 }, wsum = 0;
+
+      for (dy = -radius; dy <= radius; dy++) {
+        const uint16_t *row = src + reflect101 (y + dy, height) * src_stride;
+
+        for (dx = -radius; dx <= radius; dx++) {
+          const uint16_t *p;
+          double distance = 0, w;
+
+          if (sqrt ((double) (dx * dx + dy * dy)) > radius)
+            continue;
+          p = row + reflect101 (x + dx, width) * pixel_samples;
+          for (c = 0; c < channels; c++)
+            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
+          w = exp ((dx * dx + dy * dy) * gauss_space) *
+              exp (distance * distance * gauss_color);
+          for (c = 0; c < channels; c++)
+            sum[c] += w * p[colour_offset + c];
+          wsum += w;
+        }
+      }
+      memcpy (out, centre, pixel_samples * sizeof (uint16_t));
+      for (c = 0; c < channels; c++)
+        out[colour_offset + c] = (uint16_t) lrint (sum[c] / wsum);
+    }
+  }
+}
+
+void
 cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,

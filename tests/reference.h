@@ -18,6 +18,20 @@ void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space);
 
+/* The filter on samples of @bits bits (9 to 16, each in a uint16_t, values
+ * 0 to 2^bits - 1), in double precision: the circular window of
+ * cbf_bilateral_radius (@diameter, @sigma_space), reflect-101 borders, the
+ * L1 distance of the @channels samples from @colour_offset of each
+ * @pixel_samples-sample pixel, weights exp (-r^2 / (2 sigma_space^2)) x
+ * exp (-d^2 / (2 s^2)) where s is @sigma_color, given in 8-bit levels,
+ * times (2^bits - 1) / 255 (a sigma <= 0 taken as 1 first, as OpenCV
+ * does), and the result rounded to the nearest, half to even. Strides are
+ * in samples; the pixel's other samples are copied from @src. */
+void cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    int diameter, double sigma_color, double sigma_space);
+
 /* The same pixels blurred as cv::GaussianBlur does (kernel size and sigma
  * from cbf_gaussian_params (@diameter, @sigma_space), BORDER_DEFAULT),
  * within +-1: separable, float sums, horizontal then vertical. */

@@ -42,6 +42,49 @@ GST_START_TEST (test_reference_matches_opencv)
 
 GST_END_TEST;
 
+/* The deep-sample reference on the golden pictures widened to 16 bits
+ * exactly (v x 257, so that sigma-color scaled by 65535 / 255 keeps every
+ * weight), narrowed back (/ 257, rounded): within +-1 of OpenCV's 8-bit
+ * output, as the 16-bit formats must be. */
+GST_START_TEST (test_deep_reference_widened_matches_opencv)
+{
+  guint n_cases, i;
+  GoldenCase *cases = golden_load_cases (&n_cases);
+  gint worst = 0;
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenCase *c = &cases[i];
+    gint w, h, ch, ow, oh, och, max_diff, fx, fy;
+    guint8 *src = golden_load_pnm (c->input, &w, &h, &ch);
+    guint8 *expected = golden_load_pnm (c->output, &ow, &oh, &och);
+    gsize n = (gsize) w * h * ch, k;
+    guint16 *wide = g_new (guint16, n), *wide_out = g_new (guint16, n);
+    guint8 *out = g_malloc (n);
+    guint bad;
+
+    for (k = 0; k < n; k++)
+      wide[k] = src[k] * 257;
+    cbf_reference_bilateral_deep (wide, w * ch, wide_out, w * ch, w, h, ch, 0,
+        ch, 16, c->diameter, c->sigma_color, c->sigma_space);
+    for (k = 0; k < n; k++)
+      out[k] = (2 * wide_out[k] + 257) / 514;
+    bad = images_diff_beyond_one (out, w * ch, expected, w * ch, w, h, ch, 0,
+        ch, 0, ch, &max_diff, &fx, &fy);
+    fail_unless (bad == 0, "%s widened: %u values off by more than 1 (max %d, "
+        "first at %d,%d)", c->name, bad, max_diff, fx, fy);
+    worst = MAX (worst, max_diff);
+    g_free (src);
+    g_free (expected);
+    g_free (wide);
+    g_free (wide_out);
+    g_free (out);
+  }
+  GST_INFO ("%u cases widened to 16 bits: max difference %d", n_cases, worst);
+  golden_free_cases (cases);
+}
+
+GST_END_TEST;
+
 /* Each plane of the YUV cases, filtered on its own: luma with the case's
  * parameters, chroma with those the element derives for it
  * (cbf_bilateral_chroma_params), which must be the ones OpenCV was run
@@ -181,6 +224,7 @@ reference_suite (void)
 
   tcase_add_test (tc, test_reference_matches_opencv);
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
+  tcase_add_test (tc, test_deep_reference_widened_matches_opencv);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
