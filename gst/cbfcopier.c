@@ -50,7 +50,8 @@ copy_part (const CbfCopy * copy, guint part, guint parts)
 
   if (begin >= end)
     return;
-  if (copy->dst_stride == copy->row_bytes && copy->src_stride == copy->row_bytes) {
+  if (copy->dst_stride == copy->row_bytes
+      && copy->src_stride == copy->row_bytes) {
     memcpy (dst, src, (gsize) (end - begin) * copy->row_bytes);
     return;
   }
