@@ -431,3 +431,28 @@ channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
   g_free (result);
   return 3;
 }
+
+static GstPadProbeReturn
+offer_pool (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
+  GstBufferPool *pool = user_data;
+
+  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
+    GstStructure *config = gst_buffer_pool_get_config (pool);
+    guint size = 0;
+
+    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+    gst_structure_free (config);
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+void
+gpu_test_offer_pool (GstHarness * h, GstBufferPool * pool)
+{
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
+      offer_pool, gst_object_ref (pool), gst_object_unref);
+}

@@ -41,6 +41,10 @@ int test_main (int argc, char **argv, TestNeeds needs,
     return test_main (argc, argv, needs, elements, make_suite, __FILE__);   \
   }
 
+/* Makes the sink pad of @h answer the allocation query with @pool,
+ * downstream's own, before the harness adds its allocator and metas. */
+void gpu_test_offer_pool (GstHarness * h, GstBufferPool * pool);
+
 /* Fills the output pool of @element (a negotiated GstBaseTransform) with
  * poison, so that a byte the element does not write shows up as a
  * mismatch. */

@@ -183,27 +183,6 @@ input_buffer (InLayout layout, const GstVideoInfo * base, const Channel * in,
   return buf;
 }
 
-/* Downstream's side of the allocation query: the pool of the harness's
- * sink pad (in its user data), offered before the harness adds its
- * allocator and metas. */
-static GstPadProbeReturn
-offer_pool (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
-    gpointer user_data)
-{
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
-  GstBufferPool *pool = user_data;
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
-    GstStructure *config = gst_buffer_pool_get_config (pool);
-    guint size = 0;
-
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
-    gst_query_add_allocation_pool (query, pool, size, 0, 0);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
 /* The pool downstream offers for @out, or NULL. */
 static GstBufferPool *
 downstream_pool (OutLayout out, const GstVideoInfo * info, GstCaps * caps)
@@ -260,8 +239,7 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
 
   params_apply (harness->element, &params);
   if (pool)
-    gst_pad_add_probe (harness->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-        offer_pool, gst_object_ref (pool), gst_object_unref);
+    gpu_test_offer_pool (harness, pool);
   if (out_layout == OUT_PLAIN_META || out_layout == OUT_PADDED_POOL)
     gst_harness_add_propose_allocation_meta (harness, GST_VIDEO_META_API_TYPE,
         NULL);

@@ -163,24 +163,6 @@ GST_START_TEST (test_fresh_memory_not_registered)
 
 GST_END_TEST;
 
-/* Answers the allocation query with @user_data, downstream's own pool. */
-static GstPadProbeReturn
-offer_pool (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
-    gpointer user_data)
-{
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
-
-  if (GST_QUERY_TYPE (query) == GST_QUERY_ALLOCATION) {
-    GstStructure *config = gst_buffer_pool_get_config (user_data);
-    guint size = 0;
-
-    gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
-    gst_structure_free (config);
-    gst_query_add_allocation_pool (query, user_data, size, 0, 0);
-  }
-  return GST_PAD_PROBE_OK;
-}
-
 /* A 1080p frame in fresh pageable memory into downstream's own pool of
  * system memory: several bands, each staged by the copier's threads (four,
  * as GST_CBF_COPY_THREADS asks) and copied out as it arrives. Twice, so
@@ -201,8 +183,7 @@ GST_START_TEST (test_staged_bands)
   fail_unless (gst_buffer_pool_set_config (pool, config));
   harness = gst_harness_new ("cudabilateral");
   params_apply (harness->element, &params);
-  gst_pad_add_probe (harness->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-      offer_pool, gst_object_ref (pool), gst_object_unref);
+  gpu_test_offer_pool (harness, pool);
   gst_harness_set_caps (harness, caps_for ("RGBA", w, h), caps_for ("RGBA",
           w, h));
 
