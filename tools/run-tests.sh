@@ -12,7 +12,7 @@ status=$?
 rm -f build/meson-logs/testlog-valgrind.json
 if command -v valgrind >/dev/null; then
   meson test -C build --setup valgrind --print-errorlogs --num-processes 1 \
-    reference element element-no-visible-gpu || status=1
+    reference element element-no-visible-gpu copier || status=1
 fi
 # And built with AddressSanitizer and UBSan (one GPU architecture: the
 # kernels do not run in these tests). The system plugins are scanned first
@@ -26,7 +26,8 @@ if ninja -C build-asan >/dev/null; then
   GST_REGISTRY_1_0=$PWD/build-asan/tests/registry.bin gst-inspect-1.0 \
     coreelements >/dev/null 2>&1 || true
   meson test -C build-asan --setup sanitizers --print-errorlogs \
-    --num-processes 1 reference element element-no-visible-gpu || status=1
+    --num-processes 1 reference element element-no-visible-gpu copier ||
+    status=1
 else
   echo "error: the sanitizer build failed" >&2; status=1
 fi
