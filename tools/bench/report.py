@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turns a benchmark run (tools/bench/run.sh DIR) into Markdown and a plot.
 
-    python3 tools/bench/report.py DIR [--plot docs/perf-diameter.png] > table.md
+    python3 tools/bench/report.py DIR [--plot docs/perf-diameter.png]
+        [--taps-plot docs/perf-taps.png] > table.md
 
 The Markdown replaces the table of record in docs/performance.md when the run
 becomes the run of record (with its device, date and commit); tables whose
@@ -18,6 +19,12 @@ TARGETS = {  # (format, width, diameter): (target ms, what)
     ("RGBA", 3840, 5): 0.08,
     ("GRAY8", 3840, 15): 0.2,
 }
+
+
+def taps(radius):
+    """Taps of the circular window of @radius (dx^2 + dy^2 <= r^2)."""
+    return sum(1 for dy in range(-radius, radius + 1)
+               for dx in range(-radius, radius + 1) if dx * dx + dy * dy <= radius * radius)
 
 
 def kernel_table(bench, cv_ms):
@@ -98,6 +105,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--plot")
+    ap.add_argument("--taps-plot", help="4K kernel time against the window's "
+                    "taps (linear axes): whether time grows as the taps do")
     args = ap.parse_args()
     bench = json.load(open(os.path.join(args.dir, "bench.json")))
     cv_path = os.path.join(args.dir, "opencv.json")
@@ -163,6 +172,33 @@ def main():
             ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(args.plot, dpi=110)
+
+    if args.taps_plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+        for ax, fmt in zip(axes, ("RGBA", "GRAY8")):
+            rows = [r for r in bench["kernels"] if r["format"] == fmt and r["width"] == 3840]
+            n = [taps(r["diameter"] // 2) for r in rows]
+            ax.plot(n, [r["ours_ms"] for r in rows], "o-", label="cudabilateral")
+            ax.plot(n, [r["generic_ms"] for r in rows], "s--", label="one pixel per thread")
+            # the line through the origin and d = 15: the specialised kernel's cost per tap
+            ref = [r for r in rows if r["diameter"] == 15]
+            if ref:
+                per_tap = ref[0]["ours_ms"] / taps(7)
+                ax.plot([0, max(n)], [0, per_tap * max(n)], ":", color="gray",
+                        label=f"{per_tap * 1e3:.2f} µs a tap (d = 15's rate)")
+            for r, k in zip(rows, n):
+                ax.annotate(f"d={r['diameter']}", (k, r["ours_ms"]), fontsize=7,
+                            textcoords="offset points", xytext=(4, -10))
+            ax.set_xlabel("taps in the window")
+            ax.set_ylabel("ms per 3840×2160 frame (kernel)")
+            ax.set_title(f"{fmt}, {bench['gpu']}")
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(args.taps_plot, dpi=110)
 
 
 if __name__ == "__main__":
