@@ -86,9 +86,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 #define MAX_PINNED_POOL_BUFFERS 16
 
 /* Threads besides the streaming one that copy frames in pageable memory to
- * and from the staging buffers (cbfcopier.h): six in all were the fastest
- * of one to eight (design.md, "Pageable frames"), and at most half the
- * processors are taken; the environment variable GST_CBF_COPY_THREADS sets
+ * and from the staging buffers (cbfcopier.h): the count that measured
+ * fastest (design.md, "Pageable frames"), at most half the processors; the environment variable GST_CBF_COPY_THREADS sets
  * the total, for tests and tuning. */
 #define MAX_COPY_HELPERS 5
 
@@ -775,7 +774,7 @@ map_failed:
 
 /* The copier for frames in pageable memory, made the first time one comes
  * (its threads are not needed otherwise). */
-static CbfCopier *
+static void
 ensure_copier (GstCbfFilter * self)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
@@ -791,7 +790,6 @@ ensure_copier (GstCbfFilter * self)
     GST_INFO_OBJECT (self, "pageable frames: copied to and from staging "
         "memory by %u threads", cbf_copier_threads (priv->copier));
   }
-  return priv->copier;
 }
 
 /* Rows [begin, end) of plane @p of each band; planes other than the first
@@ -837,20 +835,19 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
 {
   cudaError_t err = cudaSuccess;
   CbfCopy staged[GST_VIDEO_MAX_PLANES];
+  gint begin[GST_VIDEO_MAX_PLANES], end[GST_VIDEO_MAX_PLANES];
   guint p, n_staged = 0;
 
-  for (p = 0; p < priv->n_planes && !frame->pinned; p++) {
+  for (p = 0; p < priv->n_planes; p++) {
     const PlaneBuffers *pb = &priv->planes[p];
-    gint begin, end;
 
-    upload_rows (priv, band, p, halo_rows, &begin, &end);
-    if (begin >= end)
-      continue;
-    staged[n_staged++] =
-        cbf_copy_rows (priv->staging_in + pb->staging_offset +
-        begin * pb->row_bytes, pb->row_bytes,
-        frame->data[p] + begin * frame->stride[p], frame->stride[p],
-        pb->row_bytes, end - begin);
+    upload_rows (priv, band, p, halo_rows, &begin[p], &end[p]);
+    if (!frame->pinned && begin[p] < end[p])
+      staged[n_staged++] =
+          cbf_copy_rows (priv->staging_in + pb->staging_offset +
+          begin[p] * pb->row_bytes, pb->row_bytes,
+          frame->data[p] + begin[p] * frame->stride[p], frame->stride[p],
+          pb->row_bytes, end[p] - begin[p]);
   }
   if (n_staged)
     cbf_copier_run (priv->copier, staged, n_staged);
@@ -860,18 +857,16 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
     const CbfPlane *dev = &priv->dev_in[p];
     const guint8 *data = frame->data[p];
     gsize stride = frame->stride[p];
-    gint begin, end;
 
-    upload_rows (priv, band, p, halo_rows, &begin, &end);
-    if (begin >= end)
+    if (begin[p] >= end[p])
       continue;
     if (!frame->pinned) {
       data = priv->staging_in + pb->staging_offset;
       stride = pb->row_bytes;
     }
-    err = cudaMemcpy2DAsync (dev->data + begin * dev->pitch_bytes,
-        dev->pitch_bytes, data + begin * stride, stride, pb->row_bytes,
-        end - begin, cudaMemcpyHostToDevice, priv->upload_stream);
+    err = cudaMemcpy2DAsync (dev->data + begin[p] * dev->pitch_bytes,
+        dev->pitch_bytes, data + begin[p] * stride, stride, pb->row_bytes,
+        end[p] - begin[p], cudaMemcpyHostToDevice, priv->upload_stream);
   }
   return err;
 }
@@ -1006,6 +1001,23 @@ filter_host_frame (GstCbfFilter * self, const HostFrame * in,
   return GST_FLOW_OK;
 }
 
+/* Posts the element error for @buf, the input (!@output) or the output
+ * frame, that does not hold a frame of the caps for reason @why (freed). */
+static GstFlowReturn
+frame_error (GstCbfFilter * self, GstBuffer * buf, gboolean output, gchar * why)
+{
+  if (output)
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Output buffer cannot be written: %s.", why),
+        ("%" GST_PTR_FORMAT, buf));
+  else
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Input buffer cannot be filtered: %s.", why),
+        ("%" GST_PTR_FORMAT, buf));
+  g_free (why);
+  return GST_FLOW_ERROR;
+}
+
 /* A frame in system memory, whatever its layout. A buffer that does not
  * hold a frame of the caps is an element error and nothing is pushed
  * (GstVideoFilter's own transform would warn and push an unwritten
@@ -1020,21 +1032,12 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
   gchar *why = NULL;
   GstFlowReturn ret;
 
-  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in, &why)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer cannot be filtered: %s.", why),
-        ("%" GST_PTR_FORMAT, inbuf));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
+  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in, &why))
+    return frame_error (self, inbuf, FALSE, why);
   if (!host_frame_map (priv, &vfilter->out_info, outbuf, GST_MAP_WRITE, &out,
           &why)) {
     host_frame_unmap (inbuf, &in);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Output buffer cannot be written: %s.", why),
-        ("%" GST_PTR_FORMAT, outbuf));
-    g_free (why);
-    return GST_FLOW_ERROR;
+    return frame_error (self, outbuf, TRUE, why);
   }
   ret = filter_host_frame (self, &in, &out);
   host_frame_unmap (outbuf, &out);
@@ -1173,21 +1176,11 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
    * that ends early (GStreamer 1.24's CUDA allocator gives NV21 of odd
    * height one chroma row too few) is refused, never overrun. */
   why = frame_layout (priv, &vfilter->in_info, inbuf, offset, stride);
-  if (why) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer cannot be filtered: %s.", why),
-        ("%" GST_PTR_FORMAT, inbuf));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
+  if (why)
+    return frame_error (self, inbuf, FALSE, why);
   why = frame_layout (priv, &vfilter->out_info, outbuf, offset, stride);
-  if (why) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Output buffer cannot be written: %s.", why),
-        ("%" GST_PTR_FORMAT, outbuf));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
+  if (why)
+    return frame_error (self, outbuf, TRUE, why);
   if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
           GST_MAP_READ | GST_MAP_CUDA)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."),
