@@ -25,9 +25,12 @@
 #define CBF_RANGE_LUT_LEN 768
 
 /* Radii up to this have kernels specialised at compile time (the window's
- * taps unrolled, several output rows per thread); larger ones take the
- * generic kernel. */
+ * taps unrolled, several output rows per thread); larger ones up to
+ * CBF_WIDE_MAX_RADIUS take the wide kernel (several output rows per
+ * thread, the radius known at run time), and the rest the generic
+ * kernel. */
 #define CBF_FAST_MAX_RADIUS 8
+#define CBF_WIDE_MAX_RADIUS 30
 #define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
 
 #ifdef __CUDACC__

@@ -26,9 +26,14 @@
  *   of source bytes read four at a time, and the taps between a thread's
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
  *   bilateral_fast_colour.cuh, on bilateral_fast.cuh);
- * - the generic one, any radius: one thread per output pixel, tile and
- *   tables in shared memory (or read through L1 for very large radii)
- *   (bilateral_generic.cuh);
+ * - the wide one, radius above CBF_FAST_MAX_RADIUS up to
+ *   CBF_WIDE_MAX_RADIUS: the same K x C outputs a thread with the radius
+ *   known at run time, each tap's spatial weight from a table padded with
+ *   zeros around the disc, times its range weight (bilateral_wide.cuh);
+ * - the generic one, any radius (above CBF_WIDE_MAX_RADIUS, or where the
+ *   wide kernel's shared memory exceeds the device's): one thread per
+ *   output pixel, tile and tables in shared memory (or read through L1 for
+ *   very large radii) (bilateral_generic.cuh);
  * and at radius 1 for 32-bit colour the streaming one
  * (bilateral_stream.cuh). */
 
@@ -39,6 +44,7 @@
 #include "bilateral_fast_colour.cuh"
 #include "bilateral_generic.cuh"
 #include "bilateral_stream.cuh"
+#include "bilateral_wide.cuh"
 
 namespace {
 
@@ -77,6 +83,12 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
   default:
+    if (w->radius <= CBF_WIDE_MAX_RADIUS) {
+      bool launched;
+      err = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
+      if (err != cudaSuccess || launched)
+        return err == cudaSuccess ? cudaGetLastError () : err;
+    }
     return launch_generic<T> (src, dst, row_begin, row_end, w, stream);
   }
   return cudaGetLastError ();

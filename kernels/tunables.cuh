@@ -85,6 +85,24 @@ constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
 /* ------------------------------------------------------------------ */
+/* The wide bilateral kernel (bilateral_wide.cuh): radii above the
+ * specialised kernels' */
+
+/* Its shape, as FastShapeOf's: output rows and adjacent columns a thread,
+ * blocks an SM the compiler must fit, rows of 32 threads a block. Colour
+ * three rows of two columns, one channel two rows of four: the fastest of
+ * the shapes measured at 4K, d = 31 and 61 (design.md, "Wide kernel"). */
+struct WideShapeOf
+{
+  int rows, cols, min_blocks, block_rows;
+};
+
+__host__ __device__ constexpr WideShapeOf wide_shape (bool colour)
+{
+  return colour ? WideShapeOf{ 3, 2, 3, 8 } : WideShapeOf{ 2, 4, 3, 8 };
+}
+
+/* ------------------------------------------------------------------ */
 /* The generic bilateral kernel (bilateral_generic.cuh), whose blocks the
  * grid's kernels (grid.cu) take too */
 

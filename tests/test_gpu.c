@@ -304,12 +304,15 @@ GST_START_TEST (test_sizes_and_radii)
   static const gint sizes[][2] = { {1, 1}, {3, 7}, {1, 500}, {500, 1},
   {33, 9}, {130, 67}, {200, 300}
   };
-  /* Radii 2, 35, 45 and 1, then every specialised radius not in the golden
-   * set (3, 5, 6, 8) and the first generic one (9). */
+  /* Radii 2, 35 and 45 (the generic kernel) and 1, then every specialised
+   * radius not in the golden set (3, 5, 6, 8), and the wide kernel's first
+   * (9), two of its radii not multiples of four (13, 29) and its last
+   * (30). */
   static const Params params[] = { {5, 30, 5, FALSE}, {71, 25, 12, FALSE},
   {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
   {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
-  {19, 35, 7, FALSE},
+  {19, 35, 7, FALSE}, {27, 20, 5, FALSE}, {59, 40, 15, FALSE},
+  {0, 25, 20, FALSE},
   /* The extremes of the range weights, which the one-channel kernel
    * rounds to 16-bit integers (bilateral_fast.cuh): none left at a
    * difference of 1 level, and nearly flat. */
