@@ -76,8 +76,7 @@ template <class T> struct WideGeometry
         space_h (2 * r + 2 * K - 1),
         tile_w (wide_round4 (32 * C + 2 * half_span + C)),
         tile_h (Shape::kBlockY * K + 2 * r)
-  {
-  }
+  {}
   __host__ __device__ int half_widths_offset () const
   {
     return CBF_RANGE_LUT_LEN;
@@ -115,9 +114,9 @@ __device__ __forceinline__ void wide_load (const W *at, W (&to)[C])
 }
 
 template <class T>
-__global__ void __launch_bounds__ (WideShape<T>::kThreads,
-    WideShape<T>::kMinBlocks) bilateral_wide (Io io, int row_begin,
-    int row_end, int radius, const float *__restrict__ tables)
+__global__ void __launch_bounds__ (
+    WideShape<T>::kThreads, WideShape<T>::kMinBlocks) bilateral_wide (Io io,
+    int row_begin, int row_end, int radius, const float *__restrict__ tables)
 {
   typedef WideShape<T> Shape;
   constexpr int K = Shape::kRows;
@@ -180,6 +179,9 @@ __global__ void __launch_bounds__ (WideShape<T>::kThreads,
 #pragma unroll
     for (int k = 0; k < K; k++)
       wide_load<C> (weights - k * space_w + first - C, before[k]);
+      /* two steps an iteration: the loop's count and the carried weights'
+     * moves serve twice the taps */
+#pragma unroll 2
     for (int j = first; j <= last; j += C) {
       uint32_t pixels[C];
       wide_load<C> (row + j, pixels);
@@ -196,7 +198,8 @@ __global__ void __launch_bounds__ (WideShape<T>::kThreads,
           for (int c = 0; c < C; c++) {
             const float spatial = n >= c ? now[k][n - c] : before[k][C + n - c];
             T::add (sum[k][c], value,
-                spatial * range_at (range_lut, T::lut_offset (p, centre[k][c])));
+                spatial
+                    * range_at (range_lut, T::lut_offset (p, centre[k][c])));
           }
       }
 #pragma unroll

@@ -5,13 +5,15 @@
  * what the element adds to a live preview (a live source, a syncing sink).
  *
  *   cbf-bench [--image astronaut.png] [--out results.json] [--commit HASH]
- *             [--clip clip.mp4] [--quick] [--live] [--latency-log DIR]
+ *             [--clip clip.mp4] [--quick] [--live] [--kernel-table]
+ *             [--latency-log DIR]
  *
  * The image and the clip default to the repository's data/astronaut.png
  * and data/sample-720p.mp4.
  *
  * --live: only the live-source rows (about 20 s); --no-pipelines skips
- * them with the other pipelines.
+ * them with the other pipelines; --kernel-table: the bilateral kernel rows
+ * alone.
  *
  * Writes its measurements as JSON (tools/bench/report.py turns them into
  * docs/performance.md and a plot) and prints a short table. Not a test: it
@@ -2186,7 +2188,7 @@ main (int argc, char **argv)
 {
   gchar *image = NULL, *out = NULL, *commit = NULL, *clip = NULL;
   gboolean quick = FALSE, no_pipelines = FALSE, no_kernels = FALSE;
-  gboolean live_only = FALSE;
+  gboolean live_only = FALSE, kernel_table_only = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "PNG to scale and noise",
         "PATH"},
@@ -2198,6 +2200,9 @@ main (int argc, char **argv)
     {"quick", 0, 0, G_OPTION_ARG_NONE, &quick, "fewer cases", NULL},
     {"no-pipelines", 0, 0, G_OPTION_ARG_NONE, &no_pipelines, NULL, NULL},
     {"no-kernels", 0, 0, G_OPTION_ARG_NONE, &no_kernels, NULL, NULL},
+    {"kernel-table", 0, 0, G_OPTION_ARG_NONE, &kernel_table_only,
+        "only the bilateral kernel rows (no formats, Gaussian, grid, "
+          "pipelines or live source)", NULL},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
     {"pipeline", 0, 0, G_OPTION_ARG_STRING, &pipeline_filter, "only the "
@@ -2238,8 +2243,11 @@ main (int argc, char **argv)
   load_npp ();
   if (live_only)
     no_kernels = TRUE;
-  if (!no_kernels) {
+  if (kernel_table_only)
+    no_pipelines = TRUE;
+  if (!no_kernels)
     bench_kernels (image, kernels, quick);
+  if (!no_kernels && !kernel_table_only) {
     bench_formats (image, frames);
     bench_gaussian (image, gaussian);
     bench_grid (image, grid_psnr, grid_time);
