@@ -176,6 +176,26 @@ cbf_tables_half_width (const float *tables, int radius)
 }
 
 
+/* Samples of 9 to 16 bits: the range table's entries (32 KiB of floats,
+ * for shared memory). A distance is looked up as distance >>
+ * cbf_deep_range_shift (bits, channels); with 4096 entries three 16-bit
+ * channels came within 16 of the exact filter, at the tolerance's edge,
+ * with 8192 within 8 (tests/test_reference.c). */
+#define CBF_DEEP_RANGE_LUT_LEN 8192
+
+/* The right shift that brings every L1 distance of @channels samples of
+ * @bits bits under CBF_DEEP_RANGE_LUT_LEN: 0 up to 8191 (10-bit samples,
+ * one 12-bit channel), 1 for three 12-bit channels, 3 for one 16-bit
+ * channel, 5 for three. */
+int cbf_deep_range_shift (int bits, int channels);
+
+/* Fills @range (CBF_DEEP_RANGE_LUT_LEN floats): entry i is the range
+ * weight, float (exp (-d^2 / (2 s^2))) computed in double, of the distance
+ * d at the middle of bucket i (i << shift .. ((i + 1) << shift) - 1), with
+ * s = @sigma_color (8-bit levels; <= 0 taken as 1) x (2^@bits - 1) / 255. */
+void cbf_deep_range_fill (float *range, int bits, int channels,
+    double sigma_color);
+
 /* An 8-bit image on the device, or one channel of one. */
 typedef struct
 {

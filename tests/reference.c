@@ -109,6 +109,55 @@ cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
 }
 
 void
+cbf_reference_bilateral_deep_table (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    int diameter, double sigma_color, double sigma_space)
+{
+  int radius = cbf_bilateral_radius (diameter, sigma_space);
+  int shift = cbf_deep_range_shift (bits, channels);
+  float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
+  float *range = malloc (CBF_DEEP_RANGE_LUT_LEN * sizeof (float));
+  const float *space, *half_width;
+  int x, y, dx, dy, c;
+
+  cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
+  space = cbf_tables_space (tables);
+  half_width = cbf_tables_half_width (tables, radius);
+  cbf_deep_range_fill (range, bits, channels, sigma_color);
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      const uint16_t *centre = src + y * src_stride + x * pixel_samples;
+      uint16_t *out = dst + y * dst_stride + x * pixel_samples;
+      float sum[3] = { 0, 0, 0 }, wsum = 0;
+
+      for (dy = -radius; dy <= radius; dy++) {
+        const uint16_t *row = src + reflect101 (y + dy, height) * src_stride;
+        int hw = (int) half_width[dy < 0 ? -dy : dy];
+
+        for (dx = -hw; dx <= hw; dx++) {
+          const uint16_t *p = row + reflect101 (x + dx, width) * pixel_samples;
+          int distance = 0;
+          float w;
+
+          for (c = 0; c < channels; c++)
+            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
+          w = space[dx * dx + dy * dy] * range[distance >> shift];
+          for (c = 0; c < channels; c++)
+            sum[c] += w * p[colour_offset + c];
+          wsum += w;
+        }
+      }
+      memcpy (out, centre, pixel_samples * sizeof (uint16_t));
+      for (c = 0; c < channels; c++)
+        out[colour_offset + c] = (uint16_t) lrintf (sum[c] / wsum);
+    }
+  }
+  free (tables);
+  free (range);
+}
+
+void
 cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,

@@ -32,6 +32,16 @@ void cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     int pixel_samples, int colour_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space);
 
+/* The deep-sample filter in the arithmetic planned for its kernels: float
+ * spatial weights (bilateral.h's tables), the range weight from
+ * cbf_deep_range_fill's table at distance >> cbf_deep_range_shift, float
+ * sums, the quotient rounded to the nearest. Checked against
+ * cbf_reference_bilateral_deep, it bounds what those kernels can reach. */
+void cbf_reference_bilateral_deep_table (const uint16_t * src,
+    size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
+    int height, int pixel_samples, int colour_offset, int channels, int bits,
+    int diameter, double sigma_color, double sigma_space);
+
 /* The same pixels blurred as cv::GaussianBlur does (kernel size and sigma
  * from cbf_gaussian_params (@diameter, @sigma_space), BORDER_DEFAULT),
  * within +-1: separable, float sums, horizontal then vertical. */

@@ -196,6 +196,85 @@ GST_START_TEST (test_gaussian_reference_matches_opencv)
 
 GST_END_TEST;
 
+/* A @bits-bit picture of @channels samples a pixel: a gradient, a bright
+ * block with an edge, noise, and dark and bright single pixels (where a
+ * rounded weight would show most). */
+static guint16 *
+deep_picture (gint w, gint h, gint channels, gint bits, guint32 seed)
+{
+  guint16 *pic = g_malloc ((gsize) w * h * channels * sizeof (guint16));
+  GRand *rand = g_rand_new_with_seed (seed);
+  gint top = (1 << bits) - 1, x, y, c;
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      for (c = 0; c < channels; c++) {
+        gdouble v = 0.15 + 0.5 * x / w + 0.1 * y / h + 0.05 * c +
+            (x > w / 3 && y > h / 3 ? 0.25 : 0) +
+            g_rand_double_range (rand, -0.04, 0.04);
+        gint32 r = g_rand_int_range (rand, 0, 300);
+
+        if (r == 0)
+          v = 0;
+        else if (r == 1)
+          v = 1;
+        pic[(y * w + x) * channels + c] = (guint16) CLAMP (lrint (v * top),
+            0, top);
+      }
+  g_rand_free (rand);
+  return pic;
+}
+
+/* The deep kernels' planned arithmetic (bucketed range table, float sums)
+ * against the double-precision reference on native samples: within one
+ * level at 10 and 12 bits, within 16 (12-bit precision) at 16 bits, one
+ * channel and three, small to large windows. */
+GST_START_TEST (test_deep_table_within_tolerance)
+{
+  static const gint depths[] = { 10, 12, 16 };
+  static const struct
+  {
+    gint diameter;
+    gdouble sigma_color, sigma_space;
+  } params[] = { {3, 10, 2}, {5, 30, 5}, {9, 75, 75}, {15, 50, 10},
+  {31, 30, 5}, {0, 200, 3}
+  };
+  const gint w = 53, h = 41;
+  guint d, p, channels, n_checked = 0;
+
+  for (d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (channels = 1; channels <= 3; channels += 2)
+      for (p = 0; p < G_N_ELEMENTS (params); p++) {
+        gint bits = depths[d], tolerance = bits > 12 ? 16 : 1, worst = 0;
+        gsize n = (gsize) w * h * channels, k;
+        guint16 *in = deep_picture (w, h, channels, bits, 7 * d + p);
+        guint16 *exact = g_malloc (n * sizeof (guint16));
+        guint16 *table = g_malloc (n * sizeof (guint16));
+
+        cbf_reference_bilateral_deep (in, w * channels, exact, w * channels,
+            w, h, channels, 0, channels, bits, params[p].diameter,
+            params[p].sigma_color, params[p].sigma_space);
+        cbf_reference_bilateral_deep_table (in, w * channels, table,
+            w * channels, w, h, channels, 0, channels, bits,
+            params[p].diameter, params[p].sigma_color, params[p].sigma_space);
+        for (k = 0; k < n; k++)
+          worst = MAX (worst, ABS ((gint) table[k] - (gint) exact[k]));
+        fail_unless (worst <= tolerance, "%d bits, %u channels, d=%d sc=%g "
+            "ss=%g: off by %d (at most %d)", bits, channels,
+            params[p].diameter, params[p].sigma_color, params[p].sigma_space,
+            worst, tolerance);
+        GST_INFO ("%d bits, %u channels, d=%d: max difference %d", bits,
+            channels, params[p].diameter, worst);
+        n_checked++;
+        g_free (in);
+        g_free (exact);
+        g_free (table);
+      }
+  fail_unless_equals_int (n_checked, 36);
+}
+
+GST_END_TEST;
+
 /* The chroma rule at its edges: integer division, at least 1, derived
  * radii kept derived. */
 GST_START_TEST (test_chroma_rule)
@@ -225,6 +304,7 @@ reference_suite (void)
   tcase_add_test (tc, test_reference_matches_opencv);
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_deep_reference_widened_matches_opencv);
+  tcase_add_test (tc, test_deep_table_within_tolerance);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
