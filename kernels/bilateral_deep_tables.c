@@ -32,8 +32,7 @@ cbf_deep_range_shift (int bits, int channels)
 }
 
 void
-cbf_deep_range_fill (float *range, int bits, int channels,
-    double sigma_color)
+cbf_deep_range_fill (float *range, int bits, int channels, double sigma_color)
 {
   int shift = cbf_deep_range_shift (bits, channels), i;
   double sigma = (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) /
