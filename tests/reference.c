@@ -20,6 +20,67 @@ reflect101 (int p, int len)
   return p;
 }
 
+/* Sample @i of an image of 8-bit (@bytes 1) or 16-bit samples. */
+static inline int
+sample_at (const void *image, size_t i, int bytes)
+{
+  return bytes == 1 ? ((const uint8_t *) image)[i] :
+      ((const uint16_t *) image)[i];
+}
+
+/* The filter in float, OpenCV's arithmetic, on samples of @bytes bytes
+ * (strides and pixels in samples): weight space_lut[dx^2 + dy^2] x
+ * @range[L1 distance >> @shift], float sums, the quotient rounded. Both
+ * references below: the 8-bit one with OpenCV's tables, the deep one with
+ * the deep range table. */
+static void
+float_bilateral (const void *src, size_t src_stride, void *dst,
+    size_t dst_stride, int bytes, int width, int height, int pixel_samples,
+    int colour_offset, int channels, int radius, const float *tables,
+    const float *range, int shift)
+{
+  const float *space_lut = cbf_tables_space (tables);
+  const float *half_width = cbf_tables_half_width (tables, radius);
+  int x, y, dx, dy, c;
+
+  for (y = 0; y < height; y++) {
+    for (x = 0; x < width; x++) {
+      size_t centre = y * src_stride + x * pixel_samples;
+      size_t out = y * dst_stride + x * pixel_samples;
+      float sum[3] = { 0, 0, 0 }, wsum = 0;
+
+      for (dy = -radius; dy <= radius; dy++) {
+        int hw = (int) half_width[abs (dy)];
+        size_t row = reflect101 (y + dy, height) * src_stride;
+
+        for (dx = -hw; dx <= hw; dx++) {
+          size_t p = row + reflect101 (x + dx, width) * pixel_samples;
+          int distance = 0;
+          float w;
+
+          for (c = 0; c < channels; c++)
+            distance += abs (sample_at (src, p + colour_offset + c, bytes) -
+                sample_at (src, centre + colour_offset + c, bytes));
+          w = space_lut[dx * dx + dy * dy] * range[distance >> shift];
+          for (c = 0; c < channels; c++)
+            sum[c] += w * sample_at (src, p + colour_offset + c, bytes);
+          wsum += w;
+        }
+      }
+      memcpy ((uint8_t *) dst + out * bytes,
+          (const uint8_t *) src + centre * bytes, pixel_samples * bytes);
+      for (c = 0; c < channels; c++) {
+        long v = lrintf (sum[c] / wsum);
+
+        if (bytes == 1)
+          ((uint8_t *) dst)[out + colour_offset + c] = (uint8_t) v;
+        else
+          ((uint16_t *) dst)[out + colour_offset + c] = (uint16_t) v;
+      }
+    }
+  }
+}
+
 void
 cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
@@ -28,39 +89,10 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
   float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
-  const float *range_lut = tables;
-  const float *space_lut = cbf_tables_space (tables);
-  const float *half_width = cbf_tables_half_width (tables, radius);
-  int x, y, dx, dy, c;
 
   cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
-
-  for (y = 0; y < height; y++) {
-    for (x = 0; x < width; x++) {
-      const uint8_t *centre = src + y * src_stride + x * pixel_bytes;
-      uint8_t *out = dst + y * dst_stride + x * pixel_bytes;
-      float sum[3] = { 0, 0, 0 }, wsum = 0;
-
-      for (dy = -radius; dy <= radius; dy++) {
-        int hw = (int) half_width[abs (dy)];
-        const uint8_t *row = src + reflect101 (y + dy, height) * src_stride;
-        for (dx = -hw; dx <= hw; dx++) {
-          const uint8_t *p = row + reflect101 (x + dx, width) * pixel_bytes;
-          int distance = 0;
-          float w;
-          for (c = 0; c < channels; c++)
-            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
-          w = space_lut[dx * dx + dy * dy] * range_lut[distance];
-          for (c = 0; c < channels; c++)
-            sum[c] += w * p[colour_offset + c];
-          wsum += w;
-        }
-      }
-      memcpy (out, centre, pixel_bytes);
-      for (c = 0; c < channels; c++)
-        out[colour_offset + c] = (uint8_t) lrintf (sum[c] / wsum);
-    }
-  }
+  float_bilateral (src, src_stride, dst, dst_stride, 1, width, height,
+      pixel_bytes, colour_offset, channels, radius, tables, tables, 0);
   free (tables);
 }
 
@@ -115,44 +147,14 @@ cbf_reference_bilateral_deep_table (const uint16_t * src, size_t src_stride,
     int diameter, double sigma_color, double sigma_space)
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
-  int shift = cbf_deep_range_shift (bits, channels);
   float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
   float *range = malloc (CBF_DEEP_RANGE_LUT_LEN * sizeof (float));
-  const float *space, *half_width;
-  int x, y, dx, dy, c;
 
   cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
-  space = cbf_tables_space (tables);
-  half_width = cbf_tables_half_width (tables, radius);
   cbf_deep_range_fill (range, bits, channels, sigma_color);
-  for (y = 0; y < height; y++) {
-    for (x = 0; x < width; x++) {
-      const uint16_t *centre = src + y * src_stride + x * pixel_samples;
-      uint16_t *out = dst + y * dst_stride + x * pixel_samples;
-      float sum[3] = { 0, 0, 0 }, wsum = 0;
-
-      for (dy = -radius; dy <= radius; dy++) {
-        const uint16_t *row = src + reflect101 (y + dy, height) * src_stride;
-        int hw = (int) half_width[dy < 0 ? -dy : dy];
-
-        for (dx = -hw; dx <= hw; dx++) {
-          const uint16_t *p = row + reflect101 (x + dx, width) * pixel_samples;
-          int distance = 0;
-          float w;
-
-          for (c = 0; c < channels; c++)
-            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
-          w = space[dx * dx + dy * dy] * range[distance >> shift];
-          for (c = 0; c < channels; c++)
-            sum[c] += w * p[colour_offset + c];
-          wsum += w;
-        }
-      }
-      memcpy (out, centre, pixel_samples * sizeof (uint16_t));
-      for (c = 0; c < channels; c++)
-        out[colour_offset + c] = (uint16_t) lrintf (sum[c] / wsum);
-    }
-  }
+  float_bilateral (src, src_stride, dst, dst_stride, 2, width, height,
+      pixel_samples, colour_offset, channels, radius, tables, range,
+      cbf_deep_range_shift (bits, channels));
   free (tables);
   free (range);
 }
