@@ -87,8 +87,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 
 /* Threads besides the streaming one that copy frames in pageable memory to
  * and from the staging buffers (cbfcopier.h): the count that measured
- * fastest (design.md, "Pageable frames"), at most half the processors; the environment variable GST_CBF_COPY_THREADS sets
- * the total, for tests and tuning. */
+ * fastest (design.md, "Pageable frames"), at most half the processors;
+ * the environment variable GST_CBF_COPY_THREADS sets the total, for tests
+ * and tuning. */
 #define MAX_COPY_HELPERS 5
 
 enum

@@ -176,11 +176,11 @@ cbf_tables_half_width (const float *tables, int radius)
 }
 
 
-/* Samples of 9 to 16 bits: the range table's entries (32 KiB of floats,
- * for shared memory). A distance is looked up as distance >>
- * cbf_deep_range_shift (bits, channels); with 4096 entries three 16-bit
- * channels came within 16 of the exact filter, at the tolerance's edge,
- * with 8192 within 8 (tests/test_reference.c). */
+/* Samples of 9 to 16 bits: the range table's entries, as many as keep
+ * three 16-bit channels well inside their tolerance and the table small
+ * enough for shared memory (design.md, "What was tried and not kept").
+ * A distance is looked up as distance >> cbf_deep_range_shift (bits,
+ * channels). */
 #define CBF_DEEP_RANGE_LUT_LEN 8192
 
 /* The right shift that brings every L1 distance of @channels samples of
