@@ -53,11 +53,52 @@ static const CbfFilterFunc channel_pair[CBF_N_MODES] = {
   cbf_grid_channel_pair
 };
 
+static const CbfFilterFunc deep_channel[CBF_N_MODES] = {
+  cbf_bilateral_deep_channel, cbf_gaussian_deep_channel, cbf_grid_deep_channel
+};
+
+static const CbfFilterFunc deep_channel_pair[CBF_N_MODES] = {
+  cbf_bilateral_deep_channel_pair, cbf_gaussian_deep_channel_pair,
+  cbf_grid_deep_channel_pair
+};
+
+static const CbfFilterFunc deep12_channel[CBF_N_MODES] = {
+  cbf_bilateral_deep12_channel, cbf_gaussian_deep12_channel,
+  cbf_grid_deep12_channel
+};
+
+static const CbfFilterFunc deep12_channel_pair[CBF_N_MODES] = {
+  cbf_bilateral_deep12_channel_pair, cbf_gaussian_deep12_channel_pair,
+  cbf_grid_deep12_channel_pair
+};
+
+static const CbfFilterFunc deep_colour_planar[CBF_N_MODES] = {
+  cbf_bilateral_deep_colour_planar, cbf_gaussian_deep_colour_planar,
+  cbf_grid_deep_colour_planar
+};
+
+static const CbfFilterFunc deep10_colour_planar[CBF_N_MODES] = {
+  cbf_bilateral_deep10_colour_planar, cbf_gaussian_deep10_colour_planar,
+  cbf_grid_deep10_colour_planar
+};
+
+static const CbfFilterFunc deep_colour64[CBF_N_MODES] = {
+  cbf_bilateral_deep_colour64, cbf_gaussian_deep_colour64,
+  cbf_grid_deep_colour64
+};
+
+static const CbfFilterFunc deep_colour10a2[CBF_N_MODES] = {
+  cbf_bilateral_deep_colour10a2, cbf_gaussian_deep_colour10a2,
+  cbf_grid_deep_colour10a2
+};
+
 /* The entries that filter the three colour channels of @format together,
- * or NULL for formats filtered channel by channel. */
+ * or NULL for formats filtered channel by channel; @bits is set to the
+ * samples' bits. */
 static const CbfFilterFunc *
-colour_process_for_format (GstVideoFormat format)
+colour_process_for_format (GstVideoFormat format, gint * bits)
 {
+  *bits = 8;
   switch (format) {
     case GST_VIDEO_FORMAT_RGBA:
     case GST_VIDEO_FORMAT_BGRA:
@@ -74,19 +115,47 @@ colour_process_for_format (GstVideoFormat format)
       return colour_packed24;
     case GST_VIDEO_FORMAT_Y444:
       return colour_planar;
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+    case GST_VIDEO_FORMAT_BGRA64_LE:
+      *bits = 16;
+      return deep_colour64;
+    case GST_VIDEO_FORMAT_Y444_16LE:
+      *bits = 16;
+      return deep_colour_planar;
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      *bits = 10;
+      return deep_colour10a2;
+    case GST_VIDEO_FORMAT_Y444_10LE:
+    case GST_VIDEO_FORMAT_GBR_10LE:
+      *bits = 10;
+      return deep10_colour_planar;
     default:
       return NULL;
   }
 }
 
-/* 8-bit GRAY or YUV, one byte per sample. */
-static gboolean
-is_8bit_gray_or_yuv (const GstVideoInfo * info)
+/* Bits of the samples of GRAY or YUV filtered channel by channel: 8 (a
+ * byte each), 16 for 16-bit little-endian containers whose samples fill
+ * them or are MSB-aligned (P010_10LE), 10 or 12 for LSB-aligned ones
+ * (I420_10LE); 0 for other formats. */
+static gint
+gray_or_yuv_bits (const GstVideoInfo * info)
 {
-  return (GST_VIDEO_INFO_IS_GRAY (info) || GST_VIDEO_INFO_IS_YUV (info))
-      && GST_VIDEO_INFO_COMP_DEPTH (info, 0) == 8
-      && !GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)
-      && GST_VIDEO_INFO_N_COMPONENTS (info) <= CBF_MAX_PASSES;
+  gint depth = GST_VIDEO_INFO_COMP_DEPTH (info, 0);
+  gint pstride = GST_VIDEO_INFO_COMP_PSTRIDE (info, 0);
+
+  if (!(GST_VIDEO_INFO_IS_GRAY (info) || GST_VIDEO_INFO_IS_YUV (info))
+      || GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)
+      || GST_VIDEO_INFO_N_COMPONENTS (info) > CBF_MAX_PASSES)
+    return 0;
+  if (depth == 8)
+    return 8;
+  /* YUY2-like packing of deep samples (Y210) is not taken: its chroma
+   * would share a word with luma. */
+  if (!GST_VIDEO_FORMAT_INFO_IS_LE (info->finfo) || pstride != 2 || depth > 16)
+    return 0;
+  return GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0) ? 16 : depth;
 }
 
 /* Adds the launch of component @c (1 channel) or of @n_views components
@@ -103,9 +172,15 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
   for (v = 0; v < n_views; v++) {
     pass->plane[v] = GST_VIDEO_INFO_COMP_PLANE (info, c + v);
     pass->offset[v] = GST_VIDEO_INFO_COMP_POFFSET (info, c + v);
+    /* 16-bit samples start at even bytes: GStreamer (1.22 to 1.26) gives
+     * the V of P010_10LE, P012_LE and P016_LE the offset 1, their second
+     * sample. */
+    if (plan->bits > 8)
+      pass->offset[v] = GST_ROUND_UP_2 (pass->offset[v]);
   }
   pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
-  pass->blend_bytes = 1;
+  pass->blend_bytes = plan->bits > 8 ? 2 : 1;
+  pass->blend_samples = plan->bits > 8 ? CBF_SAMPLES_16 : CBF_SAMPLES_8;
   pass->channels = 1;
   pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
@@ -127,12 +202,15 @@ same_geometry (const GstVideoInfo * info, guint a, guint b)
 gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
 {
+  gint bits;
   const CbfFilterFunc *colour =
-      colour_process_for_format (GST_VIDEO_INFO_FORMAT (info));
+      colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
+  const CbfFilterFunc *one, *pair;
   guint p;
 
   memset (plan, 0, sizeof (*plan));
   plan->chroma_factor = 1;
+  plan->bits = bits;
   plan->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   for (p = 0; p < plan->n_planes; p++)
     plan->row_bytes[p] = cbf_plane_row_bytes (info, p);
@@ -149,16 +227,23 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
     /* Whole packed pixels: alpha or padding blends to itself. */
     if (pass->n_views == 1)
       pass->blend_bytes = pass->pixel_bytes;
+    if (colour == deep_colour10a2)
+      pass->blend_samples = CBF_SAMPLES_10A2;
     for (v = 0; v < pass->n_views; v++) {
       pass->plane[v] = v;
       pass->offset[v] = 0;
     }
     return TRUE;
   }
-  if (!is_8bit_gray_or_yuv (info))
+  plan->bits = gray_or_yuv_bits (info);
+  if (!plan->bits)
     return FALSE;
+  one = plan->bits == 8 ? channel : plan->bits == 16 ? deep_channel :
+      deep12_channel;
+  pair = plan->bits == 8 ? channel_pair : plan->bits == 16 ?
+      deep_channel_pair : deep12_channel_pair;
 
-  add_pass (plan, info, GST_VIDEO_COMP_Y, 1, channel, FALSE);
+  add_pass (plan, info, GST_VIDEO_COMP_Y, 1, one, FALSE);
   if (GST_VIDEO_INFO_N_COMPONENTS (info) < 3)
     return TRUE;
   plan->chroma_factor = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo,
@@ -167,10 +252,10 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
       GST_VIDEO_COMP_U) | 1u << GST_VIDEO_INFO_COMP_PLANE (info,
       GST_VIDEO_COMP_V);
   if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
-    add_pass (plan, info, GST_VIDEO_COMP_U, 2, channel_pair, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_U, 2, pair, TRUE);
   } else {
-    add_pass (plan, info, GST_VIDEO_COMP_U, 1, channel, TRUE);
-    add_pass (plan, info, GST_VIDEO_COMP_V, 1, channel, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_U, 1, one, TRUE);
+    add_pass (plan, info, GST_VIDEO_COMP_V, 1, one, TRUE);
   }
   return TRUE;
 }
@@ -258,8 +343,8 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     err = pass->process[mode] (src, dst, begin, end,
         pass->chroma ? chroma : luma, stream);
     if (err == cudaSuccess && mask)
-      err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes, mask,
-          begin, end, stream);
+      err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,
+          pass->blend_samples, mask, begin, end, stream);
   }
   return err;
 }

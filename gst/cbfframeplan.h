@@ -47,6 +47,7 @@ typedef struct
   gsize offset[3];              /* of each view's first byte in a pixel */
   gint pixel_bytes;
   gint blend_bytes;             /* bytes of a pixel a mask blends */
+  CbfSamples blend_samples;     /* what those bytes hold */
   gint channels;                /* 3: colour filtered together; 1 */
   gint width;
   gint height;
@@ -63,6 +64,11 @@ typedef struct
   gsize row_bytes[GST_VIDEO_MAX_PLANES];        /* see cbf_plane_row_bytes */
   guint planes_with_chroma;     /* a bit per plane */
   gint chroma_factor;           /* subsampling of chroma's width, or 1 */
+  /* Bits of the samples the filter sees: 8, or 10, 12 or 16 for the deep
+   * entries, whose tables cbf_deep_tables_fill makes for these bits and
+   * the passes' channels (MSB-aligned samples such as P010_10LE's are
+   * filtered as the 16-bit values they are). */
+  gint bits;
 } CbfFramePlan;
 
 /* Bytes of a row of @plane that hold pixels: the widest of its components

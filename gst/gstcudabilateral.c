@@ -30,6 +30,25 @@
  *   1) when diameter > 0, and sigma-space / 2; sigma-color is kept. Chroma
  *   is copied untouched when #GstCudaBilateral:filter-chroma is false.
  *
+ * Samples of 10, 12 and 16 bits (HEVC Main 10 and HDR video, raw cameras)
+ * are filtered in their own precision, with the same semantics:
+ *
+ * - one channel at a time: GRAY16_LE, P010_10LE, P012_LE, P016_LE (their
+ *   samples taken as the 16-bit values they are), I420_10LE, I422_10LE,
+ *   I420_12LE, I422_12LE;
+ * - three colour channels together: Y444_16LE, Y444_10LE, GBR_10LE,
+ *   RGBA64_LE, BGRA64_LE (alpha passes unchanged), BGR10A2_LE, RGB10A2_LE
+ *   (the 2-bit alpha passes unchanged).
+ *
+ * #GstCudaBilateral:sigma-color stays in 8-bit levels at every depth: it is
+ * scaled inside by (2^bits - 1) / 255 (65535 / 255 for the 16-bit
+ * containers), so one setting smooths a picture the same at every depth.
+ * The output is within ±1 of the filter computed in double precision for
+ * 10- and 12-bit samples and within ±16 (12-bit precision) for 16-bit
+ * ones; an 8-bit picture widened to 16 bits (v × 257) comes out, narrowed
+ * back, within ±1 of OpenCV's 8-bit output. Modes, the grid and the mask
+ * work on these formats too.
+ *
  * With #GstCudaBilateral:mode=gaussian the range weight is off: the output
  * equals OpenCV's cv::GaussianBlur (kernel size #GstCudaBilateral:diameter,
  * sigma #GstCudaBilateral:sigma-space, BORDER_DEFAULT) within ±1, computed
@@ -197,7 +216,10 @@ struct _GstCudaBilateral
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
-    "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8 }"
+    "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8, P010_10LE, " \
+    "P012_LE, P016_LE, I420_10LE, I420_12LE, I422_10LE, I422_12LE, " \
+    "Y444_10LE, Y444_16LE, GBR_10LE, GRAY16_LE, BGR10A2_LE, RGB10A2_LE, " \
+    "RGBA64_LE, BGRA64_LE }"
 
 /* Progressive frames only: a window across the lines of an interlaced
  * frame would mix its two fields (deinterlace first). At most
@@ -306,7 +328,8 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
     if (pass->chroma != chroma)
       continue;
     /* One plan has one kind of pass per set of tables. */
-    cbf_grid_cells (sigma_space, sigma_color, pass->channels, &tables->grid);
+    cbf_grid_cells (sigma_space, sigma_color, pass->channels, plan->bits,
+        &tables->grid);
     floats = MAX (floats, cbf_grid_floats (pass->width, pass->height,
             pass->channels, pass->channels == 3 ? 1 : pass->n_views,
             &tables->grid));
@@ -518,8 +541,9 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
  * upload is done: frames in CUDA memory may leave with their work
  * pending. */
 static cudaError_t
-update_tables (Tables * tables, CbfMode mode, gint diameter,
-    gdouble sigma_color, gdouble sigma_space, cudaStream_t stream)
+update_tables (Tables * tables, const CbfFramePlan * plan, CbfMode mode,
+    gint diameter, gdouble sigma_color, gdouble sigma_space,
+    cudaStream_t stream)
 {
   gsize n_floats;
   cudaError_t err = cudaEventSynchronize (tables->uploaded);
@@ -535,6 +559,15 @@ update_tables (Tables * tables, CbfMode mode, gint diameter,
     cbf_gaussian_kernel_fill (tables->host_tables, ksize, sigma);
     cbf_gaussian_weights_init (&tables->weights, ksize, tables->dev_tables);
     n_floats = ksize;
+  } else if (plan->bits > 8) {
+    gint radius = cbf_bilateral_radius (diameter, sigma_space);
+
+    /* One kind of pass a plan: the first one's channels are all's. */
+    cbf_deep_tables_fill (tables->host_tables, radius, plan->bits,
+        plan->passes[0].channels, sigma_color, sigma_space);
+    cbf_deep_weights_init (&tables->weights, radius, tables->host_tables,
+        tables->dev_tables);
+    n_floats = cbf_deep_tables_len (radius);
   } else {
     gint radius = cbf_bilateral_radius (diameter, sigma_space);
 
@@ -596,11 +629,11 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     cbf_bilateral_chroma_params (diameter, sigma_space,
         self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
     what = "uploading the weight tables";
-    err = update_tables (&self->luma, mode, diameter, sigma_color,
-        sigma_space, stream);
+    err = update_tables (&self->luma, &self->plan, mode, diameter,
+        sigma_color, sigma_space, stream);
     if (err == cudaSuccess)
-      err = update_tables (&self->chroma, mode, chroma_diameter, sigma_color,
-          chroma_sigma_space, stream);
+      err = update_tables (&self->chroma, &self->plan, mode, chroma_diameter,
+          sigma_color, chroma_sigma_space, stream);
     if (err == cudaSuccess && mode == CBF_MODE_GRID) {
       what = "allocating the bilateral grid";
       err = update_grid (&self->luma, &self->plan, FALSE, sigma_space,
@@ -800,11 +833,14 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * channels, else one channel's difference) much larger than this are not
    * averaged together. Small values (10 to 20) smooth only noise and keep
    * texture; large ones (60 and more) flatten skin and fabric, and edges
-   * start to blur. 0 acts as 1. Not used in mode=gaussian.
+   * start to blur. 0 acts as 1. Not used in mode=gaussian. For samples of
+   * more than 8 bits it is scaled by (2^bits - 1) / 255 inside, so that one
+   * value looks the same at every depth.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_COLOR,
       g_param_spec_double ("sigma-color", "Sigma color",
-          "Range sigma in 8-bit levels, 0 to 1000 (0 acts as 1): colour "
+          "Range sigma in 8-bit levels, 0 to 1000 (0 acts as 1), scaled "
+          "to the samples' depth for 10- to 16-bit formats: colour "
           "differences well above it are not averaged, so edges stay; "
           "not used in mode=gaussian", 0.0,
           MAX_SIGMA_COLOR, DEFAULT_SIGMA_COLOR, live));
@@ -907,8 +943,8 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
       "Edge-preserving bilateral filter on an NVIDIA GPU (CUDA), equal to "
-      "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY8 in system "
-      "or CUDA memory; also a Gaussian blur (mode=gaussian), a bilateral "
+      "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY of 8 to 16 "
+      "bits in system or CUDA memory; also a Gaussian blur (mode=gaussian), a bilateral "
       "grid for large windows (method=grid) and a strength mask "
       "(mask-location). Examples:"
       EXAMPLE_INDENT "gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! "

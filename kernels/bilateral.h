@@ -117,8 +117,8 @@ extern "C" {
  * allows at most 65535 block rows a launch. */
 #define CBF_MAX_HEIGHT 65535
 
-/* Largest cbf_bilateral_tables_len over all radii: what a buffer must hold
- * to take the tables of any parameters. */
+/* Largest cbf_bilateral_tables_len or cbf_deep_tables_len over all
+ * radii: what a buffer must hold to take the tables of any parameters. */
 size_t cbf_bilateral_tables_max_len (void);
 
 /* Window radius exactly as OpenCV's bilateralFilter derives it: d / 2 for
@@ -196,6 +196,17 @@ int cbf_deep_range_shift (int bits, int channels);
 void cbf_deep_range_fill (float *range, int bits, int channels,
     double sigma_color);
 
+/* Number of floats in the deep entries' tables for @radius: as the 8-bit
+ * tables' first three parts (cbf_bilateral_tables_len), the range table
+ * CBF_DEEP_RANGE_LUT_LEN long: range, space_lut, half widths. */
+size_t cbf_deep_tables_len (int radius);
+
+/* Fills @tables (cbf_deep_tables_len (radius) floats): the range table of
+ * cbf_deep_range_fill, then the space table and half widths of
+ * cbf_bilateral_tables_fill. */
+void cbf_deep_tables_fill (float *tables, int radius, int bits, int channels,
+    double sigma_color, double sigma_space);
+
 /* An 8-bit image on the device, or one channel of one. */
 typedef struct
 {
@@ -210,9 +221,10 @@ typedef struct
 } CbfPlane;
 
 /* Device scratch of the bilateral grid (grid.h): two buffers of
- * @capacity floats each, the grid's cell size in pixels and in levels of
- * the range axis, and how many times the range axis is blurred
- * (cbf_grid_cells sets the last three). */
+ * @capacity floats each, the grid's cell size in pixels and in sample
+ * values along the range axis, how many times the range axis is blurred,
+ * and the largest sample value (255, or 2^bits - 1 for deep samples)
+ * (cbf_grid_cells sets the last four). */
 typedef struct
 {
   float *cells[2];
@@ -220,6 +232,7 @@ typedef struct
   float cell_space;
   float cell_range;
   int range_passes;
+  float range_max;
 } CbfGridScratch;
 
 /* The bilateral entries' parameters (cbf_bilateral_weights_init). */
@@ -266,6 +279,12 @@ typedef struct
 void cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables);
 
+/* Fills @weights for the deep bilateral entries from tables built by
+ * cbf_deep_tables_fill on the host (@host_tables) and their copy on the
+ * device (@dev_tables). */
+void cbf_deep_weights_init (CbfFilterParams * weights, int radius,
+    const float *host_tables, const float *dev_tables);
+
 /* Enqueues on @stream the filter of output rows [@row_begin, @row_end) of
  * @src into @dst (same size, distinct memory). Rows outside that range are
  * read (the window reaches them) but not written, so a frame can be
@@ -304,6 +323,32 @@ typedef CbfFilterEntry *CbfFilterFunc;
       cbf_##filter##_colour_packed24, cbf_##filter##_colour_planar
 
 CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
+
+/* The eight entries of a filter for samples of 10 to 16 bits, each in a
+ * 16-bit little-endian container (pixel_bytes counts bytes, as above), or a
+ * 10-bit field of a 32-bit word; the bilateral ones read tables made by
+ * cbf_deep_tables_fill for the samples' bits and channels:
+ * - cbf_FILTER_deep_channel, cbf_FILTER_deep_channel_pair: as
+ *   cbf_FILTER_channel and cbf_FILTER_channel_pair, on 16-bit samples
+ *   (GRAY16_LE, P016_LE, and P010_10LE and P012_LE, whose samples are
+ *   filtered as the 16-bit values they are);
+ * - cbf_FILTER_deep12_channel, cbf_FILTER_deep12_channel_pair: the same on
+ *   samples of at most 12 bits (I420_10LE, I422_12LE, ...);
+ * - cbf_FILTER_deep_colour_planar, cbf_FILTER_deep10_colour_planar: three
+ *   planes of 16-bit (Y444_16LE) or 10-bit samples (Y444_10LE, GBR_10LE),
+ *   pixel_bytes 2;
+ * - cbf_FILTER_deep_colour64: 64-bit pixels, colour in 16-bit samples 0..2
+ *   and the fourth copied unchanged (RGBA64_LE, BGRA64_LE);
+ * - cbf_FILTER_deep_colour10a2: 32-bit pixels, colour in bits 0..29 (three
+ *   10-bit fields) and the 2-bit alpha copied unchanged (BGR10A2_LE,
+ *   RGB10A2_LE). */
+#define CBF_DECLARE_DEEP_ENTRIES(filter) \
+  CbfFilterEntry cbf_##filter##_deep_channel, cbf_##filter##_deep_channel_pair, \
+      cbf_##filter##_deep12_channel, cbf_##filter##_deep12_channel_pair, \
+      cbf_##filter##_deep_colour_planar, cbf_##filter##_deep10_colour_planar, \
+      cbf_##filter##_deep_colour64, cbf_##filter##_deep_colour10a2
+
+CBF_DECLARE_DEEP_ENTRIES (bilateral);
 
 /* The generic kernels alone: one thread per output pixel, tile and tables
  * in shared memory, any radius. The entries above use them beyond

@@ -203,7 +203,7 @@ __device__ __forceinline__ void load_tile_batched (
 {
   constexpr int kRowIters = (kTileH + kBlockY - 1) / kBlockY;
   constexpr int kColIters = (kTileW + kBlockX - 1) / kBlockX;
-  uint32_t loaded[kRowIters][kColIters];
+  typename T::Word loaded[kRowIters][kColIters];
 #pragma unroll
   for (int r = 0; r < kRowIters; r++) {
     const int ty = threadIdx.y + r * kBlockY;
@@ -334,10 +334,11 @@ template <class Shape, class Kernel> cudaError_t fast_allow_smem (Kernel kernel)
 }
 
 /* Launches @kernel, of @Shape for layout T, over output rows [@row_begin,
- * @row_end). */
-template <class T, class Shape, class Kernel>
+ * @row_end), @extra its arguments after the tables. */
+template <class T, class Shape, class Kernel, class... Extra>
 cudaError_t launch_fast (Kernel kernel, const Io &io, int row_begin,
-    int row_end, const CbfFilterParams *w, cudaStream_t stream)
+    int row_end, const CbfFilterParams *w, cudaStream_t stream,
+    const Extra &...extra)
 {
   constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;
   constexpr int columns_per_block = kFastBlockX * Shape::kCols;
@@ -353,7 +354,7 @@ cudaError_t launch_fast (Kernel kernel, const Io &io, int row_begin,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
   kernel<<<grid, block, dynamic_smem, stream>>> (
-      io, row_begin, row_end, w->bilateral.tables_dev);
+      io, row_begin, row_end, w->bilateral.tables_dev, extra...);
   return cudaSuccess;
 }
 

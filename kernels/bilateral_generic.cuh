@@ -23,7 +23,9 @@ namespace {
  * walked at run time. */
 
 template <class T, bool kTiled>
-__global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
+__global__ void __launch_bounds__ (kBlockW *kBlockH,
+    sizeof (typename T::Word) > 4 ? kGenericWideWordMinBlocks
+                                  : kGenericMinBlocks) bilateral_generic (Io io,
     int row_begin, int row_end, int radius, const float *__restrict__ tables)
 {
   extern __shared__ float smem[];
@@ -33,17 +35,18 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
   /* The tiled path keeps all tables in shared memory; the large-radius path
    * only the range table (its space table can be 360 KiB). */
   const int n_shared_tables
-      = kTiled ? generic_tables_len (radius) : CBF_RANGE_LUT_LEN;
+      = kTiled ? generic_tables_len<T> (radius) : T::kRangeLen;
   for (int i = tid; i < n_shared_tables; i += n_threads)
     smem[i] = tables[i];
   const float *range_lut = smem;
-  const float *space_lut = (kTiled ? smem : tables) + CBF_RANGE_LUT_LEN;
+  const float *space_lut = (kTiled ? smem : tables) + T::kRangeLen;
   const float *half_width = space_lut + radius * radius + 1;
 
   const int x0 = blockIdx.x * kBlockW;
   const int y0 = row_begin + blockIdx.y * kBlockH;
   const int tile_w = kBlockW + 2 * radius;
-  uint32_t *tile = reinterpret_cast<uint32_t *> (smem + n_shared_tables);
+  typedef typename T::Word Word;
+  Word *tile = reinterpret_cast<Word *> (smem + n_shared_tables);
   if (kTiled) {
     const int tile_h = kBlockH + 2 * radius;
     for (int i = tid; i < tile_w * tile_h; i += n_threads) {
@@ -59,17 +62,16 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH) bilateral_generic (Io io,
   if (x >= io.width || y >= row_end)
     return;
 
-  const uint32_t centre = T::load (io, y, x);
+  const Word centre = T::load (io, y, x);
   typename T::Sum sum;
   for (int dy = -radius; dy <= radius; dy++) {
     const int hw = (int)half_width[dy < 0 ? -dy : dy];
-    const uint32_t *tile_row
+    const Word *tile_row
         = tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
     const int sy = reflect101 (y + dy, io.height);
     for (int dx = -hw; dx <= hw; dx++) {
-      const uint32_t p = kTiled
-          ? tile_row[dx]
-          : T::load (io, sy, reflect101 (x + dx, io.width));
+      const Word p = kTiled ? tile_row[dx]
+                            : T::load (io, sy, reflect101 (x + dx, io.width));
       const float w = space_lut[dy * dy + dx * dx]
           * range_at (range_lut, T::lut_offset (p, centre));
       T::add (sum, T::template unpack<false> (p), w);
@@ -102,17 +104,22 @@ cudaError_t launch_generic (const CbfPlane *src, const CbfPlane *dst,
   dim3 block (kBlockW, kBlockH);
   dim3 grid ((io.width + kBlockW - 1) / kBlockW,
       (row_end - row_begin + kBlockH - 1) / kBlockH, T::kGridLayers);
-  if (radius <= kMaxTiledRadius) {
-    size_t tile_bytes = (size_t)(kBlockW + 2 * radius) * (kBlockH + 2 * radius)
-        * sizeof (uint32_t);
-    size_t smem = generic_tables_len (radius) * sizeof (float) + tile_bytes;
-    bilateral_generic<T, true><<<grid, block, smem, stream>>> (
-        io, row_begin, row_end, radius, w->bilateral.tables_dev);
-  } else {
-    bilateral_generic<T, false>
-        <<<grid, block, CBF_RANGE_LUT_LEN * sizeof (float), stream>>> (
-            io, row_begin, row_end, radius, w->bilateral.tables_dev);
+  /* Deep layouts' tables and tiles exceed the shared memory the tiled
+   * kernel may have without opt-in (tunables.cuh). */
+  if constexpr (!T::kDeep) {
+    if (radius <= kMaxTiledRadius) {
+      size_t tile_bytes = (size_t)(kBlockW + 2 * radius)
+          * (kBlockH + 2 * radius) * sizeof (uint32_t);
+      size_t smem
+          = generic_tables_len<T> (radius) * sizeof (float) + tile_bytes;
+      bilateral_generic<T, true><<<grid, block, smem, stream>>> (
+          io, row_begin, row_end, radius, w->bilateral.tables_dev);
+      return cudaGetLastError ();
+    }
   }
+  bilateral_generic<T, false>
+      <<<grid, block, T::kRangeLen * sizeof (float), stream>>> (
+          io, row_begin, row_end, radius, w->bilateral.tables_dev);
   return cudaGetLastError ();
 }
 

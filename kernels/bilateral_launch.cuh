@@ -27,9 +27,10 @@
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
  *   bilateral_fast_colour.cuh, on bilateral_fast.cuh);
  * - the wide one, radius above CBF_FAST_MAX_RADIUS up to
- *   CBF_WIDE_MAX_RADIUS: the same K x C outputs a thread with the radius
- *   known at run time, each tap's spatial weight from a table padded with
- *   zeros around the disc, times its range weight (bilateral_wide.cuh);
+ *   CBF_WIDE_MAX_RADIUS (for samples deeper than 8 bits every radius up
+ *   to that): the same K x C outputs a thread with the radius known at run
+ *   time, each tap's spatial weight from a table padded with zeros around
+ *   the disc, times its range weight (bilateral_wide.cuh);
  * - the generic one, any radius (above CBF_WIDE_MAX_RADIUS, or where the
  *   wide kernel's shared memory exceeds the device's): one thread per
  *   output pixel, tile and tables in shared memory (or read through L1 for
@@ -42,6 +43,7 @@
 
 #include "bilateral_fast_channel.cuh"
 #include "bilateral_fast_colour.cuh"
+#include "bilateral_fast_deep.cuh"
 #include "bilateral_generic.cuh"
 #include "bilateral_stream.cuh"
 #include "bilateral_wide.cuh"
@@ -60,6 +62,23 @@ cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
     return launch_fast_colour<T, R> (io, row_begin, row_end, w, stream);
 }
 
+/* The wide kernel where it takes the radius and its shared memory fits
+ * the device, else the generic one. */
+template <class T>
+cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
+    const CbfPlane *dst, int row_begin, int row_end, const CbfFilterParams *w,
+    cudaStream_t stream)
+{
+  if (w->radius <= CBF_WIDE_MAX_RADIUS) {
+    bool launched;
+    cudaError_t err
+        = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
+    if (err != cudaSuccess || launched)
+      return err == cudaSuccess ? cudaGetLastError () : err;
+  }
+  return launch_generic<T> (src, dst, row_begin, row_end, w, stream);
+}
+
 template <class T>
 cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     int row_end, const CbfFilterParams *w, cudaStream_t stream)
@@ -69,29 +88,39 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   if (err != cudaSuccess)
     return err;
 
-  if (w->radius == 1 && stream_serves<T> (src, dst)) {
-    launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);
-    return cudaGetLastError ();
-  }
-  switch (w->radius) {
+  /* Deep samples: their own specialised kernel, no streaming one. */
+  if constexpr (T::kDeep) {
+    switch (w->radius) {
+#define CBF_DEEP_CASE(R)                                                       \
+  case R:                                                                      \
+    err = launch_fast_deep<T, R> (io, row_begin, row_end, w, stream);          \
+    return err == cudaSuccess ? cudaGetLastError () : err;
+      CBF_EACH_FAST_RADIUS (CBF_DEEP_CASE)
+#undef CBF_DEEP_CASE
+    default:
+      return launch_wide_or_generic<T> (
+          io, src, dst, row_begin, row_end, w, stream);
+    }
+  } else {
+    if (w->radius == 1 && stream_serves<T> (src, dst)) {
+      launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);
+      return cudaGetLastError ();
+    }
+    switch (w->radius) {
 #define CBF_FAST_CASE(R)                                                       \
   case R:                                                                      \
     err = launch_fast_radius<T, R> (io, row_begin, row_end, w, stream);        \
     if (err != cudaSuccess)                                                    \
       return err;                                                              \
     break;
-    CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
+      CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
-  default:
-    if (w->radius <= CBF_WIDE_MAX_RADIUS) {
-      bool launched;
-      err = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
-      if (err != cudaSuccess || launched)
-        return err == cudaSuccess ? cudaGetLastError () : err;
+    default:
+      return launch_wide_or_generic<T> (
+          io, src, dst, row_begin, row_end, w, stream);
     }
-    return launch_generic<T> (src, dst, row_begin, row_end, w, stream);
+    return cudaGetLastError ();
   }
-  return cudaGetLastError ();
 }
 
 } /* namespace */

@@ -62,14 +62,23 @@ cbf_bilateral_tables_len (int radius)
 }
 
 size_t
+cbf_deep_tables_len (int radius)
+{
+  return CBF_DEEP_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
+}
+
+size_t
 cbf_bilateral_tables_max_len (void)
 {
   size_t max = 0;
   int r;
 
-  for (r = 1; r <= CBF_MAX_RADIUS; r++)
+  for (r = 1; r <= CBF_MAX_RADIUS; r++) {
     if (cbf_bilateral_tables_len (r) > max)
       max = cbf_bilateral_tables_len (r);
+    if (cbf_deep_tables_len (r) > max)
+      max = cbf_deep_tables_len (r);
+  }
   return max;
 }
 
@@ -90,25 +99,18 @@ half_bits (float value)
       lrintf (ldexpf (value, 11 - exponent)) - 1024);
 }
 
-void
-cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
-    double sigma_space)
+/* The space table and the half widths (cbf_bilateral_tables_len) from
+ * @space_lut on. */
+static void
+fill_space (float *space_lut, int radius, double sigma_space)
 {
-  float *range_lut = tables;
-  float *space_lut = tables + CBF_RANGE_LUT_LEN;
   float *half_width = space_lut + radius * radius + 1;
-  double color_coeff, space_coeff;
+  double space_coeff;
   int i;
 
-  if (sigma_color <= 0)
-    sigma_color = 1;
   if (sigma_space <= 0)
     sigma_space = 1;
-  color_coeff = -0.5 / (sigma_color * sigma_color);
   space_coeff = -0.5 / (sigma_space * sigma_space);
-
-  for (i = 0; i < CBF_RANGE_LUT_LEN; i++)
-    range_lut[i] = (float) exp ((double) i * i * color_coeff);
 
   /* OpenCV takes r = sqrt (dx^2 + dy^2) and the weight exp (r * r * coeff);
    * indexing by the squared distance keeps the table small (radius^2 + 1). */
@@ -125,6 +127,31 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       hw++;
     half_width[i] = (float) hw;
   }
+}
+
+void
+cbf_deep_tables_fill (float *tables, int radius, int bits, int channels,
+    double sigma_color, double sigma_space)
+{
+  cbf_deep_range_fill (tables, bits, channels, sigma_color);
+  fill_space (tables + CBF_DEEP_RANGE_LUT_LEN, radius, sigma_space);
+}
+
+void
+cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
+    double sigma_space)
+{
+  float *range_lut = tables;
+  float *space_lut = tables + CBF_RANGE_LUT_LEN;
+  double color_coeff;
+  int i;
+
+  if (sigma_color <= 0)
+    sigma_color = 1;
+  color_coeff = -0.5 / (sigma_color * sigma_color);
+  for (i = 0; i < CBF_RANGE_LUT_LEN; i++)
+    range_lut[i] = (float) exp ((double) i * i * color_coeff);
+  fill_space (space_lut, radius, sigma_space);
 
   /* The per-class weights: the same float product the kernels would form
    * per tap (space * range), made once; GRAY8's as floats and as 16-bit
@@ -165,17 +192,16 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
   }
 }
 
-void
-cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
-    const float *host_tables, const float *dev_tables)
+/* The weights' parameters with the space table @space_lut. */
+static void
+weights_init (CbfFilterParams * weights, int radius, const float *space_lut,
+    const float *dev_tables)
 {
-  const float *space_lut = cbf_tables_space (host_tables);
   int dx, dy, side = 2 * radius + 1;
 
+  memset (weights, 0, sizeof (*weights));
   weights->radius = radius;
   weights->bilateral.tables_dev = dev_tables;
-  for (dy = 0; dy < CBF_FAST_MAX_TAPS; dy++)
-    weights->bilateral.space_taps[dy] = 0.f;
   if (radius > CBF_FAST_MAX_RADIUS)
     return;
   for (dy = -radius; dy <= radius; dy++)
@@ -184,4 +210,19 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
         int i = (dy + radius) * side + dx + radius;
         weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
       }
+}
+
+void
+cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
+    const float *host_tables, const float *dev_tables)
+{
+  weights_init (weights, radius, cbf_tables_space (host_tables), dev_tables);
+}
+
+void
+cbf_deep_weights_init (CbfFilterParams * weights, int radius,
+    const float *host_tables, const float *dev_tables)
+{
+  weights_init (weights, radius, host_tables + CBF_DEEP_RANGE_LUT_LEN,
+      dev_tables);
 }

@@ -8,7 +8,8 @@
  */
 
 /* The wide bilateral kernel: radii above CBF_FAST_MAX_RADIUS up to
- * CBF_WIDE_MAX_RADIUS, every layout. It keeps the specialised kernels'
+ * CBF_WIDE_MAX_RADIUS, every layout (8-bit and deep: the tile word and
+ * the range table's length are the layout's). It keeps the specialised kernels'
  * register reuse — each thread computes K rows of C adjacent outputs, so
  * that every tile pixel it loads serves K x C outputs — with the radius
  * known only at run time: one kernel a layout serves all these radii,
@@ -79,7 +80,7 @@ template <class T> struct WideGeometry
   {}
   __host__ __device__ int half_widths_offset () const
   {
-    return CBF_RANGE_LUT_LEN;
+    return T::kRangeLen;
   }
   __host__ __device__ int space_offset () const
   {
@@ -91,27 +92,10 @@ template <class T> struct WideGeometry
   }
   __host__ __device__ int smem_bytes () const
   {
-    return (tile_offset () + tile_w * tile_h) * 4;
+    return tile_offset () * 4
+        + tile_w * tile_h * (int)sizeof (typename T::Word);
   }
 };
-
-/* C consecutive 32-bit words from a C-word aligned address, in one load. */
-template <int C, class W>
-__device__ __forceinline__ void wide_load (const W *at, W (&to)[C])
-{
-  static_assert (sizeof (W) == 4, "32-bit words");
-  if constexpr (C == 4) {
-    const uint4 v = *reinterpret_cast<const uint4 *> (at);
-    const uint32_t u[4] = { v.x, v.y, v.z, v.w };
-    memcpy (to, u, sizeof to);
-  } else if constexpr (C == 2) {
-    const uint2 v = *reinterpret_cast<const uint2 *> (at);
-    const uint32_t u[2] = { v.x, v.y };
-    memcpy (to, u, sizeof to);
-  } else {
-    to[0] = at[0];
-  }
-}
 
 template <class T>
 __global__ void __launch_bounds__ (
@@ -127,13 +111,14 @@ __global__ void __launch_bounds__ (
   float *range_lut = smem;
   int *half_width = reinterpret_cast<int *> (smem + g.half_widths_offset ());
   float *space = smem + g.space_offset ();
-  uint32_t *tile = reinterpret_cast<uint32_t *> (smem + g.tile_offset ());
+  typedef typename T::Word Word;
+  Word *tile = reinterpret_cast<Word *> (smem + g.tile_offset ());
 
   const int tid = threadIdx.y * 32 + threadIdx.x;
   /* the tables' layout (bilateral.h) */
-  const float *space_lut = tables + CBF_RANGE_LUT_LEN;
+  const float *space_lut = tables + T::kRangeLen;
   const float *half_widths = space_lut + radius * radius + 1;
-  for (int i = tid; i < CBF_RANGE_LUT_LEN; i += Shape::kThreads)
+  for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
     range_lut[i] = tables[i];
   for (int i = tid; i <= radius; i += Shape::kThreads)
     half_width[i] = (int)half_widths[i];
@@ -155,8 +140,8 @@ __global__ void __launch_bounds__ (
 
   /* the thread's tile column 0 (half_span left of its first output) of
    * source row 0 (radius rows above it) */
-  const uint32_t *col = tile + threadIdx.y * K * tile_w + C * threadIdx.x;
-  uint32_t centre[K][C];
+  const Word *col = tile + threadIdx.y * K * tile_w + C * threadIdx.x;
+  Word centre[K][C];
   typename T::Sum sum[K][C];
 #pragma unroll
   for (int k = 0; k < K; k++)
@@ -171,7 +156,7 @@ __global__ void __launch_bounds__ (
     const int hw = half_width[nearest];
     const int first = (half_span - hw) & -C;
     const int last = half_span + hw + C - 1;
-    const uint32_t *row = col + s * tile_w;
+    const Word *row = col + s * tile_w;
     /* output row k's spatial weights at column 0 of the table's row for
      * dy = s - radius - k */
     const float *weights = space + (s + K - 1) * space_w + C;
@@ -183,14 +168,14 @@ __global__ void __launch_bounds__ (
      * moves serve twice the taps */
 #pragma unroll 2
     for (int j = first; j <= last; j += C) {
-      uint32_t pixels[C];
+      Word pixels[C];
       wide_load<C> (row + j, pixels);
 #pragma unroll
       for (int k = 0; k < K; k++)
         wide_load<C> (weights - k * space_w + j, now[k]);
 #pragma unroll
       for (int n = 0; n < C; n++) {
-        const uint32_t p = pixels[n];
+        const Word p = pixels[n];
         const typename T::Value value = T::template unpack<false> (p);
 #pragma unroll
         for (int k = 0; k < K; k++)

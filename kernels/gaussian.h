@@ -52,6 +52,7 @@ void cbf_gaussian_weights_init (CbfFilterParams * weights, int ksize,
  * name (colour channels are blurred each on its own, as OpenCV does;
  * alpha and padding pass unchanged). */
 CBF_DECLARE_LAYOUT_ENTRIES (gaussian);
+CBF_DECLARE_DEEP_ENTRIES (gaussian);
 
 #ifdef __cplusplus
 }

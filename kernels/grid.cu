@@ -243,8 +243,8 @@ cudaError_t launch_grid (const CbfPlane *src, const CbfPlane *dst,
 
 } /* namespace */
 
-extern "C" void cbf_grid_cells (
-    double sigma_space, double sigma_color, int channels, CbfGridScratch *grid)
+extern "C" void cbf_grid_cells (double sigma_space, double sigma_color,
+    int channels, int bits, CbfGridScratch *grid)
 {
   /* See grid.h: splat (1/12 cell^2), each blur pass (1 cell^2) and the
    * trilinear read (1/6) add up to the grid's spread. */
@@ -272,6 +272,8 @@ extern "C" void cbf_grid_cells (
   grid->range_passes = passes < 1 ? 1
       : passes > max_passes       ? max_passes
                                   : passes;
+  grid->range_max = (float)((1 << bits) - 1);
+  grid->cell_range = (float)(grid->cell_range * (grid->range_max / 255.0));
 }
 
 extern "C" size_t cbf_grid_floats (int width, int height, int channels,
@@ -289,3 +291,4 @@ CBF_ENTRY (cbf_grid_colour_first, launch_grid, Colour32<0>)
 CBF_ENTRY (cbf_grid_colour_last, launch_grid, Colour32<1>)
 CBF_ENTRY (cbf_grid_colour_packed24, launch_grid, Colour24)
 CBF_ENTRY (cbf_grid_colour_planar, launch_grid, ColourPlanar)
+CBF_DEEP_ENTRIES (grid, launch_grid)

@@ -91,15 +91,17 @@ cbf_grid_dims (int width, int height, const CbfGridScratch * grid)
       2 * CBF_GRID_PAD;
   dims.h = (int) ((height - 1) / grid->cell_space + 0.5f) + 1 +
       2 * CBF_GRID_PAD;
-  dims.d = (int) (255.f / grid->cell_range + 0.5f) + 1 +
+  dims.d = (int) (grid->range_max / grid->cell_range + 0.5f) + 1 +
       2 * cbf_grid_range_pad (grid);
   return dims;
 }
 
-/* Sets @grid's cell sizes and range passes for the parameters, for
- * @channels 1 or 3. */
+/* Sets @grid's cell sizes, range passes and range for the parameters, for
+ * @channels 1 or 3 of samples of @bits bits: sigma-color is in 8-bit
+ * levels, the range cells scaled to the samples' range, so that the grid
+ * has the same cells at every depth. */
 void cbf_grid_cells (double sigma_space, double sigma_color, int channels,
-    CbfGridScratch * grid);
+    int bits, CbfGridScratch * grid);
 
 /* Floats one buffer of @grid (cells set) needs for @n_views views of
  * @width x @height. */
@@ -121,6 +123,7 @@ cbf_grid_weights_init (CbfFilterParams * weights,
  * whole picture when @row_begin is 0 (so the first band must come first and
  * see every row), then rows [@row_begin, @row_end) are read from it. */
 CBF_DECLARE_LAYOUT_ENTRIES (grid);
+CBF_DECLARE_DEEP_ENTRIES (grid);
 
 #ifdef __cplusplus
 }

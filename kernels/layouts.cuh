@@ -40,10 +40,12 @@ __device__ __forceinline__ int reflect101 (int p, int len)
   return p;
 }
 
-/* What the generic kernel reads of the tables. */
+/* What the generic kernel reads of layout T's tables: the range table,
+ * the space table and the half widths (bilateral.h). */
+template <class T>
 __host__ __device__ constexpr int generic_tables_len (int radius)
 {
-  return cbf_tables_class_weights_offset (radius);
+  return T::kRangeLen + radius * radius + 1 + radius + 1;
 }
 
 /* The range weight at a byte offset into the table (4 x the distance). */
@@ -119,6 +121,11 @@ template <int kChannels> struct Channels
   /* The specialised kernel reads a tap's weight whole from the per-class
    * table (space x range, see bilateral.h): no multiply. */
   static constexpr bool kClassWeights = true;
+  /* The tile word, the range table's entries, and whether the samples are
+   * deeper than 8 bits (the deep layouts below: no specialised kernel). */
+  typedef uint32_t Word;
+  static constexpr int kRangeLen = CBF_RANGE_LUT_LEN;
+  static constexpr bool kDeep = false;
 
   static __device__ __forceinline__ int channel ()
   {
@@ -190,6 +197,9 @@ struct Colour
 {
   static constexpr bool kClassWeights = false;
   static constexpr int kGridLayers = 1;
+  typedef uint32_t Word;
+  static constexpr int kRangeLen = CBF_RANGE_LUT_LEN;
+  static constexpr bool kDeep = false;
 
   /* The L1 colour distance, 0 to 765: an index into a table of weights. */
   static __device__ __forceinline__ uint32_t distance (uint32_t a, uint32_t b)
@@ -358,6 +368,205 @@ struct ColourPlanar : Colour
   }
 };
 
+/* ------------------------------------------------------------------ */
+/* Deep samples: 10 to 16 bits, each in a 16-bit little-endian container
+ * (or a 10-bit field of a 32-bit word). The same interfaces, with the deep
+ * range table (CBF_DEEP_RANGE_LUT_LEN entries, the L1 distance looked up
+ * as distance >> kRangeShift: cbf_deep_range_shift of the samples' bits
+ * and channels) and values kept in the samples' own units, whose range the
+ * host scales sigma-color and the grid's cells to. Only the wide and the
+ * generic kernels take them: the specialised kernels' per-class tables
+ * hold 8-bit distances. */
+
+/* 16-bit channels filtered each on its own: the tile word is 4 x the
+ * sample, as Channels', so that |a - b| >> kRangeShift, its low two bits
+ * cleared, is the table's byte offset. */
+template <int kChannels, int kRangeShift>
+struct DeepChannels : Channels<kChannels>
+{
+  typedef Channels<kChannels> Base;
+  static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
+  static constexpr bool kDeep = true;
+  /* The bits a sample may use: samples of at most 12 bits (range shift 0)
+   * are cut to 12, so that a value past its depth (from a faulty source)
+   * stays inside the range table. */
+  static constexpr uint32_t kSampleMask = kRangeShift ? 0xffffu : 0xfffu;
+
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
+  {
+    return ((uint32_t)
+                   * reinterpret_cast<const uint16_t *> (
+                       io.template in<0> (Base::channel (), y, x))
+               & kSampleMask)
+        << 2;
+  }
+  /* 4 x the distance, its bucket's byte offset after the shift (the low
+   * two bits cleared). */
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a, uint32_t b)
+  {
+    if constexpr (kRangeShift == 0)
+      return __usad (a, b, 0);
+    else
+      return (__usad (a, b, 0) >> kRangeShift) & ~3u;
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const typename Base::Sum &s)
+  {
+    *reinterpret_cast<uint16_t *> (io.template out<0> (Base::channel (), y, x))
+        = (uint16_t)__float2int_rn ((s.v / s.w) * 0.25f);
+  }
+};
+
+/* Three deep colour channels filtered together: the tile word is 64 bits,
+ * channels 0 and 1 in the halves of its first 32-bit word and channel 2 in
+ * the low half of its second. The L1 distance is three absolute
+ * differences, each accumulated into the next (one instruction each; the
+ * halfword SIMD form, __vsadu2, is emulated with several); a pixel's
+ * halves are taken apart once for all the outputs that read it. Values are
+ * exact: a half placed into the float 2^23 (whose unit in the last place
+ * is 1), 2^23 subtracted. */
+template <int kRangeShift> struct DeepColour : Colour
+{
+  typedef uint2 Word;
+  static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
+  static constexpr bool kDeep = true;
+
+  static __device__ __forceinline__ uint32_t lut_offset (uint2 a, uint2 b)
+  {
+    const uint32_t d = __usad (a.x & 0xffffu, b.x & 0xffffu,
+        __usad (a.x >> 16, b.x >> 16, __usad (a.y, b.y, 0)));
+    return (d >> kRangeShift) << 2;
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ Value unpack (uint2 p)
+  {
+    return Value{ half (p.x, 0x7610), half (p.x, 0x7632), half (p.y, 0x7610) };
+  }
+  /* Result bytes: the half's two bytes, 0x00, 0x4b: the float 2^23 + v. */
+  static __device__ __forceinline__ float half (uint32_t p, uint32_t selector)
+  {
+    return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) - 8388608.f;
+  }
+  /* The three rounded results, packed as the tile word is. */
+  static __device__ __forceinline__ uint2 result (const Sum &s)
+  {
+    const float inv = 1.f / s.w;
+    return make_uint2 ((uint32_t)__float2int_rn (s.c0 * inv)
+            | ((uint32_t)__float2int_rn (s.c1 * inv) << 16),
+        (uint32_t)__float2int_rn (s.c2 * inv));
+  }
+  static __device__ __forceinline__ uint2 pack (
+      uint32_t c0, uint32_t c1, uint32_t c2)
+  {
+    return make_uint2 (c0 | (c1 << 16), c2);
+  }
+};
+
+/* One 16-bit channel per plane (Y444_16LE; Y444_10LE and GBR_10LE). */
+template <int kRangeShift> struct DeepPlanar : DeepColour<kRangeShift>
+{
+  typedef DeepColour<kRangeShift> Base;
+  static constexpr int kPixelBytes = 2;
+  static constexpr int kPlanes = 3;
+  /* 10-bit samples (range shift 0) are cut to 10 bits, so that a value
+   * past its depth stays inside the range table. */
+  static constexpr uint32_t kSampleMask = kRangeShift ? 0xffffu : 0x3ffu;
+
+  template <int kPlane>
+  static __device__ __forceinline__ uint32_t sample (const Io &io, int y, int x)
+  {
+    return *reinterpret_cast<const uint16_t *> (
+               io.template in<2> (kPlane, y, x))
+        & kSampleMask;
+  }
+  static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
+  {
+    return Base::pack (
+        sample<0> (io, y, x), sample<1> (io, y, x), sample<2> (io, y, x));
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const typename Base::Sum &s)
+  {
+    const uint2 c = Base::result (s);
+    *reinterpret_cast<uint16_t *> (io.template out<2> (0, y, x))
+        = (uint16_t)c.x;
+    *reinterpret_cast<uint16_t *> (io.template out<2> (1, y, x))
+        = (uint16_t)(c.x >> 16);
+    *reinterpret_cast<uint16_t *> (io.template out<2> (2, y, x))
+        = (uint16_t)c.y;
+  }
+};
+
+/* 64-bit pixels of four 16-bit samples, colour in samples 0..2, the
+ * fourth (alpha) copied through (RGBA64_LE, BGRA64_LE). Read as two 32-bit
+ * words: rows need only the 4-byte alignment of 32-bit pixels. */
+struct DeepColour64 : DeepColour<5>
+{
+  static constexpr int kPixelBytes = 8;
+  static constexpr int kPlanes = 1;
+
+  static __device__ __forceinline__ uint2 word (const uint8_t *p)
+  {
+    const uint32_t *w = reinterpret_cast<const uint32_t *> (p);
+    return make_uint2 (w[0], w[1]);
+  }
+  static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
+  {
+    const uint2 w = word (io.template in<8> (0, y, x));
+    return make_uint2 (w.x, w.y & 0xffffu);
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
+  {
+    const uint32_t alpha = word (io.template in<8> (0, y, x)).y & 0xffff0000u;
+    const uint2 c = result (s);
+    uint32_t *out = reinterpret_cast<uint32_t *> (io.template out<8> (0, y, x));
+    out[0] = c.x;
+    out[1] = c.y | alpha;
+  }
+};
+
+/* 32-bit pixels of three 10-bit channels in bits 0..29 and a 2-bit alpha
+ * copied through (BGR10A2_LE, RGB10A2_LE). */
+struct DeepColour10A2 : DeepColour<0>
+{
+  static constexpr int kPixelBytes = 4;
+  static constexpr int kPlanes = 1;
+  static constexpr uint32_t kAlphaMask = 0xc0000000u;
+
+  static __device__ __forceinline__ uint32_t word (const uint8_t *p)
+  {
+    return *reinterpret_cast<const uint32_t *> (p);
+  }
+  static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
+  {
+    const uint32_t w = word (io.template in<4> (0, y, x));
+    return pack (w & 0x3ffu, (w >> 10) & 0x3ffu, (w >> 20) & 0x3ffu);
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
+  {
+    const uint32_t alpha = word (io.template in<4> (0, y, x)) & kAlphaMask;
+    const uint2 c = result (s);
+    *reinterpret_cast<uint32_t *> (io.template out<4> (0, y, x))
+        = (c.x & 0x3ffu) | ((c.x >> 16) << 10) | (c.y << 20) | alpha;
+  }
+};
+
+/* The deep layouts the entries take (bilateral.h, CBF_DECLARE_DEEP_ENTRIES),
+ * each range shift the one cbf_deep_range_shift gives its samples: one
+ * channel of 16 bits (3) or of at most 12 (0), three of 16 (5) or 10 (0). */
+typedef DeepChannels<1, 3> DeepChannel16;
+typedef DeepChannels<2, 3> DeepChannelPair16;
+typedef DeepChannels<1, 0> DeepChannel12;
+typedef DeepChannels<2, 0> DeepChannelPair12;
+typedef DeepPlanar<5> DeepPlanar16;
+typedef DeepPlanar<0> DeepPlanar10;
+
 /* Whether tap (dx, dy) is inside the disc of radius R. */
 template <int R> __host__ __device__ constexpr bool in_disc (int dx, int dy)
 {
@@ -376,15 +585,41 @@ __device__ __forceinline__ void tile_put (uint32_t &entry, uint32_t word)
   entry = word;
 }
 template <class T>
+__device__ __forceinline__ void tile_put (uint2 &entry, uint2 word)
+{
+  entry = word;
+}
+template <class T>
 __device__ __forceinline__ void tile_put (uint8_t &entry, uint32_t word)
 {
   entry = (uint8_t)word;
 }
 template <class T>
 __device__ __forceinline__ void tile_put (
-    typename T::Value &entry, uint32_t word)
+    typename T::Value &entry, typename T::Word word)
 {
   entry = T::template unpack<false> (word);
+}
+
+/* C consecutive words (32 or 64 bits) from an address aligned to their
+ * size, in 16-byte loads where they fill them. */
+template <int C, class W>
+__device__ __forceinline__ void wide_load (const W *at, W (&to)[C])
+{
+  constexpr int kBytes = C * (int)sizeof (W);
+  static_assert (sizeof (W) == 4 || sizeof (W) == 8, "32- or 64-bit words");
+  if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+    for (int i = 0; i < kBytes / 16; i++) {
+      const uint4 v = reinterpret_cast<const uint4 *> (at)[i];
+      memcpy (reinterpret_cast<char *> (to) + 16 * i, &v, 16);
+    }
+  } else if constexpr (kBytes == 8) {
+    const uint2 v = *reinterpret_cast<const uint2 *> (at);
+    memcpy (to, &v, 8);
+  } else {
+    to[0] = at[0];
+  }
 }
 
 /* A block's tile of source pixels (x0 - R, y0 - R) .. (x0 - R + kTileW - 1,
@@ -458,5 +693,21 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   {                                                                            \
     return launcher<Layout> (src, dst, row_begin, row_end, w, stream);         \
   }
+
+/* The deep entries of a filter whose launcher is @launcher: one channel,
+ * three colour channels, or all. */
+#define CBF_DEEP_CHANNEL_ENTRIES(filter, launcher)                             \
+  CBF_ENTRY (cbf_##filter##_deep_channel, launcher, DeepChannel16)             \
+  CBF_ENTRY (cbf_##filter##_deep_channel_pair, launcher, DeepChannelPair16)    \
+  CBF_ENTRY (cbf_##filter##_deep12_channel, launcher, DeepChannel12)           \
+  CBF_ENTRY (cbf_##filter##_deep12_channel_pair, launcher, DeepChannelPair12)
+#define CBF_DEEP_COLOUR_ENTRIES(filter, launcher)                              \
+  CBF_ENTRY (cbf_##filter##_deep_colour_planar, launcher, DeepPlanar16)        \
+  CBF_ENTRY (cbf_##filter##_deep10_colour_planar, launcher, DeepPlanar10)      \
+  CBF_ENTRY (cbf_##filter##_deep_colour64, launcher, DeepColour64)             \
+  CBF_ENTRY (cbf_##filter##_deep_colour10a2, launcher, DeepColour10A2)
+#define CBF_DEEP_ENTRIES(filter, launcher)                                     \
+  CBF_DEEP_CHANNEL_ENTRIES (filter, launcher)                                  \
+  CBF_DEEP_COLOUR_ENTRIES (filter, launcher)
 
 #endif /* CBF_LAYOUTS_CUH */

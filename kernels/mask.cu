@@ -35,8 +35,8 @@ struct Views
 };
 
 __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
-    int width, int row_begin, int row_end, const uint8_t *mask,
-    size_t mask_pitch)
+    CbfSamples samples, int width, int row_begin, int row_end,
+    const uint8_t *mask, size_t mask_pitch)
 {
   const int x = blockIdx.x * kMaskBlockW + threadIdx.x;
   const int y = row_begin + blockIdx.y * kMaskBlockH + threadIdx.y;
@@ -62,8 +62,24 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
                   : view == 1 ? v.out_pitch[1]
                               : v.out_pitch[2])
       + (size_t)x * pixel_bytes;
-  for (int b = 0; b < bytes_per_pixel; b++)
-    out[b] = cbf_mask_blend_value (in[b], out[b], m);
+  if (samples == CBF_SAMPLES_8) {
+    for (int b = 0; b < bytes_per_pixel; b++)
+      out[b] = cbf_mask_blend_value (in[b], out[b], m);
+  } else if (samples == CBF_SAMPLES_16) {
+    const uint16_t *in16 = reinterpret_cast<const uint16_t *> (in);
+    uint16_t *out16 = reinterpret_cast<uint16_t *> (out);
+    for (int s = 0; s < bytes_per_pixel / 2; s++)
+      out16[s] = (uint16_t)cbf_mask_blend_sample (in16[s], out16[s], m);
+  } else {
+    const uint32_t a = *reinterpret_cast<const uint32_t *> (in);
+    uint32_t *o = reinterpret_cast<uint32_t *> (out);
+    uint32_t b = *o, blended = b & 0xc0000000u;
+    for (int shift = 0; shift < 30; shift += 10)
+      blended |= (uint32_t)cbf_mask_blend_sample (
+                     (a >> shift) & 0x3ff, (b >> shift) & 0x3ff, m)
+          << shift;
+    *o = blended;
+  }
 }
 
 } /* namespace */
@@ -84,12 +100,14 @@ extern "C" cudaError_t cbf_mask_scale (
 }
 
 extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
-    int n_views, int bytes_per_pixel, const CbfPlane *mask, int row_begin,
-    int row_end, cudaStream_t stream)
+    int n_views, int bytes_per_pixel, CbfSamples samples, const CbfPlane *mask,
+    int row_begin, int row_end, cudaStream_t stream)
 {
   Views v = {};
   if (n_views < 1 || n_views > 3 || bytes_per_pixel < 1
-      || bytes_per_pixel > in->pixel_bytes || row_begin < 0
+      || bytes_per_pixel > in->pixel_bytes
+      || (samples == CBF_SAMPLES_16 && bytes_per_pixel % 2)
+      || (samples == CBF_SAMPLES_10A2 && bytes_per_pixel != 4) || row_begin < 0
       || row_end > in->height || row_begin >= row_end
       || mask->width != in->width || mask->height != in->height)
     return cudaErrorInvalidValue;
@@ -104,6 +122,6 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
   dim3 grid ((in->width + kMaskBlockW - 1) / kMaskBlockW,
       (row_end - row_begin + kMaskBlockH - 1) / kMaskBlockH, n_views);
   mask_blend<<<grid, block, 0, stream>>> (v, in->pixel_bytes, bytes_per_pixel,
-      in->width, row_begin, row_end, mask->data, mask->pitch_bytes);
+      samples, in->width, row_begin, row_end, mask->data, mask->pitch_bytes);
   return cudaGetLastError ();
 }

@@ -82,24 +82,45 @@ cbf_mask_sample (const uint8_t * src, size_t src_pitch, int src_w, int src_h,
 #ifdef __CUDACC__
 __host__ __device__
 #endif
+static inline int
+cbf_mask_blend_sample (int in, int filtered, uint8_t m)
+{
+  int t = (filtered - in) * m;
+
+  return in + (t >= 0 ? (t + 127) / 255 : -((-t + 127) / 255));
+}
+
+/* cbf_mask_blend_sample on bytes. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
 static inline uint8_t
 cbf_mask_blend_value (uint8_t in, uint8_t filtered, uint8_t m)
 {
-  int t = ((int) filtered - (int) in) * m;
-
-  return (uint8_t) (in + (t >= 0 ? (t + 127) / 255 : -((-t + 127) / 255)));
+  return (uint8_t) cbf_mask_blend_sample (in, filtered, m);
 }
+
+/* What the samples a mask blends are: bytes, 16-bit samples (little-endian,
+ * two bytes each), or the three 10-bit fields of a 32-bit word whose two
+ * high bits (alpha) stay. */
+typedef enum
+{
+  CBF_SAMPLES_8,
+  CBF_SAMPLES_16,
+  CBF_SAMPLES_10A2
+} CbfSamples;
 
 /* Scales the mask @src to @dst's size (cbf_mask_sample), on @stream. */
 cudaError_t cbf_mask_scale (const CbfPlane * src, const CbfPlane * dst,
     cudaStream_t stream);
 
 /* Blends rows [@row_begin, @row_end) of the @n_views views @out (already
- * filtered) with @in: cbf_mask_blend_value on the first @bytes_per_pixel
- * bytes of each pixel, the mask (@mask, the views' size) at the pixel. */
+ * filtered) with @in: cbf_mask_blend_sample on the @samples in the first
+ * @bytes_per_pixel bytes of each pixel (4 for CBF_SAMPLES_10A2), the mask
+ * (@mask, the views' size) at the pixel. */
 cudaError_t cbf_mask_blend (const CbfPlane * in, const CbfPlane * out,
-    int n_views, int bytes_per_pixel, const CbfPlane * mask, int row_begin,
-    int row_end, cudaStream_t stream);
+    int n_views, int bytes_per_pixel, CbfSamples samples,
+    const CbfPlane * mask, int row_begin, int row_end, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -84,6 +84,13 @@ constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
+/* The deep specialised kernel (bilateral_fast_deep.cuh): its shape, as
+ * colour_shape's. */
+__host__ __device__ constexpr FastShapeOf deep_shape (bool colour)
+{
+  return colour ? FastShapeOf{ 3, 2, 2, 8 } : FastShapeOf{ 2, 4, 3, 8 };
+}
+
 /* ------------------------------------------------------------------ */
 /* The wide bilateral kernel (bilateral_wide.cuh): radii above the
  * specialised kernels' */
@@ -108,6 +115,15 @@ __host__ __device__ constexpr WideShapeOf wide_shape (bool colour)
 
 constexpr int kBlockW = 32;
 constexpr int kBlockH = 8;
+/* Its blocks an SM: as many as the SM holds for 32-bit tile words (the
+ * registers ptxas chooses by itself: 32), four for the deep layouts'
+ * 64-bit words, which spill in 32. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr int kGenericMinBlocks = 4;
+#else
+constexpr int kGenericMinBlocks = 8;
+#endif
+constexpr int kGenericWideWordMinBlocks = 4;
 /* Up to this radius a block's tile with its halo ((32 + 2r) x (8 + 2r)
  * 32-bit words) plus all tables fit in the 48 KiB of shared memory every
  * supported GPU gives without opt-in (35 KiB at r = 32). Larger windows read

@@ -525,7 +525,7 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
           cbf_bilateral_tables_len (radius) * sizeof (float),
           cudaMemcpyHostToDevice));
   cbf_bilateral_weights_init (exact, radius, host_tables, dev_tables);
-  cbf_grid_cells (sigma_space, sigma_color, channels, scratch);
+  cbf_grid_cells (sigma_space, sigma_color, channels, 8, scratch);
   floats = cbf_grid_floats (width, height, channels, 1, scratch);
   if (floats > scratch->capacity) {
     cudaFree (scratch->cells[0]);
@@ -571,7 +571,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
   float *host_tables = g_malloc (cbf_bilateral_tables_max_len () *
       sizeof (float));
   float *dev_tables;
-  CbfGridScratch scratch = { {NULL, NULL}, 0, 0, 0, 0 };
+  CbfGridScratch scratch = { {NULL, NULL}, 0, 0, 0, 0, 0 };
   cudaStream_t stream;
   guint im, i, j, s;
 
@@ -758,7 +758,8 @@ bench_gaussian (const char *image, GArray * rows)
  * device planes laid out as the element's. */
 
 static const char *frame_formats[] = { "GRAY8", "RGBA", "NV12", "I420",
-  "YUY2"
+  "YUY2", "Y444", "GRAY16_LE", "P010_10LE", "I420_10LE", "Y444_16LE",
+  "RGBA64_LE", "BGR10A2_LE"
 };
 
 typedef struct
@@ -783,11 +784,29 @@ run_frame (void *p, int input, cudaStream_t stream)
           0, c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
 }
 
+/* Noise of +-20 8-bit levels on 16-bit samples of @bits bits (LSB-aligned,
+ * kept within them). */
+static void
+add_sample_noise (guint16 * samples, gsize n, int bits, guint32 seed)
+{
+  GRand *rand = g_rand_new_with_seed (seed);
+  int max = (1 << bits) - 1;
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    int v = samples[i] + g_rand_int_range (rand, -20, 21) * max / 255;
+    samples[i] = CLAMP (v, 0, max);
+  }
+  g_rand_free (rand);
+}
+
 /* Device planes of @info's frame (as the base class makes them), holding
- * @frame's pixels plus noise of +-20 levels on every byte. */
+ * @frame's pixels plus noise of +-20 levels on every byte, or on every
+ * sample of the 10- and 12-bit formats (@bits), whose bytes' noise would
+ * leave their depth. */
 static void
 upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
-    CbfPlane * planes, guint32 seed)
+    CbfPlane * planes, int bits, guint32 seed)
 {
   guint p;
 
@@ -804,7 +823,11 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
       memcpy (noisy + y * row_bytes,
           (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame, p) +
           y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, p), row_bytes);
-    add_noise (noisy, row_bytes * height, 1, seed + p);
+    if (bits == 10 || bits == 12)
+      add_sample_noise ((guint16 *) noisy, row_bytes * height / 2, bits,
+          seed + p);
+    else
+      add_noise (noisy, row_bytes * height, 1, seed + p);
     planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
     planes[p].height = height;
     planes[p].pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, comp[0]);
@@ -816,18 +839,32 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
   }
 }
 
+/* The weights of @plan's passes, as the element makes them. */
 static void
-weights_for (CbfFilterParams * w, float *host_tables, float *dev_tables,
-    int diameter, double sigma_space)
+weights_for (CbfFilterParams * w, const CbfFramePlan * plan,
+    float *host_tables, float *dev_tables, int diameter, double sigma_space)
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
+  size_t len;
 
-  cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR, sigma_space);
-  CHECK (cudaMemcpy (dev_tables, host_tables,
-          cbf_bilateral_tables_len (radius) * sizeof (float),
+  if (plan->bits > 8) {
+    cbf_deep_tables_fill (host_tables, radius, plan->bits,
+        plan->passes[0].channels, SIGMA_COLOR, sigma_space);
+    len = cbf_deep_tables_len (radius);
+  } else {
+    cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR, sigma_space);
+    len = cbf_bilateral_tables_len (radius);
+  }
+  CHECK (cudaMemcpy (dev_tables, host_tables, len * sizeof (float),
           cudaMemcpyHostToDevice));
-  cbf_bilateral_weights_init (w, radius, host_tables, dev_tables);
+  if (plan->bits > 8)
+    cbf_deep_weights_init (w, radius, host_tables, dev_tables);
+  else
+    cbf_bilateral_weights_init (w, radius, host_tables, dev_tables);
 }
+
+/* --format: only the frame rows of this format (NULL: all). */
+static const char *format_filter;
 
 static void
 bench_formats (const char *image, GArray * rows)
@@ -846,11 +883,14 @@ bench_formats (const char *image, GArray * rows)
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     for (f = 0; f < G_N_ELEMENTS (frame_formats); f++) {
       int w = sizes[s][0], h = sizes[s][1];
-      GstBuffer *buf = load_buffer (image, frame_formats[f], w, h);
+      GstBuffer *buf;
       GstVideoInfo info;
       GstVideoFrame frame;
       FrameCtx c;
 
+      if (format_filter && strcmp (format_filter, frame_formats[f]))
+        continue;
+      buf = load_buffer (image, frame_formats[f], w, h);
       memset (&c, 0, sizeof (c));
       gst_video_info_set_format (&info,
           gst_video_format_from_string (frame_formats[f]), w, h);
@@ -863,8 +903,8 @@ bench_formats (const char *image, GArray * rows)
         exit (1);
       }
       for (i = 0; i < N_INPUTS; i++)
-        upload_noisy_frame (&info, &frame, c.in[i], 200 + i);
-      upload_noisy_frame (&info, &frame, c.out, 300);
+        upload_noisy_frame (&info, &frame, c.in[i], c.plan.bits, 200 + i);
+      upload_noisy_frame (&info, &frame, c.out, c.plan.bits, 300);
       gst_video_frame_unmap (&frame);
       gst_buffer_unref (buf);
 
@@ -875,13 +915,13 @@ bench_formats (const char *image, GArray * rows)
 
         cbf_bilateral_chroma_params (frame_diameters[d], SIGMA_SPACE,
             c.plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
-        weights_for (&c.luma, host_luma, dev_luma, frame_diameters[d],
-            SIGMA_SPACE);
-        weights_for (&c.chroma, host_chroma, dev_chroma, chroma_diameter,
-            chroma_sigma_space);
+        weights_for (&c.luma, &c.plan, host_luma, dev_luma,
+            frame_diameters[d], SIGMA_SPACE);
+        weights_for (&c.chroma, &c.plan, host_chroma, dev_chroma,
+            chroma_diameter, chroma_sigma_space);
         row.ms = time_kernel (run_frame, &c, stream);
         g_array_append_val (rows, row);
-        printf ("frame  %-5s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
+        printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
             row.format, w, h, row.diameter, row.ms, c.plan.n_passes);
         fflush (stdout);
       }
@@ -2189,6 +2229,7 @@ main (int argc, char **argv)
   gchar *image = NULL, *out = NULL, *commit = NULL, *clip = NULL;
   gboolean quick = FALSE, no_pipelines = FALSE, no_kernels = FALSE;
   gboolean live_only = FALSE, kernel_table_only = FALSE;
+  gboolean format_table_only = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "PNG to scale and noise",
         "PATH"},
@@ -2203,6 +2244,10 @@ main (int argc, char **argv)
     {"kernel-table", 0, 0, G_OPTION_ARG_NONE, &kernel_table_only,
         "only the bilateral kernel rows (no formats, Gaussian, grid, "
           "pipelines or live source)", NULL},
+    {"format-table", 0, 0, G_OPTION_ARG_NONE, &format_table_only,
+        "only the per-format frame rows", NULL},
+    {"format", 0, 0, G_OPTION_ARG_STRING, &format_filter, "only the frame "
+          "rows of this format", "FORMAT"},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
     {"pipeline", 0, 0, G_OPTION_ARG_STRING, &pipeline_filter, "only the "
@@ -2245,12 +2290,16 @@ main (int argc, char **argv)
     no_kernels = TRUE;
   if (kernel_table_only)
     no_pipelines = TRUE;
-  if (!no_kernels)
-    bench_kernels (image, kernels, quick);
-  if (!no_kernels && !kernel_table_only) {
+  if (format_table_only) {
+    no_pipelines = TRUE;
     bench_formats (image, frames);
-    bench_gaussian (image, gaussian);
-    bench_grid (image, grid_psnr, grid_time);
+  } else if (!no_kernels) {
+    bench_kernels (image, kernels, quick);
+    if (!kernel_table_only) {
+      bench_formats (image, frames);
+      bench_gaussian (image, gaussian);
+      bench_grid (image, grid_psnr, grid_time);
+    }
   }
   if (!no_pipelines && !live_only)
     bench_pipelines (pipelines, quick, clip);
