@@ -78,8 +78,8 @@ struct DeepWindow : FastWalk<DeepWindow<T, R, K, C>, R, K, C>
   }
 
   template <int S, int DX, int... o>
-  __device__ __forceinline__ void tap_outputs (Word p,
-      const typename T::Value &value, std::integer_sequence<int, o...>)
+  __device__ __forceinline__ void tap_outputs (
+      Word p, const typename T::Value &value, std::integer_sequence<int, o...>)
   {
     (tap_output<S, DX, o / C, o % C> (p, value), ...);
   }
@@ -125,8 +125,8 @@ __global__ void __launch_bounds__ (DeepShape<T, R>::kThreads,
   FastBlock<Shape> block (row_begin);
   const int x0 = block.x0, y0 = block.y0;
   block.load (tables, [&] {
-    load_tile<T, kTileW, Shape::kTileH, R, kFastBlockX, Shape::kBlockY,
-        false> (block.tile, io, x0, y0);
+    load_tile<T, kTileW, Shape::kTileH, R, kFastBlockX, Shape::kBlockY, false> (
+        block.tile, io, x0, y0);
   });
 
   const int tx = threadIdx.x, ty = threadIdx.y;

@@ -88,8 +88,19 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   if (err != cudaSuccess)
     return err;
 
-  /* Deep samples: their own specialised kernel, no streaming one. */
-  if constexpr (T::kDeep) {
+  /* Deep samples: their own specialised kernel, no streaming one; a pair
+   * of channels (P010's U and V) in two launches of the one-channel
+   * kernel, whose machine code a kernel for pairs would double. */
+  if constexpr (T::kDeep && T::kGridLayers > 1) {
+    if (w->radius <= CBF_FAST_MAX_RADIUS) {
+      for (int c = 0; c < T::kGridLayers && err == cudaSuccess; c++)
+        err = launch<typename T::Single> (
+            src + c, dst + c, row_begin, row_end, w, stream);
+      return err;
+    }
+    return launch_wide_or_generic<T> (
+        io, src, dst, row_begin, row_end, w, stream);
+  } else if constexpr (T::kDeep) {
     switch (w->radius) {
 #define CBF_DEEP_CASE(R)                                                       \
   case R:                                                                      \

@@ -349,7 +349,11 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
   const dim3 block (kGaussBlockX, kGaussBlockY);
   const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
   const int rows = row_end - row_begin;
-  switch (w->radius) {
+  /* Deep layouts take the chunked kernel at every radius: a kernel a
+   * radius for each of them would add more machine code than their speed
+   * is worth (no target asks for it). */
+  if constexpr (!T::kDeep) {
+    switch (w->radius) {
 #define CBF_GAUSSIAN_CASE(R)                                                   \
   case R:                                                                      \
     gaussian_columns<T, R><<<dim3 (grid_x,                                     \
@@ -357,16 +361,18 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
                                      / (kGaussBlockY * column_rows<R> ()),     \
                                  T::kGridLayers),                              \
         block, 0, stream>>> (io, row_begin, row_end, w->gaussian.coeffs_dev);  \
-    break;
-    CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
+    return cudaGetLastError ();
+      CBF_EACH_FAST_RADIUS (CBF_GAUSSIAN_CASE)
 #undef CBF_GAUSSIAN_CASE
-  default:
-    gaussian_chunked<T>
-        <<<dim3 (grid_x, (rows + kGaussBlockRows - 1) / kGaussBlockRows,
-               T::kGridLayers),
-            block, (2 * w->radius + 1) * sizeof (float), stream>>> (
-            io, row_begin, row_end, w->radius, w->gaussian.coeffs_dev);
+    default:
+      break;
+    }
   }
+  gaussian_chunked<T>
+      <<<dim3 (grid_x, (rows + kGaussBlockRows - 1) / kGaussBlockRows,
+             T::kGridLayers),
+          block, (2 * w->radius + 1) * sizeof (float), stream>>> (
+          io, row_begin, row_end, w->radius, w->gaussian.coeffs_dev);
   return cudaGetLastError ();
 }
 

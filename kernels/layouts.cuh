@@ -385,6 +385,8 @@ template <int kChannels, int kRangeShift>
 struct DeepChannels : Channels<kChannels>
 {
   typedef Channels<kChannels> Base;
+  /* the layout of one of the channels */
+  typedef DeepChannels<1, kRangeShift> Single;
   static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
   static constexpr bool kDeep = true;
   /* The bits a sample may use: samples of at most 12 bits (range shift 0)
