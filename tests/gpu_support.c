@@ -197,14 +197,13 @@ frame_from_channels (const gchar * format, gint width, gint height,
   return buf;
 }
 
-void
-push_and_read_channels (GstHarness * h, const gchar * format, gint width,
-    gint height, GstBuffer * buf, Channel * out)
+/* The harness's output for @buf (taken); fails the test, saying why where
+ * it can, if there is none. */
+static GstBuffer *
+push_and_pull_checked (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf)
 {
-  GstVideoInfo info = info_for (format, width, height);
-  GstVideoFrame frame;
   GstBuffer *result = gst_harness_push_and_pull (h, buf);
-  guint c;
 
   if (!result) {
     /* Say why, where the test gave the element a bus. */
@@ -219,6 +218,18 @@ push_and_read_channels (GstHarness * h, const gchar * format, gint width,
     fail ("no output buffer for %dx%d %s: %s (%s)", width, height, format,
         error ? error->message : "no error posted", debug ? debug : "");
   }
+  return result;
+}
+
+void
+push_and_read_channels (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf, Channel * out)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *result = push_and_pull_checked (h, format, width, height, buf);
+  guint c;
+
   fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
   for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
     out[c] = read_component (&frame, c);
@@ -455,4 +466,199 @@ gpu_test_offer_pool (GstHarness * h, GstBufferPool * pool)
 {
   gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
       offer_pool, gst_object_ref (pool), gst_object_unref);
+}
+
+gint
+deep_format_bits (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P012_LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_Y444_16LE:
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+    case GST_VIDEO_FORMAT_BGRA64_LE:
+      return 16;
+    case GST_VIDEO_FORMAT_I420_12LE:
+    case GST_VIDEO_FORMAT_I422_12LE:
+      return 12;
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_Y444_10LE:
+    case GST_VIDEO_FORMAT_GBR_10LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      return 10;
+    default:
+      return 0;
+  }
+}
+
+/* Where component @c of a 10A2 format lies in its 32-bit word: GStreamer's
+ * format info gives every component shift 0 there (they are unpacked by
+ * code), so the layout is spelled out. BGR10A2_LE holds B in bits 0-9 and R
+ * in 20-29, RGB10A2_LE the reverse; alpha is bits 30-31 in both. Returns
+ * FALSE for the formats of 16-bit samples. */
+static gboolean
+word_field (GstVideoFormat format, guint c, guint * shift, guint32 * mask)
+{
+  static const guint bgr[] = { 20, 10, 0, 30 }, rgb[] = { 0, 10, 20, 30 };
+
+  if (format != GST_VIDEO_FORMAT_BGR10A2_LE
+      && format != GST_VIDEO_FORMAT_RGB10A2_LE)
+    return FALSE;
+  fail_unless (c < 4);
+  *shift = format == GST_VIDEO_FORMAT_BGR10A2_LE ? bgr[c] : rgb[c];
+  *mask = c == 3 ? 0x3 : 0x3ff;
+  return TRUE;
+}
+
+/* Where component @c's first sample lies in @frame. GStreamer's format
+ * table (1.20 to 1.26 at least) gives V of P010_10LE, P012_LE and P016_LE
+ * NV12's byte offset, 1, where the sample lies at 2 (as GStreamer's own
+ * pack and unpack code has it); 16-bit samples lie at even offsets, so the
+ * offset is rounded up to one. */
+static guint8 *
+deep_component_data (GstVideoFrame * frame, guint c)
+{
+  guint offset = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+      GST_VIDEO_FRAME_COMP_PLANE (frame, c)) + GST_ROUND_UP_2 (offset);
+}
+
+void
+write_deep_component (GstVideoFrame * frame, guint c, const DeepChannel * ch)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
+  guint8 *data = deep_component_data (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  guint shift = 0;
+  guint32 mask = 0;
+  gboolean in_word = word_field (format, c, &shift, &mask);
+  gint x, y;
+
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
+  for (y = 0; y < ch->height; y++)
+    for (x = 0; x < ch->width; x++) {
+      guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      guint32 v = ch->data[(gsize) y * ch->width + x];
+
+      if (in_word) {
+        fail_unless (v <= mask, "%u does not fit component %u", v, c);
+        GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~(mask << shift)) |
+            (v << shift));
+      } else {
+        GST_WRITE_UINT16_LE (p, v);
+      }
+    }
+}
+
+DeepChannel
+read_deep_component (GstVideoFrame * frame, guint c)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
+  const guint8 *data = deep_component_data (frame, c);
+  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  guint shift = 0;
+  guint32 mask = 0;
+  gboolean in_word = word_field (format, c, &shift, &mask);
+  DeepChannel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
+    GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
+  };
+  gint x, y;
+
+  ch.data = g_new (guint16, (gsize) ch.width * ch.height);
+  for (y = 0; y < ch.height; y++)
+    for (x = 0; x < ch.width; x++) {
+      const guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+
+      ch.data[(gsize) y * ch.width + x] = in_word ?
+          (GST_READ_UINT32_LE (p) >> shift) & mask : GST_READ_UINT16_LE (p);
+    }
+  return ch;
+}
+
+GstBuffer *
+deep_frame_from_channels (const gchar * format, gint width, gint height,
+    const DeepChannel * in, gboolean padded, guint32 seed)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstBuffer *buf = padded_buffer_new (&info, padded, seed);
+  GstVideoFrame frame;
+  guint c;
+
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    write_deep_component (&frame, c, &in[c]);
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+void
+push_and_read_deep_channels (GstHarness * h, const gchar * format,
+    gint width, gint height, GstBuffer * buf, DeepChannel * out)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *result = push_and_pull_checked (h, format, width, height, buf);
+  guint c;
+
+  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    out[c] = read_deep_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (result);
+}
+
+void
+filter_deep_frame (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf, DeepChannel * out)
+{
+  gpu_test_poison_output_pool (h->element);
+  push_and_read_deep_channels (h, format, width, height, buf, out);
+}
+
+void
+assert_deep_channel_matches (const DeepChannel * out,
+    const DeepChannel * expected, gint tolerance, const gchar * what,
+    const gchar * format, guint c)
+{
+  gint max_diff = 0, fx = -1, fy = -1, x, y;
+  guint bad = 0;
+
+  fail_unless (out->width == expected->width
+      && out->height == expected->height, "%s %s component %u: %dx%d, "
+      "expected %dx%d", what, format, c, out->width, out->height,
+      expected->width, expected->height);
+  for (y = 0; y < out->height; y++)
+    for (x = 0; x < out->width; x++) {
+      gsize k = (gsize) y * out->width + x;
+      gint d = ABS ((gint) out->data[k] - (gint) expected->data[k]);
+
+      if (d > tolerance && bad++ == 0) {
+        fx = x;
+        fy = y;
+      }
+      max_diff = MAX (max_diff, d);
+    }
+  fail_unless (bad == 0, "%s %s component %u: %u values off by more than %d, "
+      "max %d, first at %d,%d (%u, expected %u)", what, format, c, bad,
+      tolerance, max_diff, fx, fy, bad ? out->data[(gsize) fy * out->width +
+          fx] : 0, bad ? expected->data[(gsize) fy * out->width + fx] : 0);
+}
+
+void
+deep_channels_free (DeepChannel * ch, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    g_free (ch[i].data);
+    ch[i].data = NULL;
+  }
 }

@@ -137,4 +137,47 @@ guint channels_reference_for_format (const GstVideoInfo * info,
 void channels_for_format (const gchar * format, gint width, gint height,
     guint32 seed, Channel * ch);
 
+/* One channel of a frame of samples deeper than 8 bits, packed: width x
+ * height values as the element filters them: a 16-bit sample's value as
+ * stored (P010's and P012's MSB-aligned samples as they are, I420_10LE's in
+ * the low bits), or a field of the 32-bit word of BGR10A2_LE and
+ * RGB10A2_LE (10 bits, or the 2 of alpha). */
+typedef struct
+{
+  gint width, height;
+  guint16 *data;
+} DeepChannel;
+
+/* The bits of the range a format's samples are filtered in, what the
+ * element scales sigma-color to (times (2^bits - 1) / 255): 16 for 16-bit
+ * samples and for P010_10LE and P012_LE (filtered as the 16-bit values they
+ * are), 10 or 12 for samples of that many bits in the low bits of 16 and for
+ * the 10-bit fields of BGR10A2_LE and RGB10A2_LE; 0 for 8-bit formats. */
+gint deep_format_bits (GstVideoFormat format);
+
+/* Component @c of a mapped frame of a deep format from / into a packed
+ * channel; components numbered as GStreamer does (R, G, B, A; Y, U, V). */
+void write_deep_component (GstVideoFrame * frame, guint c,
+    const DeepChannel * ch);
+DeepChannel read_deep_component (GstVideoFrame * frame, guint c);
+
+/* A frame of the deep @format holding @in[c] in component c, laid out as
+ * frame_from_channels does. */
+GstBuffer *deep_frame_from_channels (const gchar * format, gint width,
+    gint height, const DeepChannel * in, gboolean padded, guint32 seed);
+
+/* push_and_read_channels and filter_frame for deep formats. */
+void push_and_read_deep_channels (GstHarness * h, const gchar * format,
+    gint width, gint height, GstBuffer * buf, DeepChannel * out);
+void filter_deep_frame (GstHarness * h, const gchar * format, gint width,
+    gint height, GstBuffer * buf, DeepChannel * out);
+
+/* Fails the test unless every value of @out is within @tolerance of
+ * @expected's. */
+void assert_deep_channel_matches (const DeepChannel * out,
+    const DeepChannel * expected, gint tolerance, const gchar * what,
+    const gchar * format, guint c);
+
+void deep_channels_free (DeepChannel * ch, guint n);
+
 #endif

@@ -201,3 +201,47 @@ cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
   free (rows);
   free (coeffs);
 }
+
+void
+cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_space)
+{
+  int ksize, radius;
+  double sigma;
+  float *coeffs;
+  double *rows = malloc ((size_t) width * height * channels * sizeof (double));
+  int x, y, c, i;
+
+  cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+  radius = ksize / 2;
+  coeffs = malloc (ksize * sizeof (float));
+  cbf_gaussian_kernel_fill (coeffs, ksize, sigma);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++) {
+        double sum = 0;
+        for (i = -radius; i <= radius; i++)
+          sum += coeffs[i + radius] * (double) src[y * src_stride +
+              reflect101 (x + i, width) * pixel_samples + colour_offset + c];
+        rows[((size_t) y * width + x) * channels + c] = sum;
+      }
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      uint16_t *out = dst + y * dst_stride + x * pixel_samples;
+
+      memcpy (out, src + y * src_stride + x * pixel_samples,
+          pixel_samples * sizeof (uint16_t));
+      for (c = 0; c < channels; c++) {
+        double sum = 0;
+        for (i = -radius; i <= radius; i++)
+          sum += coeffs[i + radius] * rows[((size_t) reflect101 (y + i,
+                      height) * width + x) * channels + c];
+        /* The coefficients' float sum may exceed 1 by a rounding. */
+        out[colour_offset + c] = (uint16_t) (sum > 65535 ? 65535 : lrint (sum));
+      }
+    }
+  free (rows);
+  free (coeffs);
+}

@@ -50,4 +50,14 @@ void cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_space);
 
+/* The same blur on samples of up to 16 bits (each in a uint16_t; strides
+ * and pixels in samples): the coefficients of cbf_gaussian_kernel_fill,
+ * the two passes summed in double with no rounding between them, the
+ * result rounded to the nearest. What the deep formats' mode=gaussian
+ * must give within their tolerance. */
+void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_space);
+
 #endif

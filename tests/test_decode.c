@@ -3,11 +3,15 @@
  * and each frame's luma and chroma compared with the C reference (itself
  * checked against OpenCV) run on the same decoded planes; and filtered in
  * the decoder's CUDA memory before cudadownload, which must give the same
- * frames.
+ * frames. The same for the HEVC Main 10 clip decoded by nvh265dec, in the
+ * 10-bit format it negotiates (none is forced; P010_10LE as a rule),
+ * against the deep reference.
  *
- * The clip is $CBF_TEST_CLIP, by default the repository's
- * data/sample-720p.mp4. Exits 77 (skipped) without a CUDA device, without
- * the clip, or without GStreamer's nvcodec elements. */
+ * The clips are $CBF_TEST_CLIP and $CBF_TEST_MAIN10_CLIP, by default the
+ * repository's data/sample-720p.mp4 and data/sample-720p-main10.mp4. Exits
+ * 77 (skipped) without a CUDA device, without the H.264 clip, or without
+ * GStreamer's nvcodec elements; the Main 10 tests are left out, saying so,
+ * without their clip, h265parse or nvh265dec. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -28,6 +32,13 @@ clip_path (void)
 {
   const gchar *env = g_getenv ("CBF_TEST_CLIP");
   return env ? env : CBF_DEFAULT_CLIP;
+}
+
+static const gchar *
+main10_clip_path (void)
+{
+  const gchar *env = g_getenv ("CBF_TEST_MAIN10_CLIP");
+  return env ? env : CBF_MAIN10_CLIP;
 }
 
 /* Input frames as they reach the filter, in order. */
@@ -131,6 +142,137 @@ GST_START_TEST (test_decoded_nv12)
 
 GST_END_TEST;
 
+/* The next sample of @sink within 30 s; fails the test with @pipeline's
+ * error, where it posted one, if none comes, the pipeline stopped first
+ * (check's cleanup would wait for its threads forever). */
+static GstSample *
+pull_sample_or_fail (GstElement * pipeline, GstElement * sink, guint frame_no)
+{
+  GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+      30 * GST_SECOND);
+
+  if (!sample) {
+    GstBus *bus = gst_element_get_bus (pipeline);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    GError *error = NULL;
+    gchar *debug = NULL;
+
+    if (msg)
+      gst_message_parse_error (msg, &error, &debug);
+    gst_element_set_state (pipeline, GST_STATE_NULL);
+    fail ("no frame %u within 30 s: %s (%s)", frame_no,
+        error ? error->message : "no error posted", debug ? debug : "");
+  }
+  return sample;
+}
+
+/* Component @c of the deep frame @out against the deep reference run on
+ * @in's: within 16 for samples filtered as 16-bit (P010's), else 1. */
+static void
+check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
+    guint frame_no)
+{
+  gint bits = deep_format_bits (GST_VIDEO_FRAME_FORMAT (in));
+  DeepChannel src = read_deep_component (in, c);
+  DeepChannel got = read_deep_component (out, c);
+  DeepChannel expected = { src.width, src.height,
+    g_new (guint16, (gsize) src.width * src.height)
+  };
+  gint diameter = DIAMETER;
+  gdouble sigma_space = SIGMA_SPACE;
+  gchar *what = g_strdup_printf ("frame %u", frame_no);
+
+  if (c > 0)
+    cbf_bilateral_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
+        &sigma_space);
+  cbf_reference_bilateral_deep (src.data, src.width, expected.data,
+      expected.width, src.width, src.height, 1, 0, 1, bits, diameter,
+      SIGMA_COLOR, sigma_space);
+  assert_deep_channel_matches (&got, &expected, bits > 12 ? 16 : 1, what,
+      gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (in)), c);
+  deep_channels_free (&src, 1);
+  deep_channels_free (&got, 1);
+  deep_channels_free (&expected, 1);
+  g_free (what);
+}
+
+/* The 10-bit format nvh265dec gives, 4:2:0 YUV whose planes the element
+ * filters each on its own. */
+static void
+assert_decoded_deep_yuv (const GstVideoInfo * info)
+{
+  GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
+
+  fail_unless (deep_format_bits (format) > 0 && GST_VIDEO_INFO_IS_YUV (info)
+      && GST_VIDEO_INFO_N_COMPONENTS (info) == 3
+      && GST_VIDEO_INFO_COMP_WIDTH (info, 1) < GST_VIDEO_INFO_WIDTH (info),
+      "the Main 10 clip decoded as %s, not subsampled deep YUV",
+      gst_video_format_to_string (format));
+}
+
+/* The Main 10 clip decoded and downloaded in the format the decoder
+ * chooses (no format forced), filtered in system memory: each plane
+ * against the deep reference on the decoded plane. */
+GST_START_TEST (test_decoded_main10)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h265parse ! nvh265dec ! cudadownload ! video/x-raw ! "
+      "cudabilateral name=filter diameter=%d sigma-color=%g sigma-space=%g ! "
+      "appsink name=sink sync=false max-buffers=2", main10_clip_path (),
+      DIAMETER, SIGMA_COLOR, SIGMA_SPACE);
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *filter, *sink;
+  GAsyncQueue *inputs = g_async_queue_new ();
+  GstPad *pad;
+  guint i, c;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
+  filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (filter, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
+    GstBuffer *in;
+    GstVideoInfo info;
+    GstVideoFrame in_frame, out_frame;
+
+    fail_unless (gst_video_info_from_caps (&info,
+            gst_sample_get_caps (sample)));
+    assert_decoded_deep_yuv (&info);
+    if (i == 0)
+      g_print ("Main 10 clip decoded as %s\n",
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)));
+    in = g_async_queue_timeout_pop (inputs, 10 * G_USEC_PER_SEC);
+    fail_unless (in != NULL, "no input for frame %u", i);
+    fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&out_frame, &info,
+            gst_sample_get_buffer (sample), GST_MAP_READ));
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+      check_deep_component (&in_frame, &out_frame, c, i);
+    gst_video_frame_unmap (&in_frame);
+    gst_video_frame_unmap (&out_frame);
+    gst_buffer_unref (in);
+    gst_sample_unref (sample);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (filter);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  while (g_async_queue_length (inputs) > 0)
+    gst_buffer_unref (g_async_queue_pop (inputs));
+  g_async_queue_unref (inputs);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 #if CBF_HAVE_CUDA_MEMORY
 /* The first N_FRAMES frames @desc's appsink "sink" receives, mapped
  * channels of each. */
@@ -210,7 +352,108 @@ GST_START_TEST (test_decoded_cuda_memory)
 }
 
 GST_END_TEST;
+
+/* pull_frames for deep formats: components of 16-bit samples. */
+static void
+pull_deep_frames (const gchar * desc,
+    DeepChannel frames[N_FRAMES][GST_VIDEO_MAX_COMPONENTS], GstVideoInfo * info)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  guint i, c;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  for (i = 0; i < N_FRAMES; i++) {
+    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
+    GstVideoFrame frame;
+
+    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps (sample)));
+    fail_unless (gst_video_frame_map (&frame, info,
+            gst_sample_get_buffer (sample), GST_MAP_READ));
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+      frames[i][c] = read_deep_component (&frame, c);
+    gst_video_frame_unmap (&frame);
+    gst_sample_unref (sample);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+}
+
+/* test_decoded_cuda_memory for the Main 10 clip: nvh265dec's 10-bit frames
+ * filtered in its CUDA memory give what filtering its downloaded frames
+ * gives, plane by plane, whatever 10-bit format it negotiates. */
+GST_START_TEST (test_decoded_main10_cuda_memory)
+{
+  gchar *on_gpu = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h265parse ! nvh265dec ! video/x-raw(memory:CUDAMemory) ! "
+      "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
+      "video/x-raw(memory:CUDAMemory) ! cudadownload ! video/x-raw ! "
+      "appsink name=sink sync=false", main10_clip_path (), DIAMETER,
+      SIGMA_COLOR, SIGMA_SPACE);
+  gchar *on_host = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h265parse ! nvh265dec ! cudadownload ! video/x-raw ! "
+      "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
+      "appsink name=sink sync=false", main10_clip_path (), DIAMETER,
+      SIGMA_COLOR, SIGMA_SPACE);
+  DeepChannel a[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
+  DeepChannel b[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
+  GstVideoInfo info_a, info_b;
+  guint i, c;
+
+  pull_deep_frames (on_gpu, a, &info_a);
+  pull_deep_frames (on_host, b, &info_b);
+  fail_unless (gst_video_info_is_equal (&info_a, &info_b));
+  assert_decoded_deep_yuv (&info_a);
+  for (i = 0; i < N_FRAMES; i++)
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
+      gchar *what = g_strdup_printf ("frame %u in CUDA memory against "
+          "system memory", i);
+
+      /* The same kernels on the same samples either way; within 1, as the
+       * H.264 frames are. */
+      assert_deep_channel_matches (&a[i][c], &b[i][c], 1, what,
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info_a)), c);
+      deep_channels_free (&a[i][c], 1);
+      deep_channels_free (&b[i][c], 1);
+      g_free (what);
+    }
+  g_free (on_gpu);
+  g_free (on_host);
+}
+
+GST_END_TEST;
 #endif
+
+/* Whether the Main 10 tests can run: their clip, h265parse and nvh265dec
+ * (nvcodec registers a decoder only for codecs the GPU decodes); says why
+ * not. */
+static gboolean
+have_main10 (void)
+{
+  static const gchar *const elements[] = { "h265parse", "nvh265dec" };
+  guint i;
+
+  if (!g_file_test (main10_clip_path (), G_FILE_TEST_EXISTS)) {
+    g_print ("SKIP: Main 10 tests: no clip at %s (set "
+        "CBF_TEST_MAIN10_CLIP)\n", main10_clip_path ());
+    return FALSE;
+  }
+  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
+    GstElementFactory *f = gst_element_factory_find (elements[i]);
+
+    if (!f) {
+      g_print ("SKIP: Main 10 tests: no %s element\n", elements[i]);
+      return FALSE;
+    }
+    gst_object_unref (f);
+  }
+  return TRUE;
+}
 
 static Suite *
 decode_suite (void)
@@ -222,6 +465,12 @@ decode_suite (void)
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_decoded_cuda_memory);
 #endif
+  if (have_main10 ()) {
+    tcase_add_test (tc, test_decoded_main10);
+#if CBF_HAVE_CUDA_MEMORY
+    tcase_add_test (tc, test_decoded_main10_cuda_memory);
+#endif
+  }
   return s;
 }
 

@@ -12,11 +12,16 @@
 
 static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
   "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
-  "NV21", "YUY2", "UYVY", "GRAY8"
+  "NV21", "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE",
+  "I420_10LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE",
+  "Y444_16LE", "GBR_10LE", "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE",
+  "RGBA64_LE", "BGRA64_LE"
 };
 
+/* Refused, among them deep formats of other layouts or byte orders:
+ * big-endian samples, packed 4:2:2 (Y210), 12-bit colour, alpha first. */
 static const gchar *refused[] = { "Y42B", "NV16", "YVYU", "v308", "AYUV",
-  "I420_10LE", "P010_10LE", "GRAY16_LE", "RGBA64_LE"
+  "P010_10BE", "GRAY16_BE", "Y210", "Y444_12LE", "RGBA64_BE", "ARGB64_LE"
 };
 
 #define CUDA_MEMORY "memory:CUDAMemory"
