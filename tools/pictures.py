@@ -9,9 +9,12 @@ GPU (the element equals cv::bilateralFilter within +-1).
   pictures.py layout WORK OUT
   pictures.py sigmas WORK OUT DIAMETER "SPACES" "COLORS"
   pictures.py fake-sigmas WORK DIAMETER "SPACES" "COLORS"
+  pictures.py deep BEFORE AFTER WIDTH HEIGHT OUT
 
 SPACES and COLORS are lists of sigmas separated by spaces ("2 5 10"); the
-element's outputs are WORK/sigma-s<SPACE>-c<COLOR>.png (sigma_name)."""
+element's outputs are WORK/sigma-s<SPACE>-c<COLOR>.png (sigma_name).
+deep lays out a 10-bit frame before and after the filter: BEFORE and AFTER
+are raw P010_10LE frames of WIDTH x HEIGHT (tools/make-deep-picture.sh)."""
 import sys
 
 import cv2
@@ -186,6 +189,44 @@ def fake_sigmas(work, diameter, spaces, colors):
             cv2.imwrite(f"{work}/{sigma_name(space, color)}.png", out)
 
 
+def p010_planes(path, width, height):
+    """The Y and interleaved UV planes of a raw P010_10LE frame (rows of
+    2 x WIDTH bytes, as GStreamer lays them out for even widths)."""
+    raw = np.fromfile(path, np.uint16)
+    y = raw[:width * height].reshape(height, width)
+    uv = raw[width * height:width * height * 3 // 2].reshape(height // 2,
+                                                             width)
+    return y, uv
+
+
+def p010_to_bgr(y, uv):
+    """8-bit BGR for display (the high byte of each sample)."""
+    nv12 = np.vstack([y >> 8, uv >> 8]).astype(np.uint8)
+    return cv2.cvtColor(nv12, cv2.COLOR_YUV2BGR_NV12)
+
+
+def deep(before, after, width, height, out):
+    width, height = int(width), int(height)
+    # The smile and the collar; below each, its luma stretched from the
+    # input's 5th to 95th percentile over 0 to 255 (10-bit levels), where
+    # 8-bit samples would show steps of 4 levels.
+    crop = (slice(0, 256), slice(400, 656))
+    y_in = p010_planes(before, width, height)[0][crop] >> 6
+    low, high = np.percentile(y_in, (5, 95)).round().astype(int)
+    cells = []
+    for name, path in (("10-bit input (P010_10LE)", before),
+                       ("cudabilateral d=15 sc=30 ss=5", after)):
+        y, uv = p010_planes(path, width, height)
+        colour = np.ascontiguousarray(p010_to_bgr(y, uv)[crop])
+        label(colour, name)
+        luma = np.clip(((y[crop] >> 6).astype(np.float64) - low) * 255 /
+                       (high - low), 0, 255).astype(np.uint8)
+        luma = cv2.cvtColor(luma, cv2.COLOR_GRAY2BGR)
+        label(luma, f"luma, 10-bit levels {low}-{high} stretched")
+        cells.append(np.vstack([colour, luma]))
+    cv2.imwrite(out, join(cells, 4), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "prepare":
@@ -196,5 +237,7 @@ if __name__ == "__main__":
         sigmas(*args)
     elif command == "fake-sigmas":
         fake_sigmas(*args)
+    elif command == "deep":
+        deep(*args)
     else:
         sys.exit(__doc__)
