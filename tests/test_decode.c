@@ -82,66 +82,6 @@ check_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
   g_free (expected);
 }
 
-GST_START_TEST (test_decoded_nv12)
-{
-  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
-      "h264parse ! nvh264dec ! cudadownload ! video/x-raw,format=NV12 ! "
-      "cudabilateral name=filter diameter=%d sigma-color=%g sigma-space=%g ! "
-      "appsink name=sink sync=false max-buffers=2", clip_path (), DIAMETER,
-      SIGMA_COLOR, SIGMA_SPACE);
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstElement *filter, *sink;
-  GAsyncQueue *inputs = g_async_queue_new ();
-  GstPad *pad;
-  guint i, c;
-
-  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
-  filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (filter, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs, NULL);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-
-  for (i = 0; i < N_FRAMES; i++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        30 * GST_SECOND);
-    GstBuffer *in;
-    GstVideoInfo info;
-    GstVideoFrame in_frame, out_frame;
-
-    fail_unless (sample != NULL, "no frame %u within 30 s", i);
-    fail_unless (gst_video_info_from_caps (&info,
-            gst_sample_get_caps (sample)));
-    fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (&info),
-        GST_VIDEO_FORMAT_NV12);
-    in = g_async_queue_timeout_pop (inputs, 10 * G_USEC_PER_SEC);
-    fail_unless (in != NULL, "no input for frame %u", i);
-    fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&out_frame, &info,
-            gst_sample_get_buffer (sample), GST_MAP_READ));
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-      check_component (&in_frame, &out_frame, c, i);
-    gst_video_frame_unmap (&in_frame);
-    gst_video_frame_unmap (&out_frame);
-    gst_buffer_unref (in);
-    gst_sample_unref (sample);
-  }
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pad);
-  gst_object_unref (filter);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
-  while (g_async_queue_length (inputs) > 0)
-    gst_buffer_unref (g_async_queue_pop (inputs));
-  g_async_queue_unref (inputs);
-  g_free (desc);
-}
-
-GST_END_TEST;
-
 /* The next sample of @sink within 30 s; fails the test with @pipeline's
  * error, where it posted one, if none comes, the pipeline stopped first
  * (check's cleanup would wait for its threads forever). */
@@ -168,6 +108,82 @@ pull_sample_or_fail (GstElement * pipeline, GstElement * sink, guint frame_no)
 
 /* Component @c of the deep frame @out against the deep reference run on
  * @in's: within 16 for samples filtered as 16-bit (P010's), else 1. */
+/* Runs @desc (a decoder, then cudabilateral "filter" and appsink "sink")
+ * for N_FRAMES frames: @check_format on each output's video info, then
+ * @check on each component, against the buffer that entered the filter. */
+static void
+check_decoded (const gchar * desc,
+    void (*check_format) (const GstVideoInfo * info, guint frame_no),
+    void (*check) (GstVideoFrame * in, GstVideoFrame * out, guint c,
+        guint frame_no))
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *filter, *sink;
+  GAsyncQueue *inputs = g_async_queue_new ();
+  GstPad *pad;
+  guint i, c;
+
+  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
+  filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  pad = gst_element_get_static_pad (filter, "sink");
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs, NULL);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+
+  for (i = 0; i < N_FRAMES; i++) {
+    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
+    GstBuffer *in;
+    GstVideoInfo info;
+    GstVideoFrame in_frame, out_frame;
+
+    fail_unless (gst_video_info_from_caps (&info,
+            gst_sample_get_caps (sample)));
+    check_format (&info, i);
+    in = g_async_queue_timeout_pop (inputs, 10 * G_USEC_PER_SEC);
+    fail_unless (in != NULL, "no input for frame %u", i);
+    fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
+    fail_unless (gst_video_frame_map (&out_frame, &info,
+            gst_sample_get_buffer (sample), GST_MAP_READ));
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+      check (&in_frame, &out_frame, c, i);
+    gst_video_frame_unmap (&in_frame);
+    gst_video_frame_unmap (&out_frame);
+    gst_buffer_unref (in);
+    gst_sample_unref (sample);
+  }
+
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (pad);
+  gst_object_unref (filter);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  while (g_async_queue_length (inputs) > 0)
+    gst_buffer_unref (g_async_queue_pop (inputs));
+  g_async_queue_unref (inputs);
+}
+
+static void
+assert_nv12 (const GstVideoInfo * info, G_GNUC_UNUSED guint frame_no)
+{
+  fail_unless_equals_int (GST_VIDEO_INFO_FORMAT (info), GST_VIDEO_FORMAT_NV12);
+}
+
+GST_START_TEST (test_decoded_nv12)
+{
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h264parse ! nvh264dec ! cudadownload ! video/x-raw,format=NV12 ! "
+      "cudabilateral name=filter diameter=%d sigma-color=%g sigma-space=%g ! "
+      "appsink name=sink sync=false max-buffers=2", clip_path (), DIAMETER,
+      SIGMA_COLOR, SIGMA_SPACE);
+
+  check_decoded (desc, assert_nv12, check_component);
+  g_free (desc);
+}
+
+GST_END_TEST;
+
 static void
 check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
     guint frame_no)
@@ -199,7 +215,7 @@ check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
 /* The 10-bit format nvh265dec gives, 4:2:0 YUV whose planes the element
  * filters each on its own. */
 static void
-assert_decoded_deep_yuv (const GstVideoInfo * info)
+assert_decoded_deep_yuv (const GstVideoInfo * info, guint frame_no)
 {
   GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
 
@@ -208,6 +224,9 @@ assert_decoded_deep_yuv (const GstVideoInfo * info)
       && GST_VIDEO_INFO_COMP_WIDTH (info, 1) < GST_VIDEO_INFO_WIDTH (info),
       "the Main 10 clip decoded as %s, not subsampled deep YUV",
       gst_video_format_to_string (format));
+  if (frame_no == 0)
+    g_print ("Main 10 clip decoded as %s\n",
+        gst_video_format_to_string (format));
 }
 
 /* The Main 10 clip decoded and downloaded in the format the decoder
@@ -220,54 +239,8 @@ GST_START_TEST (test_decoded_main10)
       "cudabilateral name=filter diameter=%d sigma-color=%g sigma-space=%g ! "
       "appsink name=sink sync=false max-buffers=2", main10_clip_path (),
       DIAMETER, SIGMA_COLOR, SIGMA_SPACE);
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstElement *filter, *sink;
-  GAsyncQueue *inputs = g_async_queue_new ();
-  GstPad *pad;
-  guint i, c;
 
-  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
-  filter = gst_bin_get_by_name (GST_BIN (pipeline), "filter");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (filter, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, keep_input, inputs, NULL);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-
-  for (i = 0; i < N_FRAMES; i++) {
-    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
-    GstBuffer *in;
-    GstVideoInfo info;
-    GstVideoFrame in_frame, out_frame;
-
-    fail_unless (gst_video_info_from_caps (&info,
-            gst_sample_get_caps (sample)));
-    assert_decoded_deep_yuv (&info);
-    if (i == 0)
-      g_print ("Main 10 clip decoded as %s\n",
-          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info)));
-    in = g_async_queue_timeout_pop (inputs, 10 * G_USEC_PER_SEC);
-    fail_unless (in != NULL, "no input for frame %u", i);
-    fail_unless (gst_video_frame_map (&in_frame, &info, in, GST_MAP_READ));
-    fail_unless (gst_video_frame_map (&out_frame, &info,
-            gst_sample_get_buffer (sample), GST_MAP_READ));
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-      check_deep_component (&in_frame, &out_frame, c, i);
-    gst_video_frame_unmap (&in_frame);
-    gst_video_frame_unmap (&out_frame);
-    gst_buffer_unref (in);
-    gst_sample_unref (sample);
-  }
-
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (pad);
-  gst_object_unref (filter);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
-  while (g_async_queue_length (inputs) > 0)
-    gst_buffer_unref (g_async_queue_pop (inputs));
-  g_async_queue_unref (inputs);
+  check_decoded (desc, assert_decoded_deep_yuv, check_deep_component);
   g_free (desc);
 }
 
@@ -408,7 +381,7 @@ GST_START_TEST (test_decoded_main10_cuda_memory)
   pull_deep_frames (on_gpu, a, &info_a);
   pull_deep_frames (on_host, b, &info_b);
   fail_unless (gst_video_info_is_equal (&info_a, &info_b));
-  assert_decoded_deep_yuv (&info_a);
+  assert_decoded_deep_yuv (&info_a, 0);
   for (i = 0; i < N_FRAMES; i++)
     for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
       gchar *what = g_strdup_printf ("frame %u in CUDA memory against "
