@@ -117,9 +117,12 @@ constexpr int kBlockW = 32;
 constexpr int kBlockH = 8;
 /* Its blocks an SM: as many as the SM holds for 32-bit tile words (the
  * registers ptxas chooses by itself: 32), four for the deep layouts'
- * 64-bit words, which spill in 32. */
+ * 64-bit words, which spill in 32. An SM holds 1024 threads on sm_75,
+ * 1536 on sm_86, sm_87 and sm_89, 2048 on sm_80 and sm_90. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
 constexpr int kGenericMinBlocks = 4;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ > 800 && __CUDA_ARCH__ < 900
+constexpr int kGenericMinBlocks = 6;
 #else
 constexpr int kGenericMinBlocks = 8;
 #endif
