@@ -565,8 +565,8 @@ update_tables (Tables * tables, const CbfFramePlan * plan, CbfMode mode,
     /* One kind of pass a plan: the first one's channels are all's. */
     cbf_deep_tables_fill (tables->host_tables, radius, plan->bits,
         plan->passes[0].channels, sigma_color, sigma_space);
-    cbf_deep_weights_init (&tables->weights, radius, tables->host_tables,
-        tables->dev_tables);
+    cbf_deep_weights_init (&tables->weights, radius, plan->bits,
+        sigma_color, tables->host_tables, tables->dev_tables);
     n_floats = cbf_deep_tables_len (radius);
   } else {
     gint radius = cbf_bilateral_radius (diameter, sigma_space);

@@ -196,6 +196,10 @@ int cbf_deep_range_shift (int bits, int channels);
 void cbf_deep_range_fill (float *range, int bits, int channels,
     double sigma_color);
 
+/* sigma-color (8-bit levels; <= 0 taken as 1) in the units of samples of
+ * @bits bits: x (2^@bits - 1) / 255. */
+double cbf_deep_sigma_color (int bits, double sigma_color);
+
 /* Number of floats in the deep entries' tables for @radius: as the 8-bit
  * tables' first three parts (cbf_bilateral_tables_len), the range table
  * CBF_DEEP_RANGE_LUT_LEN long: range, space_lut, half widths. */
@@ -243,6 +247,12 @@ typedef struct
    * outside the disc, for the streaming kernel, whose launch carries them;
    * filled when radius <= CBF_FAST_MAX_RADIUS. */
   float space_taps[CBF_FAST_MAX_TAPS];
+  /* For the deep specialised kernel, which computes each tap's weight as
+   * 2^(log2 (space) - y^2), y the distance times range_scale (in sample
+   * units, sqrt (log2 (e) / 2) / s with s the scaled sigma-color):
+   * log2 of space_taps, and range_scale (cbf_deep_weights_init). */
+  float space_log2_taps[CBF_FAST_MAX_TAPS];
+  float range_scale;
 } CbfBilateralParams;
 
 /* The Gaussian entries' parameters (gaussian.h,
@@ -281,9 +291,10 @@ void cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
 
 /* Fills @weights for the deep bilateral entries from tables built by
  * cbf_deep_tables_fill on the host (@host_tables) and their copy on the
- * device (@dev_tables). */
-void cbf_deep_weights_init (CbfFilterParams * weights, int radius,
-    const float *host_tables, const float *dev_tables);
+ * device (@dev_tables), for samples of @bits bits and @sigma_color, as
+ * the tables were filled. */
+void cbf_deep_weights_init (CbfFilterParams * weights, int radius, int bits,
+    double sigma_color, const float *host_tables, const float *dev_tables);
 
 /* Enqueues on @stream the filter of output rows [@row_begin, @row_end) of
  * @src into @dst (same size, distinct memory). Rows outside that range are

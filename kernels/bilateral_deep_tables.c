@@ -31,12 +31,17 @@ cbf_deep_range_shift (int bits, int channels)
   return shift;
 }
 
+double
+cbf_deep_sigma_color (int bits, double sigma_color)
+{
+  return (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) / 255.0;
+}
+
 void
 cbf_deep_range_fill (float *range, int bits, int channels, double sigma_color)
 {
   int shift = cbf_deep_range_shift (bits, channels), i;
-  double sigma = (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) /
-      255.0;
+  double sigma = cbf_deep_sigma_color (bits, sigma_color);
   double gauss = -0.5 / (sigma * sigma);
   /* the middle of a bucket, from its first distance */
   double middle = ((1 << shift) - 1) / 2.0;

@@ -11,18 +11,21 @@
  * deep layouts), radius <= CBF_FAST_MAX_RADIUS: the 8-bit specialised
  * kernels' walk (bilateral_fast.cuh) — K x C outputs a thread, the
  * window's taps unrolled at compile time, none outside the disc — with
- * the wide kernel's weights: spatial times range. Per-class tables of
- * both, as the 8-bit kernels read, would take the deep range table's
- * 8192 entries a class; instead each tap's spatial weight is a launch
- * parameter at an index known at compile time, an operand of the
- * multiply read from the constant bank, and the range weight one load
- * from the range table in shared memory. */
+ * float sums. Per-class tables of space x range, as the 8-bit kernels
+ * read, would take thousands of entries a class, and a range table in
+ * shared memory is read at distances that spread a warp's loads over
+ * many banks, so that they conflict. Each weight is computed instead:
+ * 2^(log2 (space) - y^2), y the tap's distance from its output in units
+ * of the scaled sigma-color (the layout's range_y), log2 (space) a launch
+ * parameter at an index known at compile time (an operand from the
+ * constant bank), the power of two one instruction of the
+ * special-function unit. The weights are exact but for that unit's
+ * error (about 2^-22); no distance is bucketed. */
 
 #ifndef CBF_BILATERAL_FAST_DEEP_CUH
 #define CBF_BILATERAL_FAST_DEEP_CUH
 
 #include "bilateral_fast.cuh"
-#include "bilateral_stream.cuh"
 
 namespace {
 
@@ -30,7 +33,7 @@ namespace {
  * FastBlock and launch_fast take it. */
 template <class T, int R> struct DeepShape
 {
-  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights);
+  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights, R);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;
@@ -40,11 +43,29 @@ template <class T, int R> struct DeepShape
   static constexpr int kTileW
       = (kFastBlockX * kCols + 2 * R + kCols - 1) / kCols * kCols;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
-  /* the range table, first in the deep tables (bilateral.h) */
-  static constexpr int kLutLen = CBF_DEEP_RANGE_LUT_LEN;
+  /* no table: the weights are computed */
+  static constexpr int kLutLen = 0;
   static constexpr int kLutOffset = 0;
   static constexpr bool kWordCopy = false;
 };
+
+/* The launch parameter of a deep kernel's weights: log2 of each tap's
+ * spatial weight, at [(dy + r) * (2r + 1) + dx + r], and the range
+ * scale (CbfBilateralParams). */
+struct DeepTaps
+{
+  float log2_w[CBF_FAST_MAX_TAPS];
+  float range_scale;
+};
+
+static inline DeepTaps deep_taps (const CbfFilterParams *w)
+{
+  DeepTaps taps;
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
+    taps.log2_w[i] = w->bilateral.space_log2_taps[i];
+  taps.range_scale = w->bilateral.range_scale;
+  return taps;
+}
 
 /* A thread's K x C outputs and their float sums. */
 template <class T, int R, int K, int C>
@@ -55,42 +76,48 @@ struct DeepWindow : FastWalk<DeepWindow<T, R, K, C>, R, K, C>
   static constexpr int kTileW = DeepShape<T, R>::kTileW;
   /* tile, column dx = 0 of source row 0 */
   const Word *col;
-  const float *range_lut;
-  const SpaceTaps *space;
-  /* Output (k, c) at [k * C + c]: its pixel and its sums. */
-  Word centre[K * C];
+  const DeepTaps *weights;
+  /* the range scale in the layout's value units, and -2^23 times it
+   * (range_y) */
+  float scale, bias;
+  /* Output (k, c) at [k * C + c]: its range key and its sums. */
+  typedef typename T::RangeKey Key;
+  Key centre[K * C];
   typename T::Sum sum[K * C];
 
   /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
    * disc. */
   template <int S, int DX, int k, int c>
   __device__ __forceinline__ void tap_output (
-      Word p, const typename T::Value &value)
+      const Key &key, const typename T::Value &value)
   {
     constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
     if constexpr (in_disc<R> (dx, dy)) {
-      const float w = space->w[(dy + R) * (2 * R + 1) + dx + R]
-          * range_at (range_lut, T::lut_offset (p, centre[o]));
+      const float y = T::range_y (key, centre[o], scale, bias);
+      const float w = exp2_approx (
+          fmaf (-y, y, weights->log2_w[(dy + R) * (2 * R + 1) + dx + R]));
       T::add (sum[o], value, w);
     }
   }
 
   template <int S, int DX, int... o>
-  __device__ __forceinline__ void tap_outputs (
-      Word p, const typename T::Value &value, std::integer_sequence<int, o...>)
+  __device__ __forceinline__ void tap_outputs (const Key &key,
+      const typename T::Value &value, std::integer_sequence<int, o...>)
   {
-    (tap_output<S, DX, o / C, o % C> (p, value), ...);
+    (tap_output<S, DX, o / C, o % C> (key, value), ...);
   }
 
   /* Source pixel (DX, S), loaded: converted once, used by every output
    * whose window holds it. */
   template <int S, int DX> __device__ __forceinline__ void taps (Word p)
   {
-    if constexpr (Walk::used (S, DX))
-      tap_outputs<S, DX> (p, T::template unpack<false> (p),
+    if constexpr (Walk::used (S, DX)) {
+      const typename T::Value value = T::template unpack<false> (p);
+      tap_outputs<S, DX> (T::range_key (p, value, scale), value,
           std::make_integer_sequence<int, K * C> ());
+    }
   }
 
   template <int S, int DX, int... n>
@@ -116,7 +143,7 @@ template <class T, int R>
 __global__ void __launch_bounds__ (DeepShape<T, R>::kThreads,
     DeepShape<T, R>::kMinBlocks) bilateral_fast_deep (Io io, int row_begin,
     int row_end, const float *__restrict__ tables,
-    const __grid_constant__ SpaceTaps space)
+    const __grid_constant__ DeepTaps weights)
 {
   typedef DeepShape<T, R> Shape;
   constexpr int K = Shape::kRows;
@@ -132,11 +159,15 @@ __global__ void __launch_bounds__ (DeepShape<T, R>::kThreads,
   const int tx = threadIdx.x, ty = threadIdx.y;
   DeepWindow<T, R, K, C> window;
   window.col = block.tile + ty * K * kTileW + C * tx + R;
-  window.range_lut = block.range_lut;
-  window.space = &space;
+  window.weights = &weights;
+  window.scale = weights.range_scale * (1.f / T::kRangeUnit);
+  window.bias = -8388608.f * window.scale;
 #pragma unroll
-  for (int o = 0; o < K * C; o++)
-    window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+  for (int o = 0; o < K * C; o++) {
+    const typename T::Word p = window.col[(o / C + R) * kTileW + o % C];
+    window.centre[o]
+        = T::range_key (p, T::template unpack<false> (p), window.scale);
+  }
   window.run ();
 
 #pragma unroll
@@ -153,7 +184,7 @@ cudaError_t launch_fast_deep (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream)
 {
   return launch_fast<T, DeepShape<T, R>> (bilateral_fast_deep<T, R>, io,
-      row_begin, row_end, w, stream, space_taps (w));
+      row_begin, row_end, w, stream, deep_taps (w));
 }
 
 } /* namespace */

@@ -209,6 +209,8 @@ weights_init (CbfFilterParams * weights, int radius, const float *space_lut,
       if (dx * dx + dy * dy <= radius * radius) {
         int i = (dy + radius) * side + dx + radius;
         weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
+        weights->bilateral.space_log2_taps[i] =
+            (float) log2 (space_lut[dx * dx + dy * dy]);
       }
 }
 
@@ -220,9 +222,13 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
 }
 
 void
-cbf_deep_weights_init (CbfFilterParams * weights, int radius,
-    const float *host_tables, const float *dev_tables)
+cbf_deep_weights_init (CbfFilterParams * weights, int radius, int bits,
+    double sigma_color, const float *host_tables, const float *dev_tables)
 {
   weights_init (weights, radius, host_tables + CBF_DEEP_RANGE_LUT_LEN,
       dev_tables);
+  /* 2^(-y^2) = exp (-d^2 / (2 s^2)) for y = d sqrt (log2 (e) / 2) / s */
+  weights->bilateral.range_scale =
+      (float) (sqrt (0.5 / log (2.0)) / cbf_deep_sigma_color (bits,
+          sigma_color));
 }

@@ -56,6 +56,15 @@ __device__ __forceinline__ float range_at (
       reinterpret_cast<const char *> (range_lut) + byte_offset);
 }
 
+/* 2^x on the special-function unit, one instruction: relative error
+ * about 2^-22, and 0 below 2^-126, where exp2f would scale subnormals. */
+__device__ __forceinline__ float exp2_approx (float x)
+{
+  float r;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(x));
+  return r;
+}
+
 /* ------------------------------------------------------------------ */
 /* Where a launch reads and writes, for every layout: one plane, or three
  * for planar colour. Passed by value to the kernels. */
@@ -374,9 +383,12 @@ struct ColourPlanar : Colour
  * range table (CBF_DEEP_RANGE_LUT_LEN entries, the L1 distance looked up
  * as distance >> kRangeShift: cbf_deep_range_shift of the samples' bits
  * and channels) and values kept in the samples' own units, whose range the
- * host scales sigma-color and the grid's cells to. Only the wide and the
- * generic kernels take them: the specialised kernels' per-class tables
- * hold 8-bit distances. */
+ * host scales sigma-color and the grid's cells to. The wide and the
+ * generic kernels read the table; the deep specialised kernel
+ * (bilateral_fast_deep.cuh) computes each range weight instead, from
+ * range_y: the distance of a tap's range key (range_key) from its
+ * output's, in units where the weight is 2^(-y^2). kRangeUnit is a
+ * value's units per sample. */
 
 /* 16-bit channels filtered each on its own: the tile word is 4 x the
  * sample, as Channels', so that |a - b| >> kRangeShift, its low two bits
@@ -411,6 +423,29 @@ struct DeepChannels : Channels<kChannels>
     else
       return (__usad (a, b, 0) >> kRangeShift) & ~3u;
   }
+  /* The tile word (at most 2^18) placed into the float 2^23 and 2^23
+   * subtracted: exact, where a conversion runs on the special-function
+   * unit that the range weights keep busy. */
+  typedef typename Base::Value Value;
+  template <bool kBiased>
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    return Value{ __uint_as_float (p | 0x4b000000u) - 8388608.f };
+  }
+  /* The range key: the value already scaled, so that a tap's y is one
+   * subtraction. */
+  static constexpr float kRangeUnit = 4.f;
+  typedef float RangeKey;
+  static __device__ __forceinline__ RangeKey range_key (
+      uint32_t, const Value &v, float scale)
+  {
+    return v.v * scale;
+  }
+  static __device__ __forceinline__ float range_y (
+      RangeKey a, RangeKey b, float, float)
+  {
+    return a - b;
+  }
   template <bool kBiased>
   static __device__ __forceinline__ void store (
       const Io &io, int y, int x, const typename Base::Sum &s)
@@ -434,11 +469,32 @@ template <int kRangeShift> struct DeepColour : Colour
   static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
   static constexpr bool kDeep = true;
 
+  /* The L1 distance plus @plus. */
+  static __device__ __forceinline__ uint32_t distance (
+      uint2 a, uint2 b, uint32_t plus)
+  {
+    return __usad (a.x & 0xffffu, b.x & 0xffffu,
+        __usad (a.x >> 16, b.x >> 16, __usad (a.y, b.y, plus)));
+  }
   static __device__ __forceinline__ uint32_t lut_offset (uint2 a, uint2 b)
   {
-    const uint32_t d = __usad (a.x & 0xffffu, b.x & 0xffffu,
-        __usad (a.x >> 16, b.x >> 16, __usad (a.y, b.y, 0)));
-    return (d >> kRangeShift) << 2;
+    return (distance (a, b, 0) >> kRangeShift) << 2;
+  }
+  /* The range key is the tile word; y is the distance (at most 196605)
+   * placed into the float 2^23 by the sum's last add, times @scale, plus
+   * @bias = -2^23 @scale, in one fused multiply-add: exact but for its one
+   * rounding. */
+  static constexpr float kRangeUnit = 1.f;
+  typedef uint2 RangeKey;
+  static __device__ __forceinline__ RangeKey range_key (
+      uint2 p, const Value &, float)
+  {
+    return p;
+  }
+  static __device__ __forceinline__ float range_y (
+      RangeKey a, RangeKey b, float scale, float bias)
+  {
+    return fmaf (__uint_as_float (distance (a, b, 0x4b000000u)), scale, bias);
   }
   template <bool kBiased>
   static __device__ __forceinline__ Value unpack (uint2 p)

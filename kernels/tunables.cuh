@@ -84,11 +84,17 @@ constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
-/* The deep specialised kernel (bilateral_fast_deep.cuh): its shape, as
- * colour_shape's. */
-__host__ __device__ constexpr FastShapeOf deep_shape (bool colour)
+/* The deep specialised kernel (bilateral_fast_deep.cuh): its shape at
+ * @radius, as colour_shape's. With no table in shared memory, registers
+ * bound the blocks an SM: colour 2 x 2 outputs a thread and four blocks,
+ * one channel 2 x 4 and five, the fastest of the shapes measured at 4K,
+ * d = 15 (design.md, "Deep samples"); one channel four at radius 8, where
+ * five spill. */
+__host__ __device__ constexpr FastShapeOf deep_shape (bool colour, int radius)
 {
-  return colour ? FastShapeOf{ 3, 2, 2, 8 } : FastShapeOf{ 2, 4, 3, 8 };
+  return colour     ? FastShapeOf{ 2, 2, 4, 8 }
+      : radius >= 8 ? FastShapeOf{ 2, 4, 4, 8 }
+                    : FastShapeOf{ 2, 4, 5, 8 };
 }
 
 /* ------------------------------------------------------------------ */

@@ -3,6 +3,8 @@
 
 #include <gst/check/gstcheck.h>
 
+#include <math.h>
+
 #include "golden.h"
 #include "reference.h"
 #include "bilateral.h"
@@ -275,6 +277,56 @@ GST_START_TEST (test_deep_table_within_tolerance)
 
 GST_END_TEST;
 
+/* The deep specialised kernel's weights, as it computes them: y, the
+ * distance times range_scale in float, and 2^(log2 (space) - y^2) from a
+ * float exponent, against the spatial weight times the range weight in
+ * double, exp (-d^2 / (2 s^2)) with s = sigma-color x (2^bits - 1) / 255:
+ * within 10^-5 of it (the special-function unit adds about 2^-22), for
+ * every distance of one sample and of three, at every tap. Weights under
+ * 10^-12, which cannot move an output by a level (197 taps x 65535 x
+ * 10^-12), are held to 10^-17 absolute: their float exponent's rounding
+ * grows with its size. */
+GST_START_TEST (test_deep_computed_weights)
+{
+  static const gint depths[] = { 10, 12, 16 };
+  static const gdouble sigmas[] = { 1, 10, 30, 200 };
+  const gint radius = 8, side = 2 * radius + 1;
+  float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
+  guint b, s, n_checked = 0;
+
+  for (b = 0; b < G_N_ELEMENTS (depths); b++)
+    for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
+      gint bits = depths[b], largest = 3 * ((1 << bits) - 1), d, dx, dy;
+      gdouble sigma = sigmas[s] * ((1 << bits) - 1) / 255.0, worst = 0;
+      CbfFilterParams w;
+
+      cbf_deep_tables_fill (tables, radius, bits, 3, sigmas[s], 4.0);
+      cbf_deep_weights_init (&w, radius, bits, sigmas[s], tables, NULL);
+      for (dy = -radius; dy <= radius; dy++)
+        for (dx = -radius; dx <= radius; dx++) {
+          gint i = (dy + radius) * side + dx + radius;
+
+          if (dx * dx + dy * dy > radius * radius)
+            continue;
+          for (d = 0; d <= largest; d += 1 + d / 64) {
+            float y = (float) d * w.bilateral.range_scale;
+            double got = exp2 (fmaf (-y, y, w.bilateral.space_log2_taps[i]));
+            double want = w.bilateral.space_taps[i] *
+                exp (-(double) d * d / (2 * sigma * sigma));
+
+            worst = MAX (worst, fabs (got - want) / MAX (want, 1e-12));
+            n_checked++;
+          }
+        }
+      fail_unless (worst <= 1e-5, "%d bits, sigma-color %g: relative error "
+          "%g", bits, sigmas[s], worst);
+    }
+  fail_unless (n_checked > 100000);
+  g_free (tables);
+}
+
+GST_END_TEST;
+
 /* The chroma rule at its edges: integer division, at least 1, derived
  * radii kept derived. */
 GST_START_TEST (test_chroma_rule)
@@ -305,6 +357,7 @@ reference_suite (void)
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_deep_reference_widened_matches_opencv);
   tcase_add_test (tc, test_deep_table_within_tolerance);
+  tcase_add_test (tc, test_deep_computed_weights);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);

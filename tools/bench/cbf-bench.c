@@ -858,7 +858,8 @@ weights_for (CbfFilterParams * w, const CbfFramePlan * plan,
   CHECK (cudaMemcpy (dev_tables, host_tables, len * sizeof (float),
           cudaMemcpyHostToDevice));
   if (plan->bits > 8)
-    cbf_deep_weights_init (w, radius, host_tables, dev_tables);
+    cbf_deep_weights_init (w, radius, plan->bits, SIGMA_COLOR, host_tables,
+        dev_tables);
   else
     cbf_bilateral_weights_init (w, radius, host_tables, dev_tables);
 }
