@@ -143,16 +143,17 @@ template <class Shape> struct FastBlock
       tile = reinterpret_cast<Entry *> (fast_smem);
       range_lut = reinterpret_cast<float *> (
           reinterpret_cast<char *> (fast_smem) + Smem::kTileBytes);
-    } else {
-      /* (a kernel that computes its weights has no table) */
-      if constexpr (Shape::kLutLen > 0) {
-        __shared__ __align__ (16) float static_lut[Shape::kLutLen];
-        range_lut = static_lut;
-      } else {
-        range_lut = nullptr;
-      }
+    } else if constexpr (Shape::kLutLen > 0) {
+      __shared__ __align__ (16) float static_lut[Shape::kLutLen];
       __shared__ __align__ (16)
           Entry static_tile[Shape::kTileH * Shape::kTileW];
+      range_lut = static_lut;
+      tile = static_tile;
+    } else {
+      /* a kernel that computes its weights: no table */
+      __shared__ __align__ (16)
+          Entry static_tile[Shape::kTileH * Shape::kTileW];
+      range_lut = nullptr;
       tile = static_tile;
     }
     tid = threadIdx.y * kFastBlockX + threadIdx.x;
