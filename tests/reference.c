@@ -159,18 +159,24 @@ cbf_reference_bilateral_deep_table (const uint16_t * src, size_t src_stride,
   free (range);
 }
 
-void
-cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
-    uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
-    double sigma_space)
+/* The separable Gaussian of both references, unrounded: channels
+ * [@colour_offset, + @channels) of each pixel of @src (samples of
+ * @sample_bytes; @src_stride and @pixel_samples in samples), filtered
+ * along the rows, then along the columns, into width x height x channels
+ * values. @float_sums: every product and sum rounded to float, as the 8-bit
+ * kernels compute (double holds a float product or sum exactly, so that
+ * rounding it to float is float arithmetic); else double throughout. */
+static double *
+separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
+    int width, int height, int pixel_samples, int colour_offset,
+    int channels, int diameter, double sigma_space, int float_sums)
 {
-  int ksize, radius;
+  size_t n = (size_t) width * height * channels;
+  double *rows = malloc (n * sizeof (double));
+  double *out = malloc (n * sizeof (double));
+  int ksize, radius, x, y, c, i;
   double sigma;
   float *coeffs;
-  /* Rows after the horizontal pass, all of them, one float per channel. */
-  float *rows = malloc ((size_t) width * height * channels * sizeof (float));
-  int x, y, c, i;
 
   cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
   radius = ksize / 2;
@@ -179,27 +185,56 @@ cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++)
       for (c = 0; c < channels; c++) {
-        float sum = 0;
-        for (i = -radius; i <= radius; i++)
-          sum += coeffs[i + radius] * src[y * src_stride +
-              reflect101 (x + i, width) * pixel_bytes + colour_offset + c];
+        double sum = 0;
+
+        for (i = -radius; i <= radius; i++) {
+          double term = coeffs[i + radius] * (double) sample_at (src,
+              y * src_stride + reflect101 (x + i, width) * pixel_samples +
+              colour_offset + c, sample_bytes);
+
+          sum = float_sums ? (float) (sum + (float) term) : sum + term;
+        }
         rows[((size_t) y * width + x) * channels + c] = sum;
       }
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      for (c = 0; c < channels; c++) {
+        double sum = 0;
+
+        for (i = -radius; i <= radius; i++) {
+          double term = coeffs[i + radius] *
+              rows[((size_t) reflect101 (y + i, height) * width + x) *
+              channels + c];
+
+          sum = float_sums ? (float) (sum + (float) term) : sum + term;
+        }
+        out[((size_t) y * width + x) * channels + c] = sum;
+      }
+  free (rows);
+  free (coeffs);
+  return out;
+}
+
+void
+cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_space)
+{
+  double *sums = separable_gaussian (src, src_stride, 1, width, height,
+      pixel_bytes, colour_offset, channels, diameter, sigma_space, 1);
+  int x, y, c;
+
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++) {
       uint8_t *out = dst + y * dst_stride + x * pixel_bytes;
 
       memcpy (out, src + y * src_stride + x * pixel_bytes, pixel_bytes);
-      for (c = 0; c < channels; c++) {
-        float sum = 0;
-        for (i = -radius; i <= radius; i++)
-          sum += coeffs[i + radius] * rows[((size_t) reflect101 (y + i,
-                      height) * width + x) * channels + c];
-        out[colour_offset + c] = (uint8_t) lrintf (sum);
-      }
+      for (c = 0; c < channels; c++)
+        out[colour_offset + c] = (uint8_t) lrintf ((float)
+            sums[((size_t) y * width + x) * channels + c]);
     }
-  free (rows);
-  free (coeffs);
+  free (sums);
 }
 
 void
@@ -208,25 +243,10 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_space)
 {
-  int ksize, radius;
-  double sigma;
-  float *coeffs;
-  double *rows = malloc ((size_t) width * height * channels * sizeof (double));
-  int x, y, c, i;
+  double *sums = separable_gaussian (src, src_stride, 2, width, height,
+      pixel_samples, colour_offset, channels, diameter, sigma_space, 0);
+  int x, y, c;
 
-  cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
-  radius = ksize / 2;
-  coeffs = malloc (ksize * sizeof (float));
-  cbf_gaussian_kernel_fill (coeffs, ksize, sigma);
-  for (y = 0; y < height; y++)
-    for (x = 0; x < width; x++)
-      for (c = 0; c < channels; c++) {
-        double sum = 0;
-        for (i = -radius; i <= radius; i++)
-          sum += coeffs[i + radius] * (double) src[y * src_stride +
-              reflect101 (x + i, width) * pixel_samples + colour_offset + c];
-        rows[((size_t) y * width + x) * channels + c] = sum;
-      }
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++) {
       uint16_t *out = dst + y * dst_stride + x * pixel_samples;
@@ -234,14 +254,11 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
       memcpy (out, src + y * src_stride + x * pixel_samples,
           pixel_samples * sizeof (uint16_t));
       for (c = 0; c < channels; c++) {
-        double sum = 0;
-        for (i = -radius; i <= radius; i++)
-          sum += coeffs[i + radius] * rows[((size_t) reflect101 (y + i,
-                      height) * width + x) * channels + c];
+        double sum = sums[((size_t) y * width + x) * channels + c];
+
         /* The coefficients' float sum may exceed 1 by a rounding. */
         out[colour_offset + c] = (uint16_t) (sum > 65535 ? 65535 : lrint (sum));
       }
     }
-  free (rows);
-  free (coeffs);
+  free (sums);
 }
