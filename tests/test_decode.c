@@ -106,8 +106,6 @@ pull_sample_or_fail (GstElement * pipeline, GstElement * sink, guint frame_no)
   return sample;
 }
 
-/* Component @c of the deep frame @out against the deep reference run on
- * @in's: within 16 for samples filtered as 16-bit (P010's), else 1. */
 /* Runs @desc (a decoder, then cudabilateral "filter" and appsink "sink")
  * for N_FRAMES frames: @check_format on each output's video info, then
  * @check on each component, against the buffer that entered the filter. */
@@ -184,6 +182,8 @@ GST_START_TEST (test_decoded_nv12)
 
 GST_END_TEST;
 
+/* Component @c of the deep frame @out against the deep reference run on
+ * @in's: within 16 for samples filtered as 16-bit (P010's), else 1. */
 static void
 check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
     guint frame_no)
@@ -247,38 +247,49 @@ GST_START_TEST (test_decoded_main10)
 GST_END_TEST;
 
 #if CBF_HAVE_CUDA_MEMORY
-/* The first N_FRAMES frames @desc's appsink "sink" receives, mapped
- * channels of each. */
+/* Runs @desc for the first N_FRAMES frames its appsink "sink" receives,
+ * each mapped and handed to @read with its number and @data; @info is
+ * the frames' video info. */
 static void
-pull_frames (const gchar * desc, guint8 * frames[N_FRAMES][3],
-    GstVideoInfo * info)
+pull_frames (const gchar * desc, GstVideoInfo * info,
+    void (*read) (GstVideoFrame * frame, guint frame_no, gpointer data),
+    gpointer data)
 {
   GError *error = NULL;
   GstElement *pipeline = gst_parse_launch (desc, &error);
   GstElement *sink;
-  guint i, c;
+  guint i;
 
   fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
   sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
   fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
       GST_STATE_CHANGE_FAILURE);
   for (i = 0; i < N_FRAMES; i++) {
-    GstSample *sample = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        30 * GST_SECOND);
+    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
     GstVideoFrame frame;
 
-    fail_unless (sample != NULL, "%s: no frame %u within 30 s", desc, i);
     fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps (sample)));
     fail_unless (gst_video_frame_map (&frame, info,
             gst_sample_get_buffer (sample), GST_MAP_READ));
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
-      frames[i][c] = read_component (&frame, c).data;
+    read (&frame, i, data);
     gst_video_frame_unmap (&frame);
     gst_sample_unref (sample);
   }
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
+}
+
+/* pull_frames' @read for 8-bit frames: the components' bytes, into
+ * @data's guint8 *[N_FRAMES][3]. */
+static void
+read_channels (GstVideoFrame * frame, guint frame_no, gpointer data)
+{
+  guint8 *(*frames)[3] = data;
+  guint c;
+
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
+    frames[frame_no][c] = read_component (frame, c).data;
 }
 
 /* Filtering the decoder's CUDA memory in place of its downloaded frames
@@ -303,8 +314,8 @@ GST_START_TEST (test_decoded_cuda_memory)
   GstVideoInfo info_a, info_b;
   guint i, c;
 
-  pull_frames (on_gpu, a, &info_a);
-  pull_frames (on_host, b, &info_b);
+  pull_frames (on_gpu, &info_a, read_channels, a);
+  pull_frames (on_host, &info_b, read_channels, b);
   fail_unless (gst_video_info_is_equal (&info_a, &info_b));
   for (i = 0; i < N_FRAMES; i++)
     for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
@@ -326,35 +337,16 @@ GST_START_TEST (test_decoded_cuda_memory)
 
 GST_END_TEST;
 
-/* pull_frames for deep formats: components of 16-bit samples. */
+/* pull_frames' @read for deep frames: the components' 16-bit samples,
+ * into @data's DeepChannel [N_FRAMES][GST_VIDEO_MAX_COMPONENTS]. */
 static void
-pull_deep_frames (const gchar * desc,
-    DeepChannel frames[N_FRAMES][GST_VIDEO_MAX_COMPONENTS], GstVideoInfo * info)
+read_deep_channels (GstVideoFrame * frame, guint frame_no, gpointer data)
 {
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (desc, &error);
-  GstElement *sink;
-  guint i, c;
+  DeepChannel (*frames)[GST_VIDEO_MAX_COMPONENTS] = data;
+  guint c;
 
-  fail_unless (pipeline != NULL, "%s", error ? error->message : desc);
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  for (i = 0; i < N_FRAMES; i++) {
-    GstSample *sample = pull_sample_or_fail (pipeline, sink, i);
-    GstVideoFrame frame;
-
-    fail_unless (gst_video_info_from_caps (info, gst_sample_get_caps (sample)));
-    fail_unless (gst_video_frame_map (&frame, info,
-            gst_sample_get_buffer (sample), GST_MAP_READ));
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
-      frames[i][c] = read_deep_component (&frame, c);
-    gst_video_frame_unmap (&frame);
-    gst_sample_unref (sample);
-  }
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
+    frames[frame_no][c] = read_deep_component (frame, c);
 }
 
 /* test_decoded_cuda_memory for the Main 10 clip: nvh265dec's 10-bit frames
@@ -378,8 +370,8 @@ GST_START_TEST (test_decoded_main10_cuda_memory)
   GstVideoInfo info_a, info_b;
   guint i, c;
 
-  pull_deep_frames (on_gpu, a, &info_a);
-  pull_deep_frames (on_host, b, &info_b);
+  pull_frames (on_gpu, &info_a, read_deep_channels, a);
+  pull_frames (on_host, &info_b, read_deep_channels, b);
   fail_unless (gst_video_info_is_equal (&info_a, &info_b));
   assert_decoded_deep_yuv (&info_a, 0);
   for (i = 0; i < N_FRAMES; i++)
