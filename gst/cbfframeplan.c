@@ -136,9 +136,10 @@ colour_process_for_format (GstVideoFormat format, gint * bits)
 }
 
 /* Bits of the samples of GRAY or YUV filtered channel by channel: 8 (a
- * byte each), 16 for 16-bit little-endian containers whose samples fill
- * them or are MSB-aligned (P010_10LE), 10 or 12 for LSB-aligned ones
- * (I420_10LE); 0 for other formats. */
+ * byte each), or 10, 12 or 16 for samples in 16-bit little-endian
+ * containers, LSB-aligned (I420_10LE) or MSB-aligned (P010_10LE, filtered
+ * as the 10-bit samples they hold: the kernels shift them); 0 for other
+ * formats. */
 static gint
 gray_or_yuv_bits (const GstVideoInfo * info)
 {
@@ -153,9 +154,10 @@ gray_or_yuv_bits (const GstVideoInfo * info)
     return 8;
   /* YUY2-like packing of deep samples (Y210) is not taken: its chroma
    * would share a word with luma. */
-  if (!GST_VIDEO_FORMAT_INFO_IS_LE (info->finfo) || pstride != 2 || depth > 16)
+  if (!GST_VIDEO_FORMAT_INFO_IS_LE (info->finfo) || pstride != 2
+      || depth + GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0) > 16)
     return 0;
-  return GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0) ? 16 : depth;
+  return depth;
 }
 
 /* Adds the launch of component @c (1 channel) or of @n_views components
@@ -179,6 +181,8 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
       pass->offset[v] = GST_ROUND_UP_2 (pass->offset[v]);
   }
   pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
+  if (plan->bits > 8)
+    pass->sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c);
   pass->blend_bytes = plan->bits > 8 ? 2 : 1;
   pass->blend_samples = plan->bits > 8 ? CBF_SAMPLES_16 : CBF_SAMPLES_8;
   pass->channels = 1;
@@ -284,6 +288,7 @@ pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
 
   view.data += pass->offset[v];
   view.pixel_bytes = pass->pixel_bytes;
+  view.sample_shift = pass->sample_shift;
   view.width = pass->width;
   view.height = pass->height;
   return view;

@@ -49,6 +49,8 @@ typedef struct
   gint blend_bytes;             /* bytes of a pixel a mask blends */
   CbfSamples blend_samples;     /* what those bytes hold */
   gint channels;                /* 3: colour filtered together; 1 */
+  gint sample_shift;            /* of the deep samples in their containers
+                                 * (CbfPlane) */
   gint width;
   gint height;
   gboolean chroma;              /* filtered with the chroma weights */
@@ -67,7 +69,8 @@ typedef struct
   /* Bits of the samples the filter sees: 8, or 10, 12 or 16 for the deep
    * entries, whose tables cbf_deep_tables_fill makes for these bits and
    * the passes' channels (MSB-aligned samples such as P010_10LE's are
-   * filtered as the 16-bit values they are). */
+   * filtered at their own depth, shifted down and back up by the
+   * kernels). */
   gint bits;
 } CbfFramePlan;
 

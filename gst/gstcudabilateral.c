@@ -33,16 +33,17 @@
  * Samples of 10, 12 and 16 bits (HEVC Main 10 and HDR video, raw cameras)
  * are filtered in their own precision, with the same semantics:
  *
- * - one channel at a time: GRAY16_LE, P010_10LE, P012_LE, P016_LE (their
- *   samples taken as the 16-bit values they are), I420_10LE, I422_10LE,
- *   I420_12LE, I422_12LE;
+ * - one channel at a time: GRAY16_LE, P010_10LE, P012_LE, P016_LE,
+ *   I420_10LE, I422_10LE, I420_12LE, I422_12LE (the MSB-aligned samples of
+ *   P010_10LE and P012_LE filtered as the 10 and 12 bits they hold, the
+ *   bits below them written zero);
  * - three colour channels together: Y444_16LE, Y444_10LE, GBR_10LE,
  *   RGBA64_LE, BGRA64_LE (alpha passes unchanged), BGR10A2_LE, RGB10A2_LE
  *   (the 2-bit alpha passes unchanged).
  *
  * #GstCudaBilateral:sigma-color stays in 8-bit levels at every depth: it is
- * scaled inside by (2^bits - 1) / 255 (65535 / 255 for the 16-bit
- * containers), so one setting smooths a picture the same at every depth.
+ * scaled inside by (2^bits - 1) / 255 (1023 / 255 for P010_10LE), so one
+ * setting smooths a picture the same at every depth.
  * The output is within ±1 of the filter computed in double precision for
  * 10- and 12-bit samples and within ±16 (12-bit precision) for 16-bit
  * ones; an 8-bit picture widened to 16 bits (v × 257) comes out, narrowed

@@ -222,6 +222,12 @@ typedef struct
                                  * or YUY2's U or V */
   int width;                    /* in pixels (samples) */
   int height;
+  int sample_shift;             /* the deep one-channel entries' samples
+                                 * sit this many bits above the low end of
+                                 * their 16-bit containers (6 for P010_10LE,
+                                 * 4 for P012_LE), which the output's are
+                                 * written back to, the bits below zero;
+                                 * 0 for every other entry */
 } CbfPlane;
 
 /* Device scratch of the bilateral grid (grid.h): two buffers of
@@ -341,10 +347,10 @@ CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
  * cbf_deep_tables_fill for the samples' bits and channels:
  * - cbf_FILTER_deep_channel, cbf_FILTER_deep_channel_pair: as
  *   cbf_FILTER_channel and cbf_FILTER_channel_pair, on 16-bit samples
- *   (GRAY16_LE, P016_LE, and P010_10LE and P012_LE, whose samples are
- *   filtered as the 16-bit values they are);
+ *   (GRAY16_LE, P016_LE);
  * - cbf_FILTER_deep12_channel, cbf_FILTER_deep12_channel_pair: the same on
- *   samples of at most 12 bits (I420_10LE, I422_12LE, ...);
+ *   samples of at most 12 bits, LSB-aligned (I420_10LE, I422_12LE, ...) or
+ *   MSB-aligned (P010_10LE, P012_LE: the planes' sample_shift);
  * - cbf_FILTER_deep_colour_planar, cbf_FILTER_deep10_colour_planar: three
  *   planes of 16-bit (Y444_16LE) or 10-bit samples (Y444_10LE, GBR_10LE),
  *   pixel_bytes 2;

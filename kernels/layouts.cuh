@@ -78,6 +78,9 @@ struct Io
   int pixel_bytes;
   int width;
   int height;
+  /* Bits the deep one-channel layouts' samples sit above the low end of
+   * their 16-bit containers (CbfPlane) */
+  int sample_shift;
 
   /* kStep: the layout's pixel size where it has one (a constant is
    * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
@@ -392,7 +395,9 @@ struct ColourPlanar : Colour
 
 /* 16-bit channels filtered each on its own: the tile word is 4 x the
  * sample, as Channels', so that |a - b| >> kRangeShift, its low two bits
- * cleared, is the table's byte offset. */
+ * cleared, is the table's byte offset. MSB-aligned samples (P010_10LE's)
+ * are shifted down by the Io's sample_shift as they are loaded, and the
+ * results back up as they are stored, the bits below zero. */
 template <int kChannels, int kRangeShift>
 struct DeepChannels : Channels<kChannels>
 {
@@ -408,9 +413,10 @@ struct DeepChannels : Channels<kChannels>
 
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return ((uint32_t)
-                   * reinterpret_cast<const uint16_t *> (
-                       io.template in<0> (Base::channel (), y, x))
+    return (((uint32_t)
+                    * reinterpret_cast<const uint16_t *> (
+                        io.template in<0> (Base::channel (), y, x))
+                >> io.sample_shift)
                & kSampleMask)
         << 2;
   }
@@ -451,7 +457,7 @@ struct DeepChannels : Channels<kChannels>
       const Io &io, int y, int x, const typename Base::Sum &s)
   {
     *reinterpret_cast<uint16_t *> (io.template out<0> (Base::channel (), y, x))
-        = (uint16_t)__float2int_rn ((s.v / s.w) * 0.25f);
+        = (uint16_t)(__float2int_rn ((s.v / s.w) * 0.25f) << io.sample_shift);
   }
 };
 
@@ -731,9 +737,11 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   }
   if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
       || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes) || row_begin < 0
-      || row_end > src->height || row_begin >= row_end)
+      || row_end > src->height || row_begin >= row_end || src->sample_shift < 0
+      || src->sample_shift > 15 || dst->sample_shift != src->sample_shift)
     return cudaErrorInvalidValue;
   io->pixel_bytes = src->pixel_bytes;
+  io->sample_shift = src->sample_shift;
   io->width = src->width;
   io->height = src->height;
   /* Drop an error left by an earlier, unrelated runtime call on this thread

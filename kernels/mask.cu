@@ -35,7 +35,7 @@ struct Views
 };
 
 __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
-    CbfSamples samples, int width, int row_begin, int row_end,
+    CbfSamples samples, int sample_shift, int width, int row_begin, int row_end,
     const uint8_t *mask, size_t mask_pitch)
 {
   const int x = blockIdx.x * kMaskBlockW + threadIdx.x;
@@ -69,7 +69,9 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
     const uint16_t *in16 = reinterpret_cast<const uint16_t *> (in);
     uint16_t *out16 = reinterpret_cast<uint16_t *> (out);
     for (int s = 0; s < bytes_per_pixel / 2; s++)
-      out16[s] = (uint16_t)cbf_mask_blend_sample (in16[s], out16[s], m);
+      out16[s] = (uint16_t)(cbf_mask_blend_sample (in16[s] >> sample_shift,
+                                out16[s] >> sample_shift, m)
+          << sample_shift);
   } else {
     const uint32_t a = *reinterpret_cast<const uint32_t *> (in);
     uint32_t *o = reinterpret_cast<uint32_t *> (out);
@@ -109,7 +111,9 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
       || (samples == CBF_SAMPLES_16 && bytes_per_pixel % 2)
       || (samples == CBF_SAMPLES_10A2 && bytes_per_pixel != 4) || row_begin < 0
       || row_end > in->height || row_begin >= row_end
-      || mask->width != in->width || mask->height != in->height)
+      || mask->width != in->width || mask->height != in->height
+      || in->sample_shift < 0 || in->sample_shift > 15
+      || (samples != CBF_SAMPLES_16 && in->sample_shift))
     return cudaErrorInvalidValue;
   for (int i = 0; i < n_views; i++) {
     v.in[i] = in[i].data;
@@ -122,6 +126,7 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
   dim3 grid ((in->width + kMaskBlockW - 1) / kMaskBlockW,
       (row_end - row_begin + kMaskBlockH - 1) / kMaskBlockH, n_views);
   mask_blend<<<grid, block, 0, stream>>> (v, in->pixel_bytes, bytes_per_pixel,
-      samples, in->width, row_begin, row_end, mask->data, mask->pitch_bytes);
+      samples, in->sample_shift, in->width, row_begin, row_end, mask->data,
+      mask->pitch_bytes);
   return cudaGetLastError ();
 }

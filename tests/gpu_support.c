@@ -473,16 +473,16 @@ deep_format_bits (GstVideoFormat format)
 {
   switch (format) {
     case GST_VIDEO_FORMAT_GRAY16_LE:
-    case GST_VIDEO_FORMAT_P010_10LE:
-    case GST_VIDEO_FORMAT_P012_LE:
     case GST_VIDEO_FORMAT_P016_LE:
     case GST_VIDEO_FORMAT_Y444_16LE:
     case GST_VIDEO_FORMAT_RGBA64_LE:
     case GST_VIDEO_FORMAT_BGRA64_LE:
       return 16;
+    case GST_VIDEO_FORMAT_P012_LE:
     case GST_VIDEO_FORMAT_I420_12LE:
     case GST_VIDEO_FORMAT_I422_12LE:
       return 12;
+    case GST_VIDEO_FORMAT_P010_10LE:
     case GST_VIDEO_FORMAT_I420_10LE:
     case GST_VIDEO_FORMAT_I422_10LE:
     case GST_VIDEO_FORMAT_Y444_10LE:
@@ -538,6 +538,7 @@ write_deep_component (GstVideoFrame * frame, guint c, const DeepChannel * ch)
   guint shift = 0;
   guint32 mask = 0;
   gboolean in_word = word_field (format, c, &shift, &mask);
+  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
   gint x, y;
 
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
@@ -552,7 +553,9 @@ write_deep_component (GstVideoFrame * frame, guint c, const DeepChannel * ch)
         GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~(mask << shift)) |
             (v << shift));
       } else {
-        GST_WRITE_UINT16_LE (p, v);
+        fail_unless (v << sample_shift <= G_MAXUINT16,
+            "%u does not fit component %u", v, c);
+        GST_WRITE_UINT16_LE (p, v << sample_shift);
       }
     }
 }
@@ -567,6 +570,8 @@ read_deep_component (GstVideoFrame * frame, guint c)
   guint shift = 0;
   guint32 mask = 0;
   gboolean in_word = word_field (format, c, &shift, &mask);
+  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
+  guint below = (1u << sample_shift) - 1;
   DeepChannel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
     GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
   };
@@ -576,9 +581,13 @@ read_deep_component (GstVideoFrame * frame, guint c)
   for (y = 0; y < ch.height; y++)
     for (x = 0; x < ch.width; x++) {
       const guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      guint v = in_word ? GST_READ_UINT32_LE (p) : GST_READ_UINT16_LE (p);
 
-      ch.data[(gsize) y * ch.width + x] = in_word ?
-          (GST_READ_UINT32_LE (p) >> shift) & mask : GST_READ_UINT16_LE (p);
+      fail_unless (in_word || (v & below) == 0, "%s component %u at %d,%d: "
+          "0x%04x has bits set below its sample",
+          gst_video_format_to_string (format), c, x, y, v);
+      ch.data[(gsize) y * ch.width + x] = in_word ? (v >> shift) & mask :
+          v >> sample_shift;
     }
   return ch;
 }

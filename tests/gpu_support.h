@@ -138,10 +138,10 @@ void channels_for_format (const gchar * format, gint width, gint height,
     guint32 seed, Channel * ch);
 
 /* One channel of a frame of samples deeper than 8 bits, packed: width x
- * height values as the element filters them: a 16-bit sample's value as
- * stored (P010's and P012's MSB-aligned samples as they are, I420_10LE's in
- * the low bits), or a field of the 32-bit word of BGR10A2_LE and
- * RGB10A2_LE (10 bits, or the 2 of alpha). */
+ * height values as the element filters them: a 16-bit sample's value
+ * (P010's and P012's MSB-aligned samples shifted down to their 10 or 12
+ * bits, I420_10LE's as stored in the low bits), or a field of the 32-bit
+ * word of BGR10A2_LE and RGB10A2_LE (10 bits, or the 2 of alpha). */
 typedef struct
 {
   gint width, height;
@@ -150,13 +150,15 @@ typedef struct
 
 /* The bits of the range a format's samples are filtered in, what the
  * element scales sigma-color to (times (2^bits - 1) / 255): 16 for 16-bit
- * samples and for P010_10LE and P012_LE (filtered as the 16-bit values they
- * are), 10 or 12 for samples of that many bits in the low bits of 16 and for
- * the 10-bit fields of BGR10A2_LE and RGB10A2_LE; 0 for 8-bit formats. */
+ * samples, 10 or 12 for samples of that many bits in the low or the high
+ * bits of 16 (I420_10LE, P010_10LE) and for the 10-bit fields of
+ * BGR10A2_LE and RGB10A2_LE; 0 for 8-bit formats. */
 gint deep_format_bits (GstVideoFormat format);
 
 /* Component @c of a mapped frame of a deep format from / into a packed
- * channel; components numbered as GStreamer does (R, G, B, A; Y, U, V). */
+ * channel; components numbered as GStreamer does (R, G, B, A; Y, U, V).
+ * MSB-aligned samples are shifted; reading fails where a bit below one is
+ * set (the element leaves them zero, as decoders write them). */
 void write_deep_component (GstVideoFrame * frame, guint c,
     const DeepChannel * ch);
 DeepChannel read_deep_component (GstVideoFrame * frame, guint c);

@@ -183,7 +183,7 @@ GST_START_TEST (test_decoded_nv12)
 GST_END_TEST;
 
 /* Component @c of the deep frame @out against the deep reference run on
- * @in's: within 16 for samples filtered as 16-bit (P010's), else 1. */
+ * @in's: within 16 for 16-bit samples, else 1 (P010's 10 bits). */
 static void
 check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
     guint frame_no)

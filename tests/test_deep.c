@@ -26,21 +26,16 @@ typedef struct
   const gchar *name;
   gboolean colour;              /* the three colour channels together, else
                                  * each component on its own */
-  /* What the inputs hold: P010's and P012's samples MSB-aligned with their
-   * low bits zero, as a decoder writes them (the element filters them as
-   * the 16-bit values they are all the same). */
-  gint sample_bits, sample_shift;
 } DeepFormat;
 
+/* P010's and P012's samples are written MSB-aligned, their low bits zero,
+ * as a decoder writes them (write_deep_component). */
 static const DeepFormat deep_formats[] = {
-  {"GRAY16_LE", FALSE, 16, 0}, {"P010_10LE", FALSE, 10, 6},
-  {"P012_LE", FALSE, 12, 4}, {"P016_LE", FALSE, 16, 0},
-  {"I420_10LE", FALSE, 10, 0}, {"I422_10LE", FALSE, 10, 0},
-  {"I420_12LE", FALSE, 12, 0}, {"I422_12LE", FALSE, 12, 0},
-  {"Y444_16LE", TRUE, 16, 0}, {"Y444_10LE", TRUE, 10, 0},
-  {"GBR_10LE", TRUE, 10, 0}, {"RGBA64_LE", TRUE, 16, 0},
-  {"BGRA64_LE", TRUE, 16, 0}, {"BGR10A2_LE", TRUE, 10, 0},
-  {"RGB10A2_LE", TRUE, 10, 0},
+  {"GRAY16_LE", FALSE}, {"P010_10LE", FALSE}, {"P012_LE", FALSE},
+  {"P016_LE", FALSE}, {"I420_10LE", FALSE}, {"I422_10LE", FALSE},
+  {"I420_12LE", FALSE}, {"I422_12LE", FALSE}, {"Y444_16LE", TRUE},
+  {"Y444_10LE", TRUE}, {"GBR_10LE", TRUE}, {"RGBA64_LE", TRUE},
+  {"BGRA64_LE", TRUE}, {"BGR10A2_LE", TRUE}, {"RGB10A2_LE", TRUE},
 };
 
 static const DeepFormat *
@@ -106,10 +101,9 @@ deep_channel_new (gint width, gint height)
 }
 
 /* channel_random's gradient, edge and noise, scaled from 8-bit levels to
- * @bits bits with noise in the bits below too, shifted left by @shift. */
+ * @bits bits with noise in the bits below too. */
 static DeepChannel
-deep_channel_random (gint width, gint height, gint bits, gint shift,
-    guint32 seed)
+deep_channel_random (gint width, gint height, gint bits, guint32 seed)
 {
   Channel base = channel_random (width, height, seed);
   DeepChannel ch = deep_channel_new (width, height);
@@ -120,7 +114,7 @@ deep_channel_random (gint width, gint height, gint bits, gint shift,
   for (k = 0; k < (gsize) width * height; k++) {
     gint v = base.data[k] * top / 255 + g_rand_int_range (rand, 0, fine);
 
-    ch.data[k] = (guint16) (MIN (v, top) << shift);
+    ch.data[k] = (guint16) MIN (v, top);
   }
   g_rand_free (rand);
   channels_free (&base, 1);
@@ -162,8 +156,8 @@ deep_channels_for_format (const DeepFormat * df, gint width, gint height,
 
     ch[c] = is_alpha (&info, c) ?
         deep_channel_noise (w, h, GST_VIDEO_INFO_COMP_DEPTH (&info, c),
-        seed + c) : deep_channel_random (w, h, df->sample_bits,
-        df->sample_shift, seed + c);
+        seed + c) : deep_channel_random (w, h, format_bits (df->name),
+        seed + c);
   }
   return n;
 }

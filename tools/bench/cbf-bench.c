@@ -403,7 +403,7 @@ kernel_ctx_init (KernelCtx * c, const guint8 * pixels, int stride, int width,
 
     add_noise (noisy, n_bytes, bpp, seed + i);
     c->in[i] = (CbfPlane) {
-    NULL, 0, bpp, width, height};
+    NULL, 0, bpp, width, height, 0};
     CHECK (cudaMallocPitch ((void **) &c->in[i].data, &c->in[i].pitch_bytes,
             stride, height));
     CHECK (cudaMemcpy2D (c->in[i].data, c->in[i].pitch_bytes, noisy, stride,
@@ -585,7 +585,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     int bpp = strcmp (format, "RGBA") == 0 ? 4 : 1, channels = bpp == 4 ? 3 : 1;
     int w = 512, h = 512, stride;
     guint8 *pixels, *exact_out, *grid_out;
-    CbfPlane in = { NULL, 0, bpp, w, h }, out;
+    CbfPlane in = { NULL, 0, bpp, w, h, 0 }, out;
     CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
         cbf_bilateral_channel;
     CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first : cbf_grid_channel;
@@ -784,18 +784,19 @@ run_frame (void *p, int input, cudaStream_t stream)
           0, c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
 }
 
-/* Noise of +-20 8-bit levels on 16-bit samples of @bits bits (LSB-aligned,
- * kept within them). */
+/* Noise of +-20 8-bit levels on 16-bit samples of @bits bits, @shift bits
+ * above the container's low end (kept within them, the bits below zero). */
 static void
-add_sample_noise (guint16 * samples, gsize n, int bits, guint32 seed)
+add_sample_noise (guint16 * samples, gsize n, int bits, int shift, guint32 seed)
 {
   GRand *rand = g_rand_new_with_seed (seed);
   int max = (1 << bits) - 1;
   gsize i;
 
   for (i = 0; i < n; i++) {
-    int v = samples[i] + g_rand_int_range (rand, -20, 21) * max / 255;
-    samples[i] = CLAMP (v, 0, max);
+    int v =
+        (samples[i] >> shift) + g_rand_int_range (rand, -20, 21) * max / 255;
+    samples[i] = CLAMP (v, 0, max) << shift;
   }
   g_rand_free (rand);
 }
@@ -825,7 +826,7 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
           y * GST_VIDEO_FRAME_PLANE_STRIDE (frame, p), row_bytes);
     if (bits == 10 || bits == 12)
       add_sample_noise ((guint16 *) noisy, row_bytes * height / 2, bits,
-          seed + p);
+          GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, comp[0]), seed + p);
     else
       add_noise (noisy, row_bytes * height, 1, seed + p);
     planes[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, comp[0]);
