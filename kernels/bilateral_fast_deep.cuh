@@ -20,7 +20,15 @@
  * parameter at an index known at compile time (an operand from the
  * constant bank), the power of two one instruction of the
  * special-function unit. The weights are exact but for that unit's
- * error (about 2^-22); no distance is bucketed. */
+ * error (about 2^-22); no distance is bucketed.
+ *
+ * That unit then bounds one channel, a power of two a tap. For samples of
+ * at most 12 bits (the layout's kTableTaps), whose every distance has an
+ * entry of the range table, a share of the taps (deep_table_tap, chosen
+ * at compile time) reads the range weight from the table in shared
+ * memory instead and multiplies it by the spatial weight, another launch
+ * parameter: the shared loads, conflicts and all, and the special-function
+ * unit then work side by side (at the radii of deep_table). */
 
 #ifndef CBF_BILATERAL_FAST_DEEP_CUH
 #define CBF_BILATERAL_FAST_DEEP_CUH
@@ -33,7 +41,9 @@ namespace {
  * FastBlock and launch_fast take it. */
 template <class T, int R> struct DeepShape
 {
-  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights, R);
+  /* whether some taps read the range table */
+  static constexpr bool kTable = T::kTableTaps && deep_table (R);
+  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights, R, kTable);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;
@@ -43,26 +53,30 @@ template <class T, int R> struct DeepShape
   static constexpr int kTileW
       = (kFastBlockX * kCols + 2 * R + kCols - 1) / kCols * kCols;
   static constexpr int kTileH = kBlockY * kRows + 2 * R;
-  /* no table: the weights are computed */
-  static constexpr int kLutLen = 0;
+  /* the range table where some taps read it, else none */
+  static constexpr int kLutLen = kTable ? T::kTableLen : 0;
   static constexpr int kLutOffset = 0;
-  static constexpr bool kWordCopy = false;
+  static constexpr bool kWordCopy = kLutLen > 0;
 };
 
 /* The launch parameter of a deep kernel's weights: log2 of each tap's
- * spatial weight, at [(dy + r) * (2r + 1) + dx + r], and the range
- * scale (CbfBilateralParams). */
+ * spatial weight and the weight itself (for the taps that read the range
+ * table), at [(dy + r) * (2r + 1) + dx + r], and the range scale
+ * (CbfBilateralParams). */
 struct DeepTaps
 {
   float log2_w[CBF_FAST_MAX_TAPS];
+  float w[CBF_FAST_MAX_TAPS];
   float range_scale;
 };
 
 static inline DeepTaps deep_taps (const CbfFilterParams *w)
 {
   DeepTaps taps;
-  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++) {
     taps.log2_w[i] = w->bilateral.space_log2_taps[i];
+    taps.w[i] = w->bilateral.space_taps[i];
+  }
   taps.range_scale = w->bilateral.range_scale;
   return taps;
 }
@@ -74,39 +88,88 @@ struct DeepWindow : FastWalk<DeepWindow<T, R, K, C>, R, K, C>
   typedef FastWalk<DeepWindow, R, K, C> Walk;
   typedef typename T::Word Word;
   static constexpr int kTileW = DeepShape<T, R>::kTileW;
-  /* tile, column dx = 0 of source row 0 */
+  /* tile, column dx = 0 of source row 0; the range table in shared
+   * memory, where the layout's kTableTaps */
   const Word *col;
+  const float *lut;
   const DeepTaps *weights;
   /* the range scale in the layout's value units, and -2^23 times it
    * (range_y) */
   float scale, bias;
-  /* Output (k, c) at [k * C + c]: its range key and its sums. */
+  /* Output (k, c) at [k * C + c]: its range key, its tile word (for the
+   * table's taps) and its sums. */
   typedef typename T::RangeKey Key;
   Key centre[K * C];
+  Word centre_word[K * C];
   typename T::Sum sum[K * C];
 
-  /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
-   * disc. */
-  template <int S, int DX, int k, int c>
-  __device__ __forceinline__ void tap_output (
-      const Key &key, const typename T::Value &value)
+  /* The weight of tap (dx, dy) of output o, whose source's tile word is
+   * @p and range key @key. */
+  template <int dx, int dy, int o>
+  __device__ __forceinline__ float weight (Word p, const Key &key) const
   {
-    constexpr int dx = DX - c;
-    constexpr int dy = S - R - k;
-    constexpr int o = k * C + c;
-    if constexpr (in_disc<R> (dx, dy)) {
+    constexpr int tap = (dy + R) * (2 * R + 1) + dx + R;
+    if constexpr (DeepShape<T, R>::kTable && deep_table_tap (dx, dy, o))
+      return T::table_weight (lut, p, centre_word[o]) * weights->w[tap];
+    else {
       const float y = T::range_y (key, centre[o], scale, bias);
-      const float w = exp2_approx (
-          fmaf (-y, y, weights->log2_w[(dy + R) * (2 * R + 1) + dx + R]));
-      T::add (sum[o], value, w);
+      return exp2_approx (fmaf (-y, y, weights->log2_w[tap]));
     }
   }
 
+  /* Whether source pixel (DX, S) is one of the thread's own outputs, whose
+   * taps among each other start () sums. */
+  static constexpr bool own (int s, int dx)
+  {
+    return s >= R && s < R + K && dx >= 0 && dx < C;
+  }
+
+  /* Outputs a and b, a < b, in each other's disc: one weight for both taps
+   * (the same distance both ways). */
+  template <int a, int b> __device__ __forceinline__ void own_pair ()
+  {
+    constexpr int dx = b % C - a % C, dy = b / C - a / C;
+    if constexpr (a < b && in_disc<R> (dx, dy)) {
+      const float w = weight<dx, dy, a> (centre_word[b], centre[b]);
+      T::add (sum[a], T::template unpack<false> (centre_word[b]), w);
+      T::add (sum[b], T::template unpack<false> (centre_word[a]), w);
+    }
+  }
+
+  template <int... i>
+  __device__ __forceinline__ void own_pairs (std::integer_sequence<int, i...>)
+  {
+    (own_pair<i / (K * C), i % (K * C)> (), ...);
+  }
+
+  /* The taps among the thread's own outputs, before the walk, which skips
+   * them: an output's own tap weighs exactly 1, and a pair of outputs in
+   * each other's disc shares its weight. */
+  __device__ __forceinline__ void start ()
+  {
+#pragma unroll
+    for (int o = 0; o < K * C; o++)
+      T::add (sum[o], T::template unpack<false> (centre_word[o]), 1.f);
+    own_pairs (std::make_integer_sequence<int, K * C * K * C> ());
+  }
+
+  /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
+   * disc and not one of the own outputs' (start). */
+  template <int S, int DX, int k, int c>
+  __device__ __forceinline__ void tap_output (
+      Word p, const Key &key, const typename T::Value &value)
+  {
+    constexpr int dx = DX - c;
+    constexpr int dy = S - R - k;
+    if constexpr (in_disc<R> (dx, dy) && !own (S, DX))
+      T::add (sum[k * C + c], value, weight<dx, dy, k * C + c> (p, key));
+  }
+
   template <int S, int DX, int... o>
-  __device__ __forceinline__ void tap_outputs (const Key &key,
+  __device__ __forceinline__ void tap_outputs (Word p, const Key &key,
       const typename T::Value &value, std::integer_sequence<int, o...>)
   {
-    (tap_output<S, DX, o / C, o % C> (key, value), ...);
+    (tap_output<S, DX, o / C, o % C> (p, key, value), ...);
   }
 
   /* Source pixel (DX, S), loaded: converted once, used by every output
@@ -115,7 +178,7 @@ struct DeepWindow : FastWalk<DeepWindow<T, R, K, C>, R, K, C>
   {
     if constexpr (Walk::used (S, DX)) {
       const typename T::Value value = T::template unpack<false> (p);
-      tap_outputs<S, DX> (T::range_key (p, value, scale), value,
+      tap_outputs<S, DX> (p, T::range_key (p, value, scale), value,
           std::make_integer_sequence<int, K * C> ());
     }
   }
@@ -159,15 +222,18 @@ __global__ void __launch_bounds__ (DeepShape<T, R>::kThreads,
   const int tx = threadIdx.x, ty = threadIdx.y;
   DeepWindow<T, R, K, C> window;
   window.col = block.tile + ty * K * kTileW + C * tx + R;
+  window.lut = block.range_lut;
   window.weights = &weights;
   window.scale = weights.range_scale * (1.f / T::kRangeUnit);
   window.bias = -8388608.f * window.scale;
 #pragma unroll
   for (int o = 0; o < K * C; o++) {
     const typename T::Word p = window.col[(o / C + R) * kTileW + o % C];
+    window.centre_word[o] = p;
     window.centre[o]
         = T::range_key (p, T::template unpack<false> (p), window.scale);
   }
+  window.start ();
   window.run ();
 
 #pragma unroll

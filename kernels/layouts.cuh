@@ -410,6 +410,11 @@ struct DeepChannels : Channels<kChannels>
    * are cut to 12, so that a value past its depth (from a faulty source)
    * stays inside the range table. */
   static constexpr uint32_t kSampleMask = kRangeShift ? 0xffffu : 0xfffu;
+  /* Samples of at most 12 bits: every distance has its own entry of the
+   * range table, which the specialised kernel copies to shared memory and
+   * reads for some of its taps (table_weight). */
+  static constexpr bool kTableTaps = kRangeShift == 0;
+  static constexpr int kTableLen = kTableTaps ? (int)kSampleMask + 1 : 0;
 
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
@@ -447,6 +452,13 @@ struct DeepChannels : Channels<kChannels>
   {
     return v.v * scale;
   }
+  /* The range weight of tile words @a and @b, from the table @lut. */
+  static __device__ __forceinline__ float table_weight (
+      const float *lut, uint32_t a, uint32_t b)
+  {
+    return *reinterpret_cast<const float *> (
+        reinterpret_cast<const char *> (lut) + lut_offset (a, b));
+  }
   static __device__ __forceinline__ float range_y (
       RangeKey a, RangeKey b, float, float)
   {
@@ -474,6 +486,8 @@ template <int kRangeShift> struct DeepColour : Colour
   typedef uint2 Word;
   static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
   static constexpr bool kDeep = true;
+  static constexpr bool kTableTaps = false;
+  static constexpr int kTableLen = 0;
 
   /* The L1 distance plus @plus. */
   static __device__ __forceinline__ uint32_t distance (

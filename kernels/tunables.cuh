@@ -85,16 +85,43 @@ constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
 /* The deep specialised kernel (bilateral_fast_deep.cuh): its shape at
- * @radius, as colour_shape's. With no table in shared memory, registers
- * bound the blocks an SM: colour 2 x 2 outputs a thread and four blocks,
- * one channel 2 x 4 and five, the fastest of the shapes measured at 4K,
- * d = 15 (design.md, "Deep samples"); one channel four at radius 8, where
- * five spill. */
-__host__ __device__ constexpr FastShapeOf deep_shape (bool colour, int radius)
+ * @radius, as colour_shape's; @table: a one-channel kernel that reads
+ * some range weights from its table (deep_table). With no table in
+ * shared memory, registers bound the blocks an SM: colour 2 x 2 outputs a
+ * thread and four blocks, one channel 2 x 4 and five, the fastest of the
+ * shapes measured at 4K, d = 15 (design.md, "Deep samples"); at radius 8,
+ * where those spill, colour three and one channel four. The table's
+ * kernel holds each output's tile word besides its range key: three. */
+__host__ __device__ constexpr FastShapeOf deep_shape (
+    bool colour, int radius, bool table)
 {
-  return colour     ? FastShapeOf{ 2, 2, 4, 8 }
+  return colour     ? FastShapeOf{ 2, 2, radius >= 8 ? 3 : 4, 8 }
+      : table       ? FastShapeOf{ 2, 4, 3, 8 }
       : radius >= 8 ? FastShapeOf{ 2, 4, 4, 8 }
                     : FastShapeOf{ 2, 4, 5, 8 };
+}
+
+/* Whether the deep one-channel kernel on samples of at most 12 bits (whose
+ * exact distances index the range table) reads some of its range weights
+ * from the table at @radius: from 4 to 7. Below, a block's taps are too
+ * few to repay the table's copy; at radius 8 the kernel would spill at
+ * three blocks an SM and is slower at two (design.md, "Deep samples"). */
+__host__ __device__ constexpr bool deep_table (int radius)
+{
+  return radius >= 4 && radius <= 7;
+}
+
+/* Which taps of that kernel read their range weight from the table in
+ * shared memory: kDeepTableTaps of every
+ * kDeepTableCycle, spread over the window and the thread's outputs; the
+ * others compute it on the special-function unit, so that the two work
+ * side by side (design.md, "Deep samples"). */
+constexpr int kDeepTableTaps = 1;
+constexpr int kDeepTableCycle = 3;
+__host__ __device__ constexpr bool deep_table_tap (int dx, int dy, int o)
+{
+  return (dx + 2 * dy + o + 64 * kDeepTableCycle) % kDeepTableCycle
+      < kDeepTableTaps;
 }
 
 /* ------------------------------------------------------------------ */
