@@ -418,12 +418,13 @@ struct DeepChannels : Channels<kChannels>
 
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return (((uint32_t)
-                    * reinterpret_cast<const uint16_t *> (
-                        io.template in<0> (Base::channel (), y, x))
-                >> io.sample_shift)
-               & kSampleMask)
-        << 2;
+    const uint32_t raw = *reinterpret_cast<const uint16_t *> (
+        io.template in<0> (Base::channel (), y, x));
+    /* (raw >> shift & kSampleMask) << 2, the shift as a funnel shift and
+     * masked last: written plainly, it made ptxas spill a register in the
+     * chunked Gaussian for sm_80 to sm_89. */
+    return (__funnelshift_r (raw, 0u, io.sample_shift) << 2)
+        & (kSampleMask << 2);
   }
   /* 4 x the distance, its bucket's byte offset after the shift (the low
    * two bits cleared). */

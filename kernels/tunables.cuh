@@ -112,10 +112,10 @@ __host__ __device__ constexpr bool deep_table (int radius)
 }
 
 /* Which taps of that kernel read their range weight from the table in
- * shared memory: kDeepTableTaps of every
- * kDeepTableCycle, spread over the window and the thread's outputs; the
- * others compute it on the special-function unit, so that the two work
- * side by side (design.md, "Deep samples"). */
+ * shared memory: kDeepTableTaps of every kDeepTableCycle, spread over the
+ * window and the thread's outputs; the others compute it on the
+ * special-function unit, so that the two work side by side (design.md,
+ * "Deep samples"). */
 constexpr int kDeepTableTaps = 1;
 constexpr int kDeepTableCycle = 3;
 __host__ __device__ constexpr bool deep_table_tap (int dx, int dy, int o)
