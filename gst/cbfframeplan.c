@@ -228,6 +228,8 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
     add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), colour, FALSE);
     pass = &plan->passes[0];
     pass->channels = 3;
+    /* the colour layouts place their samples themselves */
+    pass->sample_shift = 0;
     /* Whole packed pixels: alpha or padding blends to itself. */
     if (pass->n_views == 1)
       pass->blend_bytes = pass->pixel_bytes;

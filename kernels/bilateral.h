@@ -250,10 +250,12 @@ typedef struct
 {
   const float *tables_dev;      /* cbf_bilateral_tables_len (radius) floats */
   /* Spatial weight of tap (dx, dy) at [(dy + r) * (2r + 1) + dx + r], 0
-   * outside the disc, for the streaming kernel, whose launch carries them;
+   * outside the disc, for the streaming kernel and the deep specialised
+   * kernel's taps that read the range table, whose launches carry them;
    * filled when radius <= CBF_FAST_MAX_RADIUS. */
   float space_taps[CBF_FAST_MAX_TAPS];
-  /* For the deep specialised kernel, which computes each tap's weight as
+  /* For the deep specialised kernel, which computes its taps' weights (but
+   * those it reads from the range table) as
    * 2^(log2 (space) - y^2), y the distance times range_scale (in sample
    * units, sqrt (log2 (e) / 2) / s with s the scaled sigma-color):
    * log2 of space_taps, and range_scale (cbf_deep_weights_init). */

@@ -79,7 +79,7 @@ struct Io
   int width;
   int height;
   /* Bits the deep one-channel layouts' samples sit above the low end of
-   * their 16-bit containers (CbfPlane) */
+   * their 16-bit containers (CbfPlane). */
   int sample_shift;
 
   /* kStep: the layout's pixel size where it has one (a constant is

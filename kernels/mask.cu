@@ -68,10 +68,13 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
   } else if (samples == CBF_SAMPLES_16) {
     const uint16_t *in16 = reinterpret_cast<const uint16_t *> (in);
     uint16_t *out16 = reinterpret_cast<uint16_t *> (out);
+    /* m = 0 leaves the input as it came, its bits below the sample too */
     for (int s = 0; s < bytes_per_pixel / 2; s++)
-      out16[s] = (uint16_t)(cbf_mask_blend_sample (in16[s] >> sample_shift,
-                                out16[s] >> sample_shift, m)
-          << sample_shift);
+      out16[s] = m == 0
+          ? in16[s]
+          : (uint16_t)(cbf_mask_blend_sample (
+                           in16[s] >> sample_shift, out16[s] >> sample_shift, m)
+              << sample_shift);
   } else {
     const uint32_t a = *reinterpret_cast<const uint32_t *> (in);
     uint32_t *o = reinterpret_cast<uint32_t *> (out);
@@ -113,6 +116,7 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
       || row_end > in->height || row_begin >= row_end
       || mask->width != in->width || mask->height != in->height
       || in->sample_shift < 0 || in->sample_shift > 15
+      || out->sample_shift != in->sample_shift
       || (samples != CBF_SAMPLES_16 && in->sample_shift))
     return cudaErrorInvalidValue;
   for (int i = 0; i < n_views; i++) {

@@ -105,10 +105,20 @@ __host__ __device__ constexpr FastShapeOf deep_shape (
  * exact distances index the range table) reads some of its range weights
  * from the table at @radius: from 4 to 7. Below, a block's taps are too
  * few to repay the table's copy; at radius 8 the kernel would spill at
- * three blocks an SM and is slower at two (design.md, "Deep samples"). */
+ * three blocks an SM and is slower at two (design.md, "Deep samples").
+ * Its three blocks of 34 KiB of shared memory (tile and table) fit an SM
+ * of compute capability 8.0 or 9.0 (164 and 228 KiB); 7.5, 8.6 and 8.9
+ * (64 to 100 KiB) would hold one or two, so they keep the computed
+ * weights, as does the host's view of the shape (the launch's geometry is
+ * the same either way). */
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ >= 900)
+constexpr bool kDeepTableFits = true;
+#else
+constexpr bool kDeepTableFits = false;
+#endif
 __host__ __device__ constexpr bool deep_table (int radius)
 {
-  return radius >= 4 && radius <= 7;
+  return kDeepTableFits && radius >= 4 && radius <= 7;
 }
 
 /* Which taps of that kernel read their range weight from the table in

@@ -283,16 +283,17 @@ check_formats (const Params * params, guint n_params, guint pad_phase,
   }
 }
 
-/* Every deep format against the reference: small (3, 5), medium (9, 15)
- * and wide (31) windows, one derived from sigma-space, sigmas of 0 (taken
- * as 1, sigma-color before it is scaled), and one beyond the specialised
- * radii (75: the generic kernel, on a small picture); every other frame
- * padded. */
+/* Every deep format against the reference: small (3, 5), medium (9 to
+ * 17: every radius of the table's taps, 4 to 7, and 8) and wide (31)
+ * windows, one derived from sigma-space, sigmas of 0 (taken as 1,
+ * sigma-color before it is scaled), and one beyond the specialised radii
+ * (75: the generic kernel, on a small picture); every other frame padded. */
 GST_START_TEST (test_deep_reference)
 {
   static const Params params[] = { {3, 10, 2, FALSE}, {5, 30, 5, FALSE},
   {9, 40, 4, FALSE}, {15, 60, 10, FALSE}, {31, 30, 8, FALSE},
-  {0, 20, 2.5, FALSE}, {-1, 0, 0, FALSE}, {75, 25, 20, FALSE}
+  {0, 20, 2.5, FALSE}, {-1, 0, 0, FALSE}, {75, 25, 20, FALSE},
+  {11, 25, 3, FALSE}, {13, 45, 6, FALSE}, {17, 35, 7, FALSE}
   };
 
   check_formats (params, G_N_ELEMENTS (params), 0, 100, "bilateral");
@@ -619,6 +620,64 @@ GST_START_TEST (test_deep_mask)
 
 GST_END_TEST;
 
+/* P010_10LE and P012_LE from a source that leaves noise in the bits below
+ * its samples: the element filters the samples alone, so that the output
+ * is the one of the same frame with those bits clear, and writes them
+ * zero (read_deep_component fails on a bit set there). */
+GST_START_TEST (test_deep_low_bits)
+{
+  static const gchar *fmts[] = { "P010_10LE", "P012_LE" };
+  Params p = { 15, 30, 5, FALSE };
+  const gint w = 97, h = 61;
+  guint f, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    GstVideoInfo info = info_for (fmts[f], w, h);
+    DeepChannel in[3], clean[3], noisy[3];
+    GRand *rand = g_rand_new_with_seed (70 + f);
+    GstVideoFrame frame;
+    GstBuffer *buf;
+    guint n = deep_channels_for_format (deep_format (fmts[f]), w, h, 60 + f,
+        in), pl;
+
+    filter_deep_frame (harness, fmts[f], w, h,
+        deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1), clean);
+    buf = deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1);
+    fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+    for (pl = 0; pl < GST_VIDEO_FRAME_N_PLANES (&frame); pl++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS], x, y;
+      guint below, words;
+
+      gst_video_format_info_component (info.finfo, pl, comp);
+      below = (1u << GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, comp[0])) - 1;
+      words = GST_VIDEO_INFO_COMP_WIDTH (&info, comp[0]) *
+          GST_VIDEO_INFO_COMP_PSTRIDE (&info, comp[0]) / 2;
+      fail_unless (below != 0, "%s has no bits below its samples", fmts[f]);
+      for (y = 0; y < GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]); y++) {
+        guint8 *row = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, pl) +
+            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, pl);
+
+        for (x = 0; x < (gint) words; x++)
+          GST_WRITE_UINT16_LE (row + 2 * x, GST_READ_UINT16_LE (row + 2 * x)
+              | (g_rand_int (rand) & below));
+      }
+    }
+    gst_video_frame_unmap (&frame);
+    filter_deep_frame (harness, fmts[f], w, h, buf, noisy);
+    for (c = 0; c < n; c++)
+      assert_deep_channel_matches (&noisy[c], &clean[c], 0,
+          "noise below the samples", fmts[f], c);
+    g_rand_free (rand);
+    deep_channels_free (in, n);
+    deep_channels_free (clean, n);
+    deep_channels_free (noisy, n);
+    harness_free (harness);
+  }
+}
+
+GST_END_TEST;
+
 #if CBF_HAVE_CUDA_MEMORY
 /* Whether a pad template of @direction of the element @factory_name
  * accepts @caps. */
@@ -792,6 +851,7 @@ deep_suite (void)
   tcase_add_test (tc, test_deep_golden_widened_yuv);
   tcase_add_test (tc, test_deep_grid);
   tcase_add_test (tc, test_deep_mask);
+  tcase_add_test (tc, test_deep_low_bits);
 #if CBF_HAVE_CUDA_MEMORY
   /* Passes without testing where cudaupload is missing (it says so): the
    * rest needs no CUDA element of GStreamer's. */
