@@ -15,25 +15,27 @@
  * helpers costs more than they would save. */
 #define MIN_SHARED_BYTES (256 * 1024)
 
+/* A job, on its caller's stack until its last part is done: each copy cut
+ * into @parts row ranges, part i of every copy taken by one thread. */
 typedef struct
 {
-  CbfCopier *copier;
-  guint index;                  /* its part of each copy; the caller's is 0 */
-  GThread *thread;
-} Helper;
+  GList link;                   /* in the copier's queue while parts are left */
+  const CbfCopy *copies;
+  guint n_copies;
+  guint parts;
+  guint next;                   /* the first part no thread has taken */
+  guint pending;                /* parts not finished */
+  GCond done;                   /* pending reached 0 */
+} Job;
 
 struct _CbfCopier
 {
   GMutex lock;
   GCond work;                   /* a job is posted, or quit */
-  GCond done;                   /* the last helper finished its part */
-  Helper *helpers;
+  GThread **helpers;
   guint n_helpers;
-  /* The job, under lock: its number, its copies, the helpers still at it. */
-  guint64 job;
-  const CbfCopy *copies;
-  guint n_copies;
-  guint pending;
+  /* Under lock: the jobs with parts not taken yet, oldest first. */
+  GQueue jobs;
   gboolean quit;
 };
 
@@ -60,33 +62,50 @@ copy_part (const CbfCopy * copy, guint part, guint parts)
     memcpy (dst, src, copy->row_bytes);
 }
 
+/* Takes @job's next part, under the copier's lock; the job leaves the
+ * queue with its last part. */
+static guint
+take_part (CbfCopier * copier, Job * job)
+{
+  guint part = job->next++;
+
+  if (job->next == job->parts)
+    g_queue_unlink (&copier->jobs, &job->link);
+  return part;
+}
+
+/* Copies part @part of @job, with the copier's lock released meanwhile,
+ * and counts it done. */
+static void
+run_part (CbfCopier * copier, Job * job, guint part)
+{
+  guint i;
+
+  g_mutex_unlock (&copier->lock);
+  for (i = 0; i < job->n_copies; i++)
+    copy_part (&job->copies[i], part, job->parts);
+  g_mutex_lock (&copier->lock);
+  /* The caller may return as soon as it sees 0: the job is not touched
+   * after this. */
+  if (--job->pending == 0)
+    g_cond_signal (&job->done);
+}
+
 static gpointer
 helper_main (gpointer data)
 {
-  Helper *helper = data;
-  CbfCopier *copier = helper->copier;
-  guint64 seen = 0;
+  CbfCopier *copier = data;
 
   g_mutex_lock (&copier->lock);
   for (;;) {
-    const CbfCopy *copies;
-    guint n, i;
+    Job *job;
 
-    while (copier->job == seen && !copier->quit)
+    while (g_queue_is_empty (&copier->jobs) && !copier->quit)
       g_cond_wait (&copier->work, &copier->lock);
     if (copier->quit)
       break;
-    seen = copier->job;
-    copies = copier->copies;
-    n = copier->n_copies;
-    g_mutex_unlock (&copier->lock);
-
-    for (i = 0; i < n; i++)
-      copy_part (&copies[i], helper->index, copier->n_helpers + 1);
-
-    g_mutex_lock (&copier->lock);
-    if (--copier->pending == 0)
-      g_cond_signal (&copier->done);
+    job = g_queue_peek_head (&copier->jobs);
+    run_part (copier, job, take_part (copier, job));
   }
   g_mutex_unlock (&copier->lock);
   return NULL;
@@ -98,19 +117,18 @@ cbf_copier_new (guint n_helpers)
   CbfCopier *copier = g_new0 (CbfCopier, 1);
   guint i;
 
+  n_helpers = MIN (n_helpers, CBF_COPIER_MAX_THREADS - 1);
   g_mutex_init (&copier->lock);
   g_cond_init (&copier->work);
-  g_cond_init (&copier->done);
-  copier->helpers = g_new0 (Helper, MAX (n_helpers, 1));
+  g_queue_init (&copier->jobs);
+  copier->helpers = g_new0 (GThread *, MAX (n_helpers, 1));
   for (i = 0; i < n_helpers; i++) {
-    Helper *helper = &copier->helpers[copier->n_helpers];
+    GThread *thread = g_thread_try_new ("cbf-copy", helper_main, copier,
+        NULL);
 
-    helper->copier = copier;
-    helper->index = copier->n_helpers + 1;
-    helper->thread = g_thread_try_new ("cbf-copy", helper_main, helper, NULL);
-    if (!helper->thread)
+    if (!thread)
       break;
-    copier->n_helpers++;
+    copier->helpers[copier->n_helpers++] = thread;
   }
   return copier;
 }
@@ -124,6 +142,7 @@ cbf_copier_threads (CbfCopier * copier)
 void
 cbf_copier_run (CbfCopier * copier, const CbfCopy * copies, guint n_copies)
 {
+  Job job;
   gsize bytes = 0;
   guint i;
 
@@ -135,21 +154,23 @@ cbf_copier_run (CbfCopier * copier, const CbfCopy * copies, guint n_copies)
     return;
   }
 
+  memset (&job, 0, sizeof (job));
+  job.link.data = &job;
+  job.copies = copies;
+  job.n_copies = n_copies;
+  job.parts = job.pending = copier->n_helpers + 1;
+  g_cond_init (&job.done);
   g_mutex_lock (&copier->lock);
-  copier->copies = copies;
-  copier->n_copies = n_copies;
-  copier->pending = copier->n_helpers;
-  copier->job++;
+  g_queue_push_tail_link (&copier->jobs, &job.link);
   g_cond_broadcast (&copier->work);
+  /* The caller copies its own job's parts too, as many as the helpers,
+   * busy with other callers' jobs, leave it. */
+  while (job.next < job.parts)
+    run_part (copier, &job, take_part (copier, &job));
+  while (job.pending > 0)
+    g_cond_wait (&job.done, &copier->lock);
   g_mutex_unlock (&copier->lock);
-
-  for (i = 0; i < n_copies; i++)
-    copy_part (&copies[i], 0, copier->n_helpers + 1);
-
-  g_mutex_lock (&copier->lock);
-  while (copier->pending > 0)
-    g_cond_wait (&copier->done, &copier->lock);
-  g_mutex_unlock (&copier->lock);
+  g_cond_clear (&job.done);
 }
 
 void
@@ -164,10 +185,86 @@ cbf_copier_free (CbfCopier * copier)
   g_cond_broadcast (&copier->work);
   g_mutex_unlock (&copier->lock);
   for (i = 0; i < copier->n_helpers; i++)
-    g_thread_join (copier->helpers[i].thread);
+    g_thread_join (copier->helpers[i]);
   g_free (copier->helpers);
   g_mutex_clear (&copier->lock);
   g_cond_clear (&copier->work);
-  g_cond_clear (&copier->done);
   g_free (copier);
+}
+
+guint
+cbf_copier_threads_for (const gchar * value, guint default_threads,
+    gchar ** warning)
+{
+  gchar *end = NULL;
+  gint64 n;
+
+  default_threads = CLAMP (default_threads, 1, CBF_COPIER_MAX_THREADS);
+  if (warning)
+    *warning = NULL;
+  if (!value)
+    return default_threads;
+
+  n = g_ascii_strtoll (value, &end, 10);
+  if (end == value || *end != '\0' || n < 1) {
+    if (warning)
+      *warning = g_strdup_printf ("GST_CBF_COPY_THREADS=\"%s\" is not a "
+          "number of threads from 1 to %d: copying with %u, the default",
+          value, CBF_COPIER_MAX_THREADS, default_threads);
+    return default_threads;
+  }
+  if (n > CBF_COPIER_MAX_THREADS) {
+    if (warning)
+      *warning = g_strdup_printf ("GST_CBF_COPY_THREADS=%s is more threads "
+          "than a copier may have: copying with %d", value,
+          CBF_COPIER_MAX_THREADS);
+    return CBF_COPIER_MAX_THREADS;
+  }
+  return (guint) n;
+}
+
+/* The shared copier and its references. */
+G_LOCK_DEFINE_STATIC (shared);
+static CbfCopier *shared_copier;
+static guint shared_refs;
+
+CbfCopier *
+cbf_copier_acquire_shared (guint default_threads, gchar ** warning)
+{
+  CbfCopier *copier;
+
+  if (warning)
+    *warning = NULL;
+  G_LOCK (shared);
+  if (!shared_copier)
+    shared_copier =
+        cbf_copier_new (cbf_copier_threads_for (g_getenv
+            ("GST_CBF_COPY_THREADS"), default_threads, warning) - 1);
+  shared_refs++;
+  copier = shared_copier;
+  G_UNLOCK (shared);
+  return copier;
+}
+
+void
+cbf_copier_release_shared (CbfCopier * copier)
+{
+  CbfCopier *last = NULL;
+
+  if (!copier)
+    return;
+  G_LOCK (shared);
+  if (copier != shared_copier || shared_refs == 0) {
+    G_UNLOCK (shared);
+    g_critical ("%p is not the shared copier", copier);
+    return;
+  }
+  if (--shared_refs == 0) {
+    last = shared_copier;
+    shared_copier = NULL;
+  }
+  G_UNLOCK (shared);
+  /* Its threads end outside the lock: a copier made meanwhile does not
+   * wait for them. */
+  cbf_copier_free (last);
 }

@@ -87,9 +87,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_cbf_filter_debug);
 
 /* Threads besides the streaming one that copy frames in pageable memory to
  * and from the staging buffers (cbfcopier.h): the count that measured
- * fastest (design.md, "Pageable frames"), at most half the processors;
- * the environment variable GST_CBF_COPY_THREADS sets the total, for tests
- * and tuning. */
+ * fastest (design.md, "Pageable frames"), at most half the processors. One
+ * copier serves every element of the process, so that many pipelines do
+ * not start and wake threads of their own; the environment variable
+ * GST_CBF_COPY_THREADS sets its total, 1 to CBF_COPIER_MAX_THREADS, for
+ * tests and tuning. */
 #define MAX_COPY_HELPERS 5
 
 enum
@@ -374,7 +376,7 @@ release_device (GstCbfFilter * self)
     gst_cbf_filter_pop_context (self);
   }
   gst_clear_object (&priv->pinned_allocator);
-  g_clear_pointer (&priv->copier, cbf_copier_free);
+  g_clear_pointer (&priv->copier, cbf_copier_release_shared);
   GST_OBJECT_LOCK (self);
   context = priv->context;
   priv->context = NULL;
@@ -773,21 +775,21 @@ map_failed:
   return FALSE;
 }
 
-/* The copier for frames in pageable memory, made the first time one comes
- * (its threads are not needed otherwise). */
+/* The process's copier for frames in pageable memory, taken the first
+ * time one comes (its threads are not needed otherwise). */
 static void
 ensure_copier (GstCbfFilter * self)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
 
   if (!priv->copier) {
-    const gchar *env = g_getenv ("GST_CBF_COPY_THREADS");
     guint helpers = MIN (MAX_COPY_HELPERS, g_get_num_processors () / 2);
+    gchar *warning = NULL;
 
-    if (env)
-      helpers = MAX (g_ascii_strtoull (env, NULL, 10), 1) - 1;
-
-    priv->copier = cbf_copier_new (helpers);
+    priv->copier = cbf_copier_acquire_shared (helpers + 1, &warning);
+    if (warning)
+      GST_WARNING_OBJECT (self, "%s", warning);
+    g_free (warning);
     GST_INFO_OBJECT (self, "pageable frames: copied to and from staging "
         "memory by %u threads", cbf_copier_threads (priv->copier));
   }

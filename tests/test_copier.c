@@ -2,7 +2,9 @@
  * every copy, packed or strided, cut among one to eight threads, lands
  * byte for byte where memcpy would put it and nothing else is written;
  * small jobs are done by the caller alone; a thousand jobs in a row end,
- * each complete before the next (a lost wake-up would hang the test). */
+ * each complete before the next (a lost wake-up would hang the test); the
+ * process's shared copier takes jobs from several threads at once, each
+ * complete when its call returns; GST_CBF_COPY_THREADS is bounded. */
 
 #include <gst/check/gstcheck.h>
 #include <string.h>
@@ -163,6 +165,168 @@ GST_START_TEST (test_free_idle)
 
 GST_END_TEST;
 
+/* One of the threads that share the copier: @n_jobs jobs of its own
+ * geometry, each checked when its call returns. */
+typedef struct
+{
+  CbfCopier *copier;
+  guint index;
+  guint n_jobs;
+  guint bad_job;                /* 0, or the first job that differed + 1 */
+} Sharer;
+
+static gpointer
+share_jobs (gpointer data)
+{
+  Sharer *sharer = data;
+  GRand *rand = g_rand_new_with_seed (100 + sharer->index);
+  /* two planes, 300 KiB to 1 MiB a job, so that the helpers share them */
+  gsize row_bytes = 2048 + 512 * sharer->index;
+  gint rows = 160 + 32 * (gint) sharer->index;
+  Plane src[2], dst[2];
+  guint job, k;
+
+  for (k = 0; k < 2; k++) {
+    src[k] = plane_new (row_bytes, row_bytes + (k ? 64 : 0), rows, 0);
+    dst[k] = plane_new (row_bytes, row_bytes + (k ? 0 : 96), rows, 0);
+  }
+  for (job = 0; job < sharer->n_jobs && !sharer->bad_job; job++) {
+    CbfCopy copies[2];
+
+    for (k = 0; k < 2; k++) {
+      gint y;
+
+      /* rows new each job, a few bytes anywhere too: a part copied late,
+       * twice or not at all shows */
+      for (y = 0; y < rows; y++)
+        memset (src[k].data + y * src[k].stride, (job * 7 + y + k) & 0xff,
+            row_bytes);
+      for (y = 0; y < 16; y++)
+        src[k].data[g_rand_int_range (rand, 0, rows) * src[k].stride +
+            g_rand_int_range (rand, 0, row_bytes)] = g_rand_int (rand);
+      copies[k] = cbf_copy_rows (dst[k].data, dst[k].stride, src[k].data,
+          src[k].stride, row_bytes, rows);
+    }
+    cbf_copier_run (sharer->copier, copies, 2);
+    for (k = 0; k < 2; k++) {
+      gint y;
+
+      for (y = 0; y < rows; y++)
+        if (memcmp (dst[k].data + y * dst[k].stride,
+                src[k].data + y * src[k].stride, row_bytes) != 0)
+          sharer->bad_job = job + 1;
+    }
+  }
+  for (k = 0; k < 2; k++) {
+    plane_free (&src[k]);
+    plane_free (&dst[k]);
+  }
+  g_rand_free (rand);
+  return NULL;
+}
+
+/* Four threads (four elements' streaming threads) post jobs to the shared
+ * copier at once, new content every job: each job is complete and right
+ * when its call returns, and no call waits for ever. */
+GST_START_TEST (test_shared_concurrent_jobs)
+{
+  Sharer sharers[4];
+  GThread *threads[G_N_ELEMENTS (sharers)];
+  CbfCopier *copier;
+  gchar *warning = NULL;
+  guint i;
+
+  g_unsetenv ("GST_CBF_COPY_THREADS");
+  copier = cbf_copier_acquire_shared (4, &warning);
+  fail_unless (warning == NULL);
+  fail_unless_equals_int (cbf_copier_threads (copier), 4);
+  for (i = 0; i < G_N_ELEMENTS (sharers); i++) {
+    sharers[i].copier = cbf_copier_acquire_shared (4, NULL);
+    fail_unless (sharers[i].copier == copier, "a second shared copier");
+    sharers[i].index = i;
+    sharers[i].n_jobs = 40;
+    sharers[i].bad_job = 0;
+    threads[i] = g_thread_new ("sharer", share_jobs, &sharers[i]);
+  }
+  for (i = 0; i < G_N_ELEMENTS (sharers); i++) {
+    g_thread_join (threads[i]);
+    fail_unless_equals_int (sharers[i].bad_job, 0);
+    cbf_copier_release_shared (sharers[i].copier);
+  }
+  cbf_copier_release_shared (copier);
+}
+
+GST_END_TEST;
+
+/* GST_CBF_COPY_THREADS outside 1 to CBF_COPIER_MAX_THREADS: the default
+ * or the bound, and a warning; -1 once asked g_new0 for 4,294,967,294
+ * threads and aborted. */
+GST_START_TEST (test_env_bounded)
+{
+  static const struct
+  {
+    const gchar *value;
+    guint threads;
+    gboolean warned;
+  } cases[] = {
+    {NULL, 3, FALSE},
+    {"1", 1, FALSE},
+    {"7", 7, FALSE},
+    {"64", 64, FALSE},
+    {"65", 64, TRUE},
+    {"100000", 64, TRUE},
+    {"99999999999999999999999", 64, TRUE},
+    {"-1", 3, TRUE},
+    {"0", 3, TRUE},
+    {"", 3, TRUE},
+    {"four", 3, TRUE},
+    {"4 threads", 3, TRUE},
+  };
+  guint i;
+
+  fail_unless_equals_int (CBF_COPIER_MAX_THREADS, 64);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *warning = NULL;
+    CbfCopier *copier;
+
+    fail_unless_equals_int (cbf_copier_threads_for (cases[i].value, 3,
+            &warning), cases[i].threads);
+    fail_unless ((warning != NULL) == cases[i].warned, "\"%s\": warning %s",
+        GST_STR_NULL (cases[i].value), GST_STR_NULL (warning));
+    g_free (warning);
+
+    /* the shared copier, made with the variable set so */
+    if (cases[i].value)
+      g_setenv ("GST_CBF_COPY_THREADS", cases[i].value, TRUE);
+    else
+      g_unsetenv ("GST_CBF_COPY_THREADS");
+    copier = cbf_copier_acquire_shared (3, &warning);
+    fail_unless_equals_int (cbf_copier_threads (copier), cases[i].threads);
+    fail_unless ((warning != NULL) == cases[i].warned);
+    if (warning)
+      GST_INFO ("%s", warning);
+    g_free (warning);
+    /* only the call that makes it warns */
+    fail_unless (cbf_copier_acquire_shared (3, &warning) == copier);
+    fail_unless (warning == NULL);
+    cbf_copier_release_shared (copier);
+    cbf_copier_release_shared (copier);
+  }
+  g_unsetenv ("GST_CBF_COPY_THREADS");
+
+  /* a default out of bounds, and a private copier asked for too many */
+  fail_unless_equals_int (cbf_copier_threads_for (NULL, 0, NULL), 1);
+  fail_unless_equals_int (cbf_copier_threads_for (NULL, 1000, NULL), 64);
+  {
+    CbfCopier *copier = cbf_copier_new (100000);
+
+    fail_unless_equals_int (cbf_copier_threads (copier), 64);
+    cbf_copier_free (copier);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 copier_suite (void)
 {
@@ -172,6 +336,8 @@ copier_suite (void)
   tcase_add_test (tc, test_copies_exact);
   tcase_add_test (tc, test_many_jobs);
   tcase_add_test (tc, test_free_idle);
+  tcase_add_test (tc, test_shared_concurrent_jobs);
+  tcase_add_test (tc, test_env_bounded);
   return s;
 }
 
