@@ -20,6 +20,19 @@ G_BEGIN_DECLS
  * registered memory is page-locked, taken from what the system can page. */
 #define CBF_MAX_REGISTERED_BYTES ((gsize) 1 << 30)
 
+/* Whether @mem may be page-locked: whether the address it is mapped at
+ * stays its own for as long as it lives, since the driver knows a
+ * registration by its address while the element keeps it on the memory.
+ * System memory (GstAllocatorSysmem's: gst_allocator_alloc's default and
+ * gst_memory_new_wrapped) is mapped where it was allocated; fd memory
+ * flagged GST_FD_MEMORY_FLAG_KEEP_MAPPED is mapped once for good. Not
+ * other fd or dma-buf memory, which is mapped anew at each map, so that
+ * two such memories mapped in turn take each other's address; not memory
+ * shared from a parent (a sub-buffer's), whose pages another memory
+ * holds; not any other allocator's, whose mapping is unknown. Needs no
+ * GPU. */
+gboolean cbf_host_register_eligible (GstMemory * mem);
+
 /* Page-locks (cudaHostRegister) the pageable memory @mem, mapped in @map,
  * the second time it is seen here: a memory that comes back has been
  * recycled by upstream's pool (or downstream's), and will likely come back
@@ -27,13 +40,26 @@ G_BEGIN_DECLS
  * every frame would otherwise be copied through staging memory. A memory
  * seen once is only marked (its qdata), so that memory that is never
  * recycled, fresh every frame, is never registered. The registration
- * lasts as long as the memory and is undone when it is freed, in @context
- * (held until then). Memory shared from a parent, memory the driver
- * refuses (already page-locked, read-only, device mappings) and memory
- * past CBF_MAX_REGISTERED_BYTES are left as they are. Returns whether
- * @mem is registered. */
+ * records the address and size it covers and lasts as long as the memory;
+ * it is undone when the memory is freed, in @context (held until then).
+ * Memory that is not eligible (cbf_host_register_eligible) is left alone,
+ * before any call to the driver; memory the driver refuses (already
+ * page-locked, read-only, device mappings, inside another registration)
+ * and memory past CBF_MAX_REGISTERED_BYTES are left as they are. A
+ * registered memory found mapped elsewhere than its registration is
+ * unregistered and never registered again. Returns whether @map lies in
+ * @mem's registration. */
 gboolean cbf_host_register_recycled (CbfContext * context, GstMemory * mem,
     const GstMapInfo * map);
+
+/* Whether [@data, @data + @size) lies inside the registration made on
+ * @mem itself by cbf_host_register_recycled: what may be copied by DMA
+ * from a frame's plane mapped from @mem at @data. A registration of
+ * another memory that covers the same addresses does not count: it is
+ * undone when that memory is freed, and it holds that memory's pages,
+ * not necessarily those mapped at @data now. */
+gboolean cbf_host_register_covers (GstMemory * mem, const void *data,
+    gsize size);
 
 /* Bytes registered by cbf_host_register_recycled now, for tests. */
 gsize cbf_host_registered_bytes (void);

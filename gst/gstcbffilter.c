@@ -688,19 +688,24 @@ host_frame_unmap (GstBuffer * buf, HostFrame * frame)
   frame->n_maps = 0;
 }
 
-/* Pinned memory can be copied by DMA straight away. The common case, a
- * buffer of a pool of ours, is told from the memory type without a CUDA
- * call. */
+/* Pinned memory can be copied by DMA straight away: a pool of ours, or a
+ * plane inside the registration of the very memory it is mapped from, at
+ * the address of this map. Not what the driver says of the address: it
+ * may hold another memory's registration there, with that memory's pages,
+ * and undo it whenever that memory is freed. Memory an upstream
+ * page-locked itself cannot be told from the address safely either, and
+ * is staged. */
 static gboolean
 host_frame_is_pinned (GstCbfFilterPrivate * priv, const HostFrame * frame)
 {
   guint p;
 
   for (p = 0; p < priv->n_planes; p++) {
-    if (gst_memory_is_type (frame->maps[frame->plane_map[p]].memory,
-            GST_CBF_PINNED_MEMORY_TYPE))
+    GstMemory *mem = frame->maps[frame->plane_map[p]].memory;
+
+    if (gst_memory_is_type (mem, GST_CBF_PINNED_MEMORY_TYPE))
       continue;
-    if (!gst_cbf_host_memory_is_pinned (frame->data[p],
+    if (!cbf_host_register_covers (mem, frame->data[p],
             plane_span (&priv->planes[p], frame->stride[p])))
       return FALSE;
   }

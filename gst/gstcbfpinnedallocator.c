@@ -213,24 +213,3 @@ gst_cbf_pinned_allocator_new (CbfContext * context)
   self->context = cbf_context_ref (context);
   return GST_ALLOCATOR_CAST (gst_object_ref_sink (self));
 }
-
-gboolean
-gst_cbf_host_memory_is_pinned (const void *data, gsize size)
-{
-  struct cudaPointerAttributes attr;
-
-  if (cudaPointerGetAttributes (&attr, data) != cudaSuccess) {
-    cudaGetLastError ();        /* clear, so later calls do not see it */
-    return FALSE;
-  }
-  if (attr.type != cudaMemoryTypeHost)
-    return FALSE;
-  /* The end of the range must lie in page-locked memory too. */
-  if (size > 1 && (cudaPointerGetAttributes (&attr,
-              (const guint8 *) data + size - 1) != cudaSuccess
-          || attr.type != cudaMemoryTypeHost)) {
-    cudaGetLastError ();
-    return FALSE;
-  }
-  return TRUE;
-}

@@ -30,10 +30,6 @@ G_DECLARE_FINAL_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
  * every context can copy from it. */
 GstAllocator *gst_cbf_pinned_allocator_new (CbfContext * context);
 
-/* Whether the host range [@data, @data + @size) is page-locked memory the
- * CUDA copy engines can use directly, whoever allocated it. */
-gboolean gst_cbf_host_memory_is_pinned (const void *data, gsize size);
-
 G_END_DECLS
 
 #endif /* __GST_CBF_PINNED_ALLOCATOR_H__ */

@@ -4,14 +4,22 @@
  * the driver from its second frame, and unlocked when it is freed; memory
  * new every frame is never page-locked; frames large enough for several
  * bands and the copier's threads, into pageable output (downstream's own
- * pool), match the C reference within +-1. Exits 77 without a CUDA
- * device. */
+ * pool), match the C reference within +-1. fd memory (memfd-backed
+ * GstFdMemory) that is mapped anew at each map, two memories in turn at
+ * the same address, in and out, is never page-locked and every frame is
+ * right; keep-mapped fd memory is page-locked from its second frame. Exits
+ * 77 without a CUDA device. */
+
+#define _GNU_SOURCE
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <gst/allocators/allocators.h>
 #include <cuda_runtime_api.h>
-
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "gpu_support.h"
 
@@ -208,6 +216,243 @@ GST_START_TEST (test_staged_bands)
 
 GST_END_TEST;
 
+/* A GstFdMemory of @size bytes on a new memfd, which it closes when it is
+ * freed. */
+static GstMemory *
+memfd_memory (GstAllocator * allocator, gsize size, GstFdMemoryFlags flags)
+{
+  gint fd = memfd_create ("cbf-test", MFD_CLOEXEC);
+  GstMemory *mem;
+
+  fail_unless (fd >= 0, "memfd_create: %s", g_strerror (errno));
+  fail_unless (ftruncate (fd, size) == 0);
+  mem = gst_fd_allocator_alloc (allocator, fd, size, flags);
+  fail_unless (mem != NULL);
+  return mem;
+}
+
+/* Frames of new content every time, alternately in two fd memories of
+ * upstream's (a pool of two): each memory comes back every second frame.
+ * Upstream still holds its writable mapping while the element reads, so
+ * that the element's is writable too, as the driver page-locks writable
+ * mappings only. Returns in @at where each frame was mapped. */
+static void
+push_fd_frames (GstFdMemoryFlags flags, gint n_frames, guint8 ** at,
+    gboolean * locked)
+{
+  const gint w = 320, h = 240;
+  const gsize size = (gsize) w * h * 4;
+  GstAllocator *allocator = gst_fd_allocator_new ();
+  GstMemory *mems[2];
+  GstHarness *harness = rgba_harness (w, h);
+  gint i;
+
+  mems[0] = memfd_memory (allocator, size, flags);
+  mems[1] = memfd_memory (allocator, size, flags);
+  for (i = 0; i < n_frames; i++) {
+    GstMemory *mem = mems[i % 2];
+    guint8 *frame = noise_area (size, 100 + i);
+    GstBuffer *in = gst_buffer_new (), *out;
+    GstMapInfo map;
+    gchar *what = g_strdup_printf ("fd memory %c%s, frame %d",
+        "XY"[i % 2], (flags & GST_FD_MEMORY_FLAG_KEEP_MAPPED) ?
+        " (keep-mapped)" : "", i + 1);
+
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_READWRITE));
+    memcpy (map.data, frame, size);
+    at[i] = map.data;
+    gst_buffer_append_memory (in, gst_memory_ref (mem));
+    out = gst_harness_push_and_pull (harness, in);
+    locked[i] = is_page_locked (map.data);
+    gst_memory_unmap (mem, &map);
+    check_rgba (out, frame, w, h, what);
+    GST_INFO ("%s: at %p, page-locked %d", what, at[i], locked[i]);
+    gst_buffer_unref (out);
+    g_aligned_free (frame);
+    g_free (what);
+  }
+  gst_harness_teardown (harness);
+  gst_memory_unref (mems[0]);
+  gst_memory_unref (mems[1]);
+  gst_object_unref (allocator);
+}
+
+/* fd memory without KEEP_MAPPED, as v4l2src io-mode=dmabuf and fd
+ * allocators hand over: X and Y mapped in turn share one address. Were X
+ * page-locked there (its second frame), Y's frame would be read from X's
+ * pages. Never page-locked: every frame right. */
+GST_START_TEST (test_fd_input_alternating)
+{
+  guint8 *at[8];
+  gboolean locked[G_N_ELEMENTS (at)];
+  guint i, shared = 0;
+
+  push_fd_frames (GST_FD_MEMORY_FLAG_NONE, G_N_ELEMENTS (at), at, locked);
+  for (i = 0; i < G_N_ELEMENTS (at); i++) {
+    shared += at[i] == at[0];
+    fail_if (locked[i], "fd memory page-locked at frame %u", i + 1);
+  }
+  /* what makes the test bite: one address for both memories */
+  GST_INFO ("%u of %u frames mapped at the first frame's address", shared,
+      (guint) G_N_ELEMENTS (at));
+  if (shared < G_N_ELEMENTS (at))
+    g_print ("note: only %u of %u frames mapped at one address\n", shared,
+        (guint) G_N_ELEMENTS (at));
+}
+
+GST_END_TEST;
+
+/* Keep-mapped fd memory keeps its address: page-locked from its second
+ * frame (X from frame 3, Y from 4), every frame right, and unlocked when
+ * it is freed. */
+GST_START_TEST (test_fd_keep_mapped_registered)
+{
+  guint8 *at[6];
+  gboolean locked[G_N_ELEMENTS (at)];
+  guint i;
+
+  push_fd_frames (GST_FD_MEMORY_FLAG_KEEP_MAPPED, G_N_ELEMENTS (at), at,
+      locked);
+  fail_if (at[0] == at[1], "two keep-mapped memories at one address");
+  for (i = 0; i < G_N_ELEMENTS (at); i++) {
+    fail_unless (at[i] == at[i % 2], "frame %u moved", i + 1);
+    fail_unless (locked[i] == (i >= 2), "frame %u: page-locked %d", i + 1,
+        locked[i]);
+  }
+  /* freed (and unmapped) by now: nothing left registered there */
+  fail_if (is_page_locked (at[0]) || is_page_locked (at[1]),
+      "still page-locked after the memories were freed");
+}
+
+GST_END_TEST;
+
+/* Downstream's pool of two fd memories without KEEP_MAPPED, their
+ * content poisoned each time they come back. */
+typedef struct
+{
+  GstBufferPool parent;
+  GstAllocator *allocator;
+} FdPool;
+
+typedef struct
+{
+  GstBufferPoolClass parent_class;
+} FdPoolClass;
+
+static GType fd_pool_get_type (void);
+G_DEFINE_TYPE (FdPool, fd_pool, GST_TYPE_BUFFER_POOL);
+
+/* Two buffers whatever the element asks, so that they take turns. */
+static gboolean
+fd_pool_set_config (GstBufferPool * pool, GstStructure * config)
+{
+  GstCaps *caps = NULL;
+  guint size = 0;
+
+  if (!gst_buffer_pool_config_get_params (config, &caps, &size, NULL, NULL))
+    return FALSE;
+  gst_buffer_pool_config_set_params (config, caps, size, 2, 2);
+  return GST_BUFFER_POOL_CLASS (fd_pool_parent_class)->set_config (pool,
+      config);
+}
+
+static GstFlowReturn
+fd_pool_alloc_buffer (GstBufferPool * pool, GstBuffer ** buffer,
+    G_GNUC_UNUSED GstBufferPoolAcquireParams * params)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  guint size = 0;
+
+  gst_buffer_pool_config_get_params (config, NULL, &size, NULL, NULL);
+  gst_structure_free (config);
+  *buffer = gst_buffer_new ();
+  gst_buffer_append_memory (*buffer, memfd_memory (((FdPool *) pool)->allocator,
+          size, GST_FD_MEMORY_FLAG_NONE));
+  return GST_FLOW_OK;
+}
+
+static void
+fd_pool_reset_buffer (GstBufferPool * pool, GstBuffer * buffer)
+{
+  GST_BUFFER_POOL_CLASS (fd_pool_parent_class)->reset_buffer (pool, buffer);
+  gst_buffer_memset (buffer, 0, 0xcd, gst_buffer_get_size (buffer));
+}
+
+static void
+fd_pool_finalize (GObject * object)
+{
+  gst_object_unref (((FdPool *) object)->allocator);
+  G_OBJECT_CLASS (fd_pool_parent_class)->finalize (object);
+}
+
+static void
+fd_pool_class_init (FdPoolClass * klass)
+{
+  GstBufferPoolClass *pool_class = GST_BUFFER_POOL_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->finalize = fd_pool_finalize;
+  pool_class->set_config = fd_pool_set_config;
+  pool_class->alloc_buffer = fd_pool_alloc_buffer;
+  pool_class->reset_buffer = fd_pool_reset_buffer;
+}
+
+static void
+fd_pool_init (FdPool * self)
+{
+  self->allocator = gst_fd_allocator_new ();
+}
+
+/* The element writes its output into that pool: X and Y in turn, at one
+ * address. Were X page-locked there, Y's frame would land in X's pages
+ * and Y keep its poison. Every output right. */
+GST_START_TEST (test_fd_output_alternating)
+{
+  const gint w = 320, h = 240;
+  const gsize size = (gsize) w * h * 4;
+  GstBufferPool *pool = g_object_new (fd_pool_get_type (), NULL);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstMemory *first = NULL;
+  GstHarness *harness;
+  gint i;
+
+  gst_object_ref_sink (pool);
+  gst_buffer_pool_config_set_params (config, caps_for ("RGBA", w, h), size,
+      2, 2);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  harness = gst_harness_new ("cudabilateral");
+  params_apply (harness->element, &params);
+  gpu_test_offer_pool (harness, pool);
+  gst_harness_set_caps (harness, caps_for ("RGBA", w, h), caps_for ("RGBA",
+          w, h));
+
+  for (i = 0; i < 8; i++) {
+    guint8 *frame = noise_area (size, 200 + i);
+    GstBuffer *out = gst_harness_push_and_pull (harness,
+        gst_buffer_new_wrapped_full (0, frame, size, 0, size, NULL, NULL));
+    GstMemory *mem;
+    gchar *what;
+
+    fail_unless (out && out->pool == pool, "output not from downstream's "
+        "pool");
+    mem = gst_buffer_peek_memory (out, 0);
+    fail_unless (gst_is_fd_memory (mem));
+    if (i == 0)
+      first = mem;
+    what = g_strdup_printf ("fd output %c, frame %d", mem == first ? 'X' :
+        'Y', i + 1);
+    fail_unless ((mem == first) == (i % 2 == 0), "%s: the pool's buffers "
+        "do not take turns", what);
+    check_rgba (out, frame, w, h, what);
+    gst_buffer_unref (out);
+    g_aligned_free (frame);
+    g_free (what);
+  }
+  gst_harness_teardown (harness);
+  gst_object_unref (pool);
+}
+
+GST_END_TEST;
+
 static Suite *
 pageable_suite (void)
 {
@@ -217,6 +462,9 @@ pageable_suite (void)
   tcase_add_test (tc, test_recycled_memory_registered);
   tcase_add_test (tc, test_fresh_memory_not_registered);
   tcase_add_test (tc, test_staged_bands);
+  tcase_add_test (tc, test_fd_input_alternating);
+  tcase_add_test (tc, test_fd_keep_mapped_registered);
+  tcase_add_test (tc, test_fd_output_alternating);
   return s;
 }
 
