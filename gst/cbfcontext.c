@@ -67,23 +67,90 @@ cbf_context_pop (void)
 struct _CbfContext
 {
   gint device;
+  CUcontext primary;            /* retained for the life of the process */
 };
+
+/* The driver's context stack, reached through the runtime (as
+ * cbf_cuda_primary_context does), so that the plugin needs no link
+ * against libcuda. */
+typedef CUresult (CUDAAPI * CtxPushFunc) (CUcontext ctx);
+typedef CUresult (CUDAAPI * CtxPopFunc) (CUcontext * ctx);
+typedef CUresult (CUDAAPI * CtxGetFunc) (CUcontext * ctx);
+typedef CUresult (CUDAAPI * CtxSetFunc) (CUcontext ctx);
+
+static struct
+{
+  CtxPushFunc push;
+  CtxPopFunc pop;
+  CtxGetFunc get;
+  CtxSetFunc set;
+} driver;
+
+/* The runtime's device of each push, as the thread had it before: pushes
+ * nest (the element's streaming thread frees memory registered by
+ * another element, on another device). */
+static GPrivate previous_devices = G_PRIVATE_INIT ((GDestroyNotify)
+    g_array_unref);
+
+static gpointer
+driver_entry_point (const gchar * name)
+{
+  enum cudaDriverEntryPointQueryResult found =
+      cudaDriverEntryPointSymbolNotFound;
+  void *func = NULL;
+
+  if (cudaGetDriverEntryPointByVersion (name, &func, 12000,
+          cudaEnableDefault, &found) != cudaSuccess
+      || found != cudaDriverEntryPointSuccess) {
+    cudaGetLastError ();
+    return NULL;
+  }
+  return func;
+}
+
+static gboolean
+load_driver (void)
+{
+  static gsize loaded;
+
+  if (g_once_init_enter (&loaded)) {
+    driver.push = (CtxPushFunc) driver_entry_point ("cuCtxPushCurrent");
+    driver.pop = (CtxPopFunc) driver_entry_point ("cuCtxPopCurrent");
+    driver.get = (CtxGetFunc) driver_entry_point ("cuCtxGetCurrent");
+    driver.set = (CtxSetFunc) driver_entry_point ("cuCtxSetCurrent");
+    g_once_init_leave (&loaded, (driver.push && driver.pop && driver.get
+            && driver.set) ? 1 : 2);
+  }
+  return loaded == 1;
+}
 
 CbfContext *
 cbf_context_new_primary (gint device, cudaError_t * err)
 {
   CbfContext *context;
+  CUcontext primary = NULL;
 
-  /* Initialises the device's primary context now, not at the first frame. */
-  *err = cudaSetDevice (device);
-  if (*err == cudaSuccess)
-    *err = cudaFree (NULL);
-  if (*err != cudaSuccess) {
-    cudaGetLastError ();
+  *err = cbf_cuda_primary_context (device, &primary);
+  if (*err == cudaSuccess && !load_driver ())
+    *err = cudaErrorSymbolNotFound;
+  if (*err != cudaSuccess)
     return NULL;
-  }
   context = g_atomic_rc_box_new0 (CbfContext);
   context->device = device;
+  context->primary = primary;
+  /* The runtime's state for the device made now, not at the first frame,
+   * without making the device the calling thread's. */
+  if (!cbf_context_push (context)) {
+    *err = cudaErrorInitializationError;
+  } else {
+    *err = cudaFree (NULL);
+    cbf_context_pop ();
+  }
+  if (*err != cudaSuccess) {
+    cudaGetLastError ();
+    cbf_context_unref (context);
+    return NULL;
+  }
   return context;
 }
 
@@ -105,16 +172,60 @@ cbf_context_device (CbfContext * context)
   return context->device;
 }
 
-/* The runtime binds the device's primary context to the calling thread;
- * it stays bound, as nothing else in such a build changes it. */
+/* The device's primary context pushed on the driver's context stack of
+ * the calling thread, which the runtime then works in, as GStreamer's CUDA
+ * library does: cudaSetDevice would instead replace the thread's current
+ * context and leave it switched for whoever runs there next (the thread
+ * that frees registered memory is anyone's). */
 gboolean
 cbf_context_push (CbfContext * context)
 {
-  return cudaSetDevice (context->device) == cudaSuccess;
+  GArray *stack = g_private_get (&previous_devices);
+  gint device = -1;
+
+  if (!load_driver ())
+    return FALSE;
+  if (cudaGetDevice (&device) != cudaSuccess) {
+    cudaGetLastError ();
+    device = -1;
+  }
+  if (driver.push (context->primary) != CUDA_SUCCESS)
+    return FALSE;
+  if (!stack) {
+    stack = g_array_new (FALSE, FALSE, sizeof (gint));
+    g_private_set (&previous_devices, stack);
+  }
+  g_array_append_val (stack, device);
+  return TRUE;
 }
 
 void
 cbf_context_pop (void)
 {
+  GArray *stack = g_private_get (&previous_devices);
+  CUcontext popped = NULL, restored = NULL;
+  gint previous, now = -1;
+
+  if (!stack || stack->len == 0) {
+    g_critical ("cbf_context_pop without a push");
+    return;
+  }
+  previous = g_array_index (stack, gint, stack->len - 1);
+  g_array_set_size (stack, stack->len - 1);
+  driver.pop (&popped);
+
+  /* The runtime follows the context current again; should it still name
+   * another device (a thread with no current context, whose runtime took
+   * the pushed one for its own), its device is set back, the context
+   * that was current kept. */
+  if (previous < 0 || cudaGetDevice (&now) != cudaSuccess) {
+    cudaGetLastError ();
+    return;
+  }
+  if (now != previous && driver.get (&restored) == CUDA_SUCCESS) {
+    if (cudaSetDevice (previous) != cudaSuccess)
+      cudaGetLastError ();
+    driver.set (restored);
+  }
 }
 #endif

@@ -29,8 +29,8 @@ G_BEGIN_DECLS
 /* The CUDA context the element's work runs in. Built with GStreamer's CUDA
  * library it is a GstCudaContext, which the element shares with the
  * pipeline's other CUDA elements; built without (GStreamer 1.20, or the
- * cuda-memory option disabled) it is a device's primary context, made
- * current through the CUDA runtime. */
+ * cuda-memory option disabled) it is a device's primary context, pushed
+ * on the driver's context stack of the thread as GStreamer's does. */
 #if CBF_HAVE_CUDA_MEMORY
 typedef GstCudaContext CbfContext;
 #else
@@ -50,7 +50,9 @@ void cbf_context_unref (CbfContext * context);
 gint cbf_context_device (CbfContext * context);
 
 /* Makes @context current on the calling thread (FALSE if it cannot be),
- * until cbf_context_pop. */
+ * until cbf_context_pop, which makes the context and the device the
+ * thread had before current again: pushes nest, and a thread that frees
+ * memory the element registered keeps its own device. */
 gboolean cbf_context_push (CbfContext * context);
 void cbf_context_pop (void);
 
