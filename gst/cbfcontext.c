@@ -13,62 +13,7 @@
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudaloader.h>
-
-CbfContext *
-cbf_context_new_primary (gint device, cudaError_t * err)
-{
-  CUcontext primary = NULL;
-  CUdevice handle;
-  CbfContext *context = NULL;
-
-  *err = cbf_cuda_primary_context (device, &primary);
-  if (*err == cudaSuccess && CuDeviceGet (&handle, device) == CUDA_SUCCESS)
-    context = gst_cuda_context_new_wrapped (primary, handle);
-  if (!context && *err == cudaSuccess)
-    *err = cudaErrorInitializationError;
-  return context;
-}
-
-CbfContext *
-cbf_context_ref (CbfContext * context)
-{
-  return gst_object_ref (context);
-}
-
-void
-cbf_context_unref (CbfContext * context)
-{
-  gst_object_unref (context);
-}
-
-gint
-cbf_context_device (CbfContext * context)
-{
-  guint device = 0;
-
-  g_object_get (context, "cuda-device-id", &device, NULL);
-  return device;
-}
-
-gboolean
-cbf_context_push (CbfContext * context)
-{
-  return gst_cuda_context_push (context);
-}
-
-void
-cbf_context_pop (void)
-{
-  gst_cuda_context_pop (NULL);
-}
-
-#else
-
-struct _CbfContext
-{
-  gint device;
-  CUcontext primary;            /* retained for the life of the process */
-};
+#endif
 
 /* The driver's context stack, reached through the runtime (as
  * cbf_cuda_primary_context does), so that the plugin needs no link
@@ -123,6 +68,123 @@ load_driver (void)
   }
   return loaded == 1;
 }
+
+/* The calling thread's device as the runtime has it, -1 if it cannot
+ * tell: read before a push. */
+static gint
+runtime_device (void)
+{
+  gint device = -1;
+
+  if (cudaGetDevice (&device) != cudaSuccess) {
+    cudaGetLastError ();
+    return -1;
+  }
+  return device;
+}
+
+/* A push succeeded: @previous is what its pop restores. */
+static void
+remember_device (gint previous)
+{
+  GArray *stack = g_private_get (&previous_devices);
+
+  if (!stack) {
+    stack = g_array_new (FALSE, FALSE, sizeof (gint));
+    g_private_set (&previous_devices, stack);
+  }
+  g_array_append_val (stack, previous);
+}
+
+/* After the driver's pop: the runtime follows the context current again;
+ * should it still name the pushed device (a thread with no current
+ * context, whose runtime took the pushed one for its own), the device the
+ * thread had is set back, the context that was current kept. */
+static void
+restore_device (void)
+{
+  GArray *stack = g_private_get (&previous_devices);
+  CUcontext restored = NULL;
+  gint previous, now;
+
+  if (!stack || stack->len == 0) {
+    g_critical ("cbf_context_pop without a push");
+    return;
+  }
+  previous = g_array_index (stack, gint, stack->len - 1);
+  g_array_set_size (stack, stack->len - 1);
+  now = runtime_device ();
+  if (previous < 0 || now < 0 || now == previous || !load_driver ()
+      || driver.get (&restored) != CUDA_SUCCESS)
+    return;
+  if (cudaSetDevice (previous) != cudaSuccess)
+    cudaGetLastError ();
+  driver.set (restored);
+}
+
+#if CBF_HAVE_CUDA_MEMORY
+
+CbfContext *
+cbf_context_new_primary (gint device, cudaError_t * err)
+{
+  CUcontext primary = NULL;
+  CUdevice handle;
+  CbfContext *context = NULL;
+
+  *err = cbf_cuda_primary_context (device, &primary);
+  if (*err == cudaSuccess && CuDeviceGet (&handle, device) == CUDA_SUCCESS)
+    context = gst_cuda_context_new_wrapped (primary, handle);
+  if (!context && *err == cudaSuccess)
+    *err = cudaErrorInitializationError;
+  return context;
+}
+
+CbfContext *
+cbf_context_ref (CbfContext * context)
+{
+  return gst_object_ref (context);
+}
+
+void
+cbf_context_unref (CbfContext * context)
+{
+  gst_object_unref (context);
+}
+
+gint
+cbf_context_device (CbfContext * context)
+{
+  guint device = 0;
+
+  g_object_get (context, "cuda-device-id", &device, NULL);
+  return device;
+}
+
+gboolean
+cbf_context_push (CbfContext * context)
+{
+  gint previous = runtime_device ();
+
+  if (!gst_cuda_context_push (context))
+    return FALSE;
+  remember_device (previous);
+  return TRUE;
+}
+
+void
+cbf_context_pop (void)
+{
+  gst_cuda_context_pop (NULL);
+  restore_device ();
+}
+
+#else
+
+struct _CbfContext
+{
+  gint device;
+  CUcontext primary;            /* retained for the life of the process */
+};
 
 CbfContext *
 cbf_context_new_primary (gint device, cudaError_t * err)
@@ -180,52 +242,20 @@ cbf_context_device (CbfContext * context)
 gboolean
 cbf_context_push (CbfContext * context)
 {
-  GArray *stack = g_private_get (&previous_devices);
-  gint device = -1;
+  gint previous = runtime_device ();
 
-  if (!load_driver ())
+  if (!load_driver () || driver.push (context->primary) != CUDA_SUCCESS)
     return FALSE;
-  if (cudaGetDevice (&device) != cudaSuccess) {
-    cudaGetLastError ();
-    device = -1;
-  }
-  if (driver.push (context->primary) != CUDA_SUCCESS)
-    return FALSE;
-  if (!stack) {
-    stack = g_array_new (FALSE, FALSE, sizeof (gint));
-    g_private_set (&previous_devices, stack);
-  }
-  g_array_append_val (stack, device);
+  remember_device (previous);
   return TRUE;
 }
 
 void
 cbf_context_pop (void)
 {
-  GArray *stack = g_private_get (&previous_devices);
-  CUcontext popped = NULL, restored = NULL;
-  gint previous, now = -1;
+  CUcontext popped = NULL;
 
-  if (!stack || stack->len == 0) {
-    g_critical ("cbf_context_pop without a push");
-    return;
-  }
-  previous = g_array_index (stack, gint, stack->len - 1);
-  g_array_set_size (stack, stack->len - 1);
   driver.pop (&popped);
-
-  /* The runtime follows the context current again; should it still name
-   * another device (a thread with no current context, whose runtime took
-   * the pushed one for its own), its device is set back, the context
-   * that was current kept. */
-  if (previous < 0 || cudaGetDevice (&now) != cudaSuccess) {
-    cudaGetLastError ();
-    return;
-  }
-  if (now != previous && driver.get (&restored) == CUDA_SUCCESS) {
-    if (cudaSetDevice (previous) != cudaSuccess)
-      cudaGetLastError ();
-    driver.set (restored);
-  }
+  restore_device ();
 }
 #endif
