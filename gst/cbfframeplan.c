@@ -183,12 +183,21 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
   pass->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
   if (plan->bits > 8)
     pass->sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c);
+  /* The kernels and the mask read a sample's own bits only, so that what a
+   * faulty source sets above them is ignored the same way everywhere. */
+  pass->sample_bits = plan->bits;
   pass->blend_bytes = plan->bits > 8 ? 2 : 1;
   pass->blend_samples = plan->bits > 8 ? CBF_SAMPLES_16 : CBF_SAMPLES_8;
   pass->channels = 1;
   pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
   pass->chroma = chroma;
+  for (v = 0; v < n_views; v++) {
+    if (chroma)
+      plan->planes_with_chroma |= 1u << pass->plane[v];
+    else
+      plan->planes_with_luma |= 1u << pass->plane[v];
+  }
 }
 
 /* Whether components @a and @b have one size and pixel stride. */
@@ -235,9 +244,11 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
       pass->blend_bytes = pass->pixel_bytes;
     if (colour == deep_colour10a2)
       pass->blend_samples = CBF_SAMPLES_10A2;
+    plan->planes_with_luma = 0;
     for (v = 0; v < pass->n_views; v++) {
       pass->plane[v] = v;
       pass->offset[v] = 0;
+      plan->planes_with_luma |= 1u << v;
     }
     return TRUE;
   }
@@ -254,9 +265,6 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
     return TRUE;
   plan->chroma_factor = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo,
       GST_VIDEO_COMP_U);
-  plan->planes_with_chroma = 1u << GST_VIDEO_INFO_COMP_PLANE (info,
-      GST_VIDEO_COMP_U) | 1u << GST_VIDEO_INFO_COMP_PLANE (info,
-      GST_VIDEO_COMP_V);
   if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
     add_pass (plan, info, GST_VIDEO_COMP_U, 2, pair, TRUE);
   } else {
@@ -291,16 +299,18 @@ pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
   view.data += pass->offset[v];
   view.pixel_bytes = pass->pixel_bytes;
   view.sample_shift = pass->sample_shift;
+  view.sample_bits = pass->sample_bits;
   view.width = pass->width;
   view.height = pass->height;
   return view;
 }
 
-/* Chroma left unfiltered still has to reach the output: its planes' rows
- * are copied on the device first (for YUY2 and UYVY whole rows, whose luma
- * bytes the luma kernel then overwrites). */
+/* Channels left unfiltered still have to reach the output: the rows of
+ * the planes that hold them (a bit per plane in @planes) are copied on the
+ * device first (for YUY2 and UYVY whole rows, whose other bytes the
+ * filtered pass then overwrites). */
 static cudaError_t
-copy_chroma_planes (const CbfFramePlan * plan, const CbfPlane * in,
+copy_planes (const CbfFramePlan * plan, guint planes, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
@@ -309,7 +319,7 @@ copy_chroma_planes (const CbfFramePlan * plan, const CbfPlane * in,
   for (p = 0; p < plan->n_planes && err == cudaSuccess; p++) {
     gint begin, end;
 
-    if (!(plan->planes_with_chroma & (1u << p)))
+    if (!(planes & (1u << p)))
       continue;
     band_rows (in[p].height, in, row_begin, row_end, &begin, &end);
     err = cudaMemcpy2DAsync (out[p].data + begin * out[p].pitch_bytes,
@@ -324,14 +334,16 @@ cudaError_t
 cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfFilterParams * luma, const CbfFilterParams * chroma,
-    gboolean filter_chroma, const CbfPlane * luma_mask,
+    gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,
     const CbfPlane * chroma_mask, cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
+  guint unfiltered = (filter_luma ? 0 : plan->planes_with_luma) |
+      (filter_chroma ? 0 : plan->planes_with_chroma);
   guint i;
 
-  if (plan->planes_with_chroma && !filter_chroma)
-    err = copy_chroma_planes (plan, in, out, row_begin, row_end, stream);
+  if (unfiltered)
+    err = copy_planes (plan, unfiltered, in, out, row_begin, row_end, stream);
 
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
@@ -340,7 +352,7 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     gint begin, end;
     guint v;
 
-    if (pass->chroma && !filter_chroma)
+    if (!(pass->chroma ? filter_chroma : filter_luma))
       continue;
     for (v = 0; v < pass->n_views; v++) {
       src[v] = pass_view (in, pass, v);

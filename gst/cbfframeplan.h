@@ -51,6 +51,7 @@ typedef struct
   gint channels;                /* 3: colour filtered together; 1 */
   gint sample_shift;            /* of the deep samples in their containers
                                  * (CbfPlane) */
+  gint sample_bits;             /* the samples' depth (CbfPlane) */
   gint width;
   gint height;
   gboolean chroma;              /* filtered with the chroma weights */
@@ -64,7 +65,9 @@ typedef struct
   guint n_passes;
   guint n_planes;
   gsize row_bytes[GST_VIDEO_MAX_PLANES];        /* see cbf_plane_row_bytes */
-  guint planes_with_chroma;     /* a bit per plane */
+  guint planes_with_luma;       /* a bit per plane: of the passes that take
+                                 * the luma (or colour) weights */
+  guint planes_with_chroma;     /* and of those that take chroma's */
   gint chroma_factor;           /* subsampling of chroma's width, or 1 */
   /* Bits of the samples the filter sees: 8, or 10, 12 or 16 for the deep
    * entries, whose tables cbf_deep_tables_fill makes for these bits and
@@ -87,14 +90,15 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * channel for one-plane formats; frames of several planes must be one band
  * (rows 0 to plane 0's height), their other planes are then done whole.
  * The weights are those of @mode (see gaussian.h for CBF_MODE_GAUSSIAN).
- * Chroma takes @chroma's weights, or is copied unchanged when
+ * Luma (or colour) takes @luma's weights, or is copied unchanged when
+ * !@filter_luma; chroma takes @chroma's, or is copied unchanged when
  * !@filter_chroma. With a strength mask (@luma_mask of plane 0's size,
  * @chroma_mask of chroma's; NULL for none), each pass's output is blended
  * with its input by it (cbf_mask_blend). */
 cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfFilterParams * luma, const CbfFilterParams * chroma,
-    gboolean filter_chroma, const CbfPlane * luma_mask,
+    gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,
     const CbfPlane * chroma_mask, cudaStream_t stream);
 
 G_END_DECLS

@@ -121,6 +121,11 @@ extern "C" {
  * radii: what a buffer must hold to take the tables of any parameters. */
 size_t cbf_bilateral_tables_max_len (void);
 
+/* The bilateral filter passes its input through unchanged when
+ * sigma-color or sigma-space is at most this, as OpenCV 5.0's
+ * bilateralFilter does (earlier versions took such sigmas as 1). */
+#define CBF_BILATERAL_MIN_SIGMA 1e-6
+
 /* Window radius exactly as OpenCV's bilateralFilter derives it: d / 2 for
  * d > 0, cvRound (1.5 * sigma_space) otherwise, at least 1. */
 int cbf_bilateral_radius (int diameter, double sigma_space);
@@ -228,6 +233,11 @@ typedef struct
                                  * 4 for P012_LE), which the output's are
                                  * written back to, the bits below zero;
                                  * 0 for every other entry */
+  int sample_bits;              /* bits a deep one-channel sample holds
+                                 * above its shift (10, 12 or 16): every
+                                 * entry reads only those, so that bits a
+                                 * faulty source sets above them are read as
+                                 * zero; 0 for all of the container */
 } CbfPlane;
 
 /* Device scratch of the bilateral grid (grid.h): two buffers of
@@ -352,7 +362,8 @@ CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
  *   (GRAY16_LE, P016_LE);
  * - cbf_FILTER_deep12_channel, cbf_FILTER_deep12_channel_pair: the same on
  *   samples of at most 12 bits, LSB-aligned (I420_10LE, I422_12LE, ...) or
- *   MSB-aligned (P010_10LE, P012_LE: the planes' sample_shift);
+ *   MSB-aligned (P010_10LE, P012_LE: the planes' sample_shift), of the
+ *   planes' sample_bits (at most 12 whatever it says);
  * - cbf_FILTER_deep_colour_planar, cbf_FILTER_deep10_colour_planar: three
  *   planes of 16-bit (Y444_16LE) or 10-bit samples (Y444_10LE, GBR_10LE),
  *   pixel_bytes 2;

@@ -30,6 +30,7 @@ struct Grid
   float inv_cell_space;
   float inv_cell_range;
   float range_pad;
+  float range_max;
 
   __device__ __forceinline__ size_t cell (int layer, int x, int y, int z) const
   {
@@ -47,7 +48,9 @@ __device__ __forceinline__ void grid_position (
 {
   *gx = x * g.inv_cell_space + CBF_GRID_PAD;
   *gy = y * g.inv_cell_space + CBF_GRID_PAD;
-  *gz = level * g.inv_cell_range + g.range_pad;
+  /* The range axis holds levels up to range_max: a layout that let a
+   * larger one through would otherwise index past the grid. */
+  *gz = fminf (level, g.range_max) * g.inv_cell_range + g.range_pad;
 }
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
@@ -200,6 +203,7 @@ cudaError_t launch_grid (const CbfPlane *src, const CbfPlane *dst,
   g.inv_cell_space = 1.f / scratch->cell_space;
   g.inv_cell_range = 1.f / scratch->cell_range;
   g.range_pad = (float)cbf_grid_range_pad (scratch);
+  g.range_max = scratch->range_max;
   const int layers = T::kGridLayers * T::kGuides;
   const size_t floats = g.layer_floats () * layers;
   /* The blur's launch has a block row per cell row (grid_blur). */

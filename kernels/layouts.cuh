@@ -79,8 +79,10 @@ struct Io
   int width;
   int height;
   /* Bits the deep one-channel layouts' samples sit above the low end of
-   * their 16-bit containers (CbfPlane). */
+   * their 16-bit containers (CbfPlane), and 4 x the largest sample they
+   * keep once shifted down: the plane's depth, at most the layout's. */
   int sample_shift;
+  uint32_t sample_mask;
 
   /* kStep: the layout's pixel size where it has one (a constant is
    * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
@@ -406,9 +408,10 @@ struct DeepChannels : Channels<kChannels>
   typedef DeepChannels<1, kRangeShift> Single;
   static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
   static constexpr bool kDeep = true;
-  /* The bits a sample may use: samples of at most 12 bits (range shift 0)
-   * are cut to 12, so that a value past its depth (from a faulty source)
-   * stays inside the range table. */
+  /* The most bits a sample may use: samples of at most 12 bits (range
+   * shift 0) keep no more than 12 whatever their plane says, so that every
+   * distance stays inside the range table; a plane of fewer bits cuts them
+   * to its depth (Io::sample_mask). */
   static constexpr uint32_t kSampleMask = kRangeShift ? 0xffffu : 0xfffu;
   /* Samples of at most 12 bits: every distance has its own entry of the
    * range table, which the specialised kernel copies to shared memory and
@@ -420,11 +423,10 @@ struct DeepChannels : Channels<kChannels>
   {
     const uint32_t raw = *reinterpret_cast<const uint16_t *> (
         io.template in<0> (Base::channel (), y, x));
-    /* (raw >> shift & kSampleMask) << 2, the shift as a funnel shift and
-     * masked last: written plainly, it made ptxas spill a register in the
-     * chunked Gaussian for sm_80 to sm_89. */
-    return (__funnelshift_r (raw, 0u, io.sample_shift) << 2)
-        & (kSampleMask << 2);
+    /* (raw >> shift & mask) << 2, the shift as a funnel shift and masked
+     * last: written plainly, it made ptxas spill a register in the chunked
+     * Gaussian for sm_80 to sm_89. */
+    return (__funnelshift_r (raw, 0u, io.sample_shift) << 2) & io.sample_mask;
   }
   /* 4 x the distance, its bucket's byte offset after the shift (the low
    * two bits cleared). */
@@ -733,6 +735,18 @@ __device__ __forceinline__ void load_tile_flat (
 static_assert (CBF_FAST_MAX_RADIUS == 8,
     "CBF_EACH_FAST_RADIUS names each specialised radius");
 
+/* The most a sample of layout T keeps: its kSampleMask, where it has one
+ * (the deep layouts), else every bit of a 16-bit container. */
+template <class T, class = void> struct LayoutSampleMask
+{
+  static constexpr uint32_t value = 0xffffu;
+};
+template <class T>
+struct LayoutSampleMask<T, std::void_t<decltype (T::kSampleMask)>>
+{
+  static constexpr uint32_t value = T::kSampleMask;
+};
+
 /* The Io of a launch, after checking the planes against the layout. */
 template <class T>
 cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
@@ -753,10 +767,15 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
       || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes) || row_begin < 0
       || row_end > src->height || row_begin >= row_end || src->sample_shift < 0
-      || src->sample_shift > 15 || dst->sample_shift != src->sample_shift)
+      || src->sample_shift > 15 || dst->sample_shift != src->sample_shift
+      || src->sample_bits < 0 || src->sample_bits > 16
+      || dst->sample_bits != src->sample_bits)
     return cudaErrorInvalidValue;
   io->pixel_bytes = src->pixel_bytes;
   io->sample_shift = src->sample_shift;
+  io->sample_mask = ((src->sample_bits ? (1u << src->sample_bits) - 1 : 0xffffu)
+                        & LayoutSampleMask<T>::value)
+      << 2;
   io->width = src->width;
   io->height = src->height;
   /* Drop an error left by an earlier, unrelated runtime call on this thread

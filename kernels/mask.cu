@@ -35,8 +35,8 @@ struct Views
 };
 
 __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
-    CbfSamples samples, int sample_shift, int width, int row_begin, int row_end,
-    const uint8_t *mask, size_t mask_pitch)
+    CbfSamples samples, int sample_shift, uint32_t sample_mask, int width,
+    int row_begin, int row_end, const uint8_t *mask, size_t mask_pitch)
 {
   const int x = blockIdx.x * kMaskBlockW + threadIdx.x;
   const int y = row_begin + blockIdx.y * kMaskBlockH + threadIdx.y;
@@ -68,13 +68,14 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
   } else if (samples == CBF_SAMPLES_16) {
     const uint16_t *in16 = reinterpret_cast<const uint16_t *> (in);
     uint16_t *out16 = reinterpret_cast<uint16_t *> (out);
-    /* m = 0 leaves the input as it came, its bits below the sample too */
+    /* m = 0 leaves the input as it came, its bits below and above the
+     * sample too; else the input is read as the filter reads it */
     for (int s = 0; s < bytes_per_pixel / 2; s++)
-      out16[s] = m == 0
-          ? in16[s]
-          : (uint16_t)(cbf_mask_blend_sample (
-                           in16[s] >> sample_shift, out16[s] >> sample_shift, m)
-              << sample_shift);
+      out16[s] = m == 0 ? in16[s]
+                        : (uint16_t)(cbf_mask_blend_sample (
+                                         (in16[s] >> sample_shift) & sample_mask,
+                                         out16[s] >> sample_shift, m)
+                              << sample_shift);
   } else {
     const uint32_t a = *reinterpret_cast<const uint32_t *> (in);
     uint32_t *o = reinterpret_cast<uint32_t *> (out);
@@ -117,7 +118,8 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
       || mask->width != in->width || mask->height != in->height
       || in->sample_shift < 0 || in->sample_shift > 15
       || out->sample_shift != in->sample_shift
-      || (samples != CBF_SAMPLES_16 && in->sample_shift))
+      || (samples != CBF_SAMPLES_16 && in->sample_shift)
+      || in->sample_bits < 0 || in->sample_bits > 16)
     return cudaErrorInvalidValue;
   for (int i = 0; i < n_views; i++) {
     v.in[i] = in[i].data;
@@ -130,7 +132,8 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
   dim3 grid ((in->width + kMaskBlockW - 1) / kMaskBlockW,
       (row_end - row_begin + kMaskBlockH - 1) / kMaskBlockH, n_views);
   mask_blend<<<grid, block, 0, stream>>> (v, in->pixel_bytes, bytes_per_pixel,
-      samples, in->sample_shift, in->width, row_begin, row_end, mask->data,
-      mask->pitch_bytes);
+      samples, in->sample_shift,
+      in->sample_bits ? (1u << in->sample_bits) - 1 : 0xffffu, in->width,
+      row_begin, row_end, mask->data, mask->pitch_bytes);
   return cudaGetLastError ();
 }

@@ -118,8 +118,9 @@ cudaError_t cbf_mask_scale (const CbfPlane * src, const CbfPlane * dst,
  * filtered) with @in: cbf_mask_blend_sample on the @samples in the first
  * @bytes_per_pixel bytes of each pixel (4 for CBF_SAMPLES_10A2; 16-bit
  * samples shifted down by @in's sample_shift and back, the bits below
- * zero, except where the mask is 0 and the input stays as it came), the
- * mask (@mask, the views' size) at the pixel. */
+ * zero, the input's bits above its sample_bits read as zero, except where
+ * the mask is 0 and the input stays as it came), the mask (@mask, the
+ * views' size) at the pixel. */
 cudaError_t cbf_mask_blend (const CbfPlane * in, const CbfPlane * out,
     int n_views, int bytes_per_pixel, CbfSamples samples,
     const CbfPlane * mask, int row_begin, int row_end, cudaStream_t stream);

@@ -403,7 +403,7 @@ kernel_ctx_init (KernelCtx * c, const guint8 * pixels, int stride, int width,
 
     add_noise (noisy, n_bytes, bpp, seed + i);
     c->in[i] = (CbfPlane) {
-    NULL, 0, bpp, width, height, 0};
+    NULL, 0, bpp, width, height, 0, 0};
     CHECK (cudaMallocPitch ((void **) &c->in[i].data, &c->in[i].pitch_bytes,
             stride, height));
     CHECK (cudaMemcpy2D (c->in[i].data, c->in[i].pitch_bytes, noisy, stride,
@@ -585,7 +585,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     int bpp = strcmp (format, "RGBA") == 0 ? 4 : 1, channels = bpp == 4 ? 3 : 1;
     int w = 512, h = 512, stride;
     guint8 *pixels, *exact_out, *grid_out;
-    CbfPlane in = { NULL, 0, bpp, w, h, 0 }, out;
+    CbfPlane in = { NULL, 0, bpp, w, h, 0, 0 }, out;
     CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
         cbf_bilateral_channel;
     CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first : cbf_grid_channel;
@@ -781,7 +781,8 @@ run_frame (void *p, int input, cudaStream_t stream)
 {
   FrameCtx *c = p;
   CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out,
-          0, c->out[0].height, &c->luma, &c->chroma, TRUE, NULL, NULL, stream));
+          0, c->out[0].height, &c->luma, &c->chroma, TRUE, TRUE, NULL, NULL,
+          stream));
 }
 
 /* Noise of +-20 8-bit levels on 16-bit samples of @bits bits, @shift bits
