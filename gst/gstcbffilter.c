@@ -133,7 +133,13 @@ typedef struct
   GstCudaStream *cuda_stream;
 #endif
   cudaEvent_t input_ready;      /* upstream's work on an input frame */
+  cudaEvent_t output_free;      /* the last readers' work on an output */
   cudaEvent_t frame_done;       /* this element's work on a frame */
+  /* Built without GStreamer's CUDA streams (1.22) but run by 1.24 or
+   * later, whose CUDA elements hand on memory with their work pending:
+   * frames in CUDA memory are synchronised before they are read and
+   * written. */
+  gboolean sync_cuda_memory;
   cudaStream_t download_stream;
   cudaEvent_t uploaded[MAX_BANDS];      /* band's rows are on the device */
   cudaEvent_t filtered[MAX_BANDS];      /* band's output rows are ready */
@@ -236,9 +242,11 @@ destroy_streams (GstCbfFilterPrivate * priv)
     cudaStreamDestroy (priv->upload_stream);
   if (priv->input_ready)
     cudaEventDestroy (priv->input_ready);
+  if (priv->output_free)
+    cudaEventDestroy (priv->output_free);
   if (priv->frame_done)
     cudaEventDestroy (priv->frame_done);
-  priv->input_ready = priv->frame_done = NULL;
+  priv->input_ready = priv->output_free = priv->frame_done = NULL;
 #if CBF_HAVE_CUDA_STREAMS
   if (priv->cuda_stream)
     gst_clear_cuda_stream (&priv->cuda_stream);
@@ -361,6 +369,25 @@ ensure_context (GstCbfFilter * self, gint device_id)
   return TRUE;
 }
 
+/* What the element and its subclass made in its context, released once
+ * their work there is done. */
+static void
+leave_context (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
+
+  if (priv->download_stream && gst_cbf_filter_push_context (self)) {
+    synchronize_all (priv);
+    free_frame_buffers (self);
+    destroy_streams (priv);
+    gst_cbf_filter_pop_context (self);
+  }
+  if (priv->context)
+    klass->release (self);
+  gst_clear_object (&priv->pinned_allocator);
+}
+
 /* Everything start made, released: also what a start that failed half way
  * made, so that the element is then as a stopped one. */
 static void
@@ -369,13 +396,7 @@ release_device (GstCbfFilter * self)
   GstCbfFilterPrivate *priv = PRIV (self);
   CbfContext *context;
 
-  if (priv->download_stream && gst_cbf_filter_push_context (self)) {
-    synchronize_all (priv);
-    free_frame_buffers (self);
-    destroy_streams (priv);
-    gst_cbf_filter_pop_context (self);
-  }
-  gst_clear_object (&priv->pinned_allocator);
+  leave_context (self);
   g_clear_pointer (&priv->copier, cbf_copier_release_shared);
   GST_OBJECT_LOCK (self);
   context = priv->context;
@@ -386,13 +407,90 @@ release_device (GstCbfFilter * self)
     cbf_context_unref (context);
 }
 
+/* The pinned allocator, streams and events of the element's context (the
+ * device's from start, or upstream's after a move); an element error if
+ * they cannot be made. */
+static gboolean
+make_streams (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  cudaError_t err;
+  gint i;
+
+  priv->device = cbf_context_device (priv->context);
+  priv->pinned_allocator = gst_cbf_pinned_allocator_new (priv->context);
+  if (!gst_cbf_filter_push_context (self))
+    return FALSE;
+  /* Non-blocking: the element's work must not wait on, nor stall, the legacy
+   * default stream other code in the process may use. */
+  err = cudaStreamCreateWithFlags (&priv->upload_stream, cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&priv->compute_stream,
+        cudaStreamNonBlocking);
+  priv->memory_stream = priv->compute_stream;
+#if CBF_HAVE_CUDA_STREAMS
+  if (err == cudaSuccess) {
+    priv->cuda_stream = gst_cuda_stream_new (priv->context);
+    if (priv->cuda_stream)
+      priv->memory_stream =
+          (cudaStream_t) gst_cuda_stream_get_handle (priv->cuda_stream);
+    else
+      err = cudaErrorInitializationError;
+  }
+#endif
+  if (err == cudaSuccess)
+    err = cudaStreamCreateWithFlags (&priv->download_stream,
+        cudaStreamNonBlocking);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&priv->input_ready, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&priv->output_free, cudaEventDisableTiming);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&priv->frame_done, cudaEventDisableTiming);
+  for (i = 0; i < MAX_BANDS && err == cudaSuccess; i++) {
+    err = cudaEventCreateWithFlags (&priv->uploaded[i], cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&priv->filtered[i],
+          cudaEventDisableTiming);
+    if (err == cudaSuccess)
+      err = cudaEventCreateWithFlags (&priv->downloaded[i],
+          cudaEventDisableTiming);
+  }
+  if (!gst_cbf_filter_check (self, err, "creating streams"))
+    destroy_streams (priv);
+  gst_cbf_filter_pop_context (self);
+  return err == cudaSuccess;
+}
+
+/* Whether frames in CUDA memory must be synchronised: a build against
+ * GStreamer 1.22 (no CUDA streams) cannot see the streams that 1.24's CUDA
+ * elements leave their work pending on, and must not read or overwrite a
+ * frame before that work is done. */
+static gboolean
+cuda_memory_needs_sync (G_GNUC_UNUSED GstCbfFilter * self)
+{
+#if CBF_HAVE_CUDA_MEMORY && !CBF_HAVE_CUDA_STREAMS
+  guint major, minor, micro, nano;
+
+  gst_version (&major, &minor, &micro, &nano);
+  if (major > 1 || minor >= 24) {
+    GST_INFO_OBJECT (self, "built against GStreamer %d.%d, running on "
+        "%u.%u: frames in CUDA memory are synchronised before they are "
+        "read and written (build against this GStreamer for stream-ordered "
+        "work)", GST_VERSION_MAJOR, GST_VERSION_MINOR, major, minor);
+    return TRUE;
+  }
+#endif
+  return FALSE;
+}
+
 static gboolean
 gst_cbf_filter_start (GstBaseTransform * trans)
 {
   GstCbfFilter *self = GST_CBF_FILTER (trans);
   GstCbfFilterPrivate *priv = PRIV (self);
   cudaError_t err;
-  gint n_devices, device_id, i;
+  gint n_devices, device_id;
 
   GST_OBJECT_LOCK (self);
   device_id = priv->device_id;
@@ -425,48 +523,9 @@ gst_cbf_filter_start (GstBaseTransform * trans)
 #endif
   if (!ensure_context (self, device_id))
     goto failed;
-  priv->device = cbf_context_device (priv->context);
-  priv->pinned_allocator = gst_cbf_pinned_allocator_new (priv->context);
-  if (!gst_cbf_filter_push_context (self))
+  if (!make_streams (self))
     goto failed;
-  /* Non-blocking: the element's work must not wait on, nor stall, the legacy
-   * default stream other code in the process may use. */
-  err = cudaStreamCreateWithFlags (&priv->upload_stream, cudaStreamNonBlocking);
-  if (err == cudaSuccess)
-    err = cudaStreamCreateWithFlags (&priv->compute_stream,
-        cudaStreamNonBlocking);
-  priv->memory_stream = priv->compute_stream;
-#if CBF_HAVE_CUDA_STREAMS
-  if (err == cudaSuccess) {
-    priv->cuda_stream = gst_cuda_stream_new (priv->context);
-    if (priv->cuda_stream)
-      priv->memory_stream =
-          (cudaStream_t) gst_cuda_stream_get_handle (priv->cuda_stream);
-    else
-      err = cudaErrorInitializationError;
-  }
-#endif
-  if (err == cudaSuccess)
-    err = cudaStreamCreateWithFlags (&priv->download_stream,
-        cudaStreamNonBlocking);
-  if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&priv->input_ready, cudaEventDisableTiming);
-  if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&priv->frame_done, cudaEventDisableTiming);
-  for (i = 0; i < MAX_BANDS && err == cudaSuccess; i++) {
-    err = cudaEventCreateWithFlags (&priv->uploaded[i], cudaEventDisableTiming);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&priv->filtered[i],
-          cudaEventDisableTiming);
-    if (err == cudaSuccess)
-      err = cudaEventCreateWithFlags (&priv->downloaded[i],
-          cudaEventDisableTiming);
-  }
-  if (!gst_cbf_filter_check (self, err, "creating streams"))
-    destroy_streams (priv);
-  gst_cbf_filter_pop_context (self);
-  if (err != cudaSuccess)
-    goto failed;
+  priv->sync_cuda_memory = cuda_memory_needs_sync (self);
 
   GST_OBJECT_LOCK (self);
   priv->running = TRUE;
@@ -578,12 +637,11 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
   return TRUE;
 }
 
+/* The element's buffers for frames of @incaps, and its subclass's. */
 static gboolean
-gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
-    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
-    G_GNUC_UNUSED GstVideoInfo * out_info)
+configure_frames (GstCbfFilter * self, GstCaps * incaps,
+    GstVideoInfo * in_info)
 {
-  GstCbfFilter *self = GST_CBF_FILTER (vfilter);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
   gboolean ret;
 
@@ -593,6 +651,119 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
       klass->configure (self, in_info);
   gst_cbf_filter_pop_context (self);
   return ret;
+}
+
+#if CBF_HAVE_CUDA_MEMORY
+/* The CUDA context upstream answers the context query with (a decoder,
+ * cudaupload, another filter), or NULL. */
+static CbfContext *
+upstream_context (GstCbfFilter * self)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *context = NULL;
+  CbfContext *found = NULL;
+
+  if (gst_pad_peer_query (GST_BASE_TRANSFORM_SINK_PAD (self), query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &found, NULL);
+  }
+  gst_query_unref (query);
+  return found;
+}
+
+/* Frames in CUDA memory are filtered in the context they are in. The
+ * element starts before its upstream (states change from sink to source),
+ * so an upstream on another device (cudaupload cuda-device-id=1) is found
+ * only now: the element moves to its context where cuda-device-id allows
+ * (-1, or that device), else it is an error before any frame, saying what
+ * to change. */
+static gboolean
+follow_context (GstCbfFilter * self, CbfContext * context)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  gint device = cbf_context_device (context), device_id;
+  CbfContext *old;
+
+  if (context == priv->context)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (device_id >= 0 && device != device_id) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames come in CUDA memory of device %d, but cuda-device-id is %d.",
+            device, device_id), ("Set cuda-device-id to -1 (the device of "
+            "upstream's frames) or %d, or bring the frames to device %d "
+            "(cudadownload ! cudaupload cuda-device-id=%d).", device,
+            device_id, device_id));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "following upstream's CUDA context, from device "
+      "%d to %d", priv->device, device);
+  leave_context (self);
+  GST_OBJECT_LOCK (self);
+  old = priv->context;
+  priv->context = cbf_context_ref (context);
+  GST_OBJECT_UNLOCK (self);
+  cbf_context_unref (old);
+  return make_streams (self);
+}
+
+/* Upstream's frames may come in another context than the one negotiation
+ * found (an upstream that answers no context query, or that changes its
+ * context): the element follows before the frame's output buffer is taken,
+ * from a pool of the new context (the source pad renegotiates its
+ * allocation). */
+static GstFlowReturn
+gst_cbf_filter_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (trans);
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstMemory *mem = gst_buffer_n_memory (input) > 0 ?
+      gst_buffer_peek_memory (input, 0) : NULL;
+
+  if (priv->cuda_memory && mem && gst_is_cuda_memory (mem) &&
+      GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
+    GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD
+        (trans));
+    gboolean ok = caps && follow_context (self,
+        GST_CUDA_MEMORY_CAST (mem)->context) && configure_frames (self, caps,
+        &GST_VIDEO_FILTER (self)->in_info);
+
+    gst_clear_caps (&caps);
+    if (!ok) {
+      gst_buffer_unref (input);
+      return GST_FLOW_NOT_NEGOTIATED;
+    }
+    gst_base_transform_reconfigure_src (trans);
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)
+      ->submit_input_buffer (trans, is_discont, input);
+}
+#endif
+
+static gboolean
+gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
+    GstVideoInfo * in_info, G_GNUC_UNUSED GstCaps * outcaps,
+    G_GNUC_UNUSED GstVideoInfo * out_info)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (vfilter);
+
+#if CBF_HAVE_CUDA_MEMORY
+  if (caps_are_cuda_memory (incaps)) {
+    CbfContext *context = upstream_context (self);
+    gboolean followed = !context || follow_context (self, context);
+
+    if (context)
+      cbf_context_unref (context);
+    if (!followed)
+      return FALSE;
+  }
+#endif
+  return configure_frames (self, incaps, in_info);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1112,6 +1283,27 @@ wait_for_input (GstCbfFilterPrivate * priv, GstMemory * in)
   return err;
 }
 
+/* The output memory comes back from a pool whose last readers may still
+ * be at it on the memory's own stream (a downstream element that proposed
+ * the pool reads its input on its stream and returns at once; memory
+ * without a stream is read on the context's default stream): the kernels
+ * wait for that work on the GPU before they write it, as GStreamer's CUDA
+ * elements write on the memory's stream. */
+static cudaError_t
+wait_for_output (GstCbfFilterPrivate * priv, GstMemory * out)
+{
+  cudaStream_t stream = stream_of (out);
+  cudaError_t err;
+
+  if (stream == priv->memory_stream)
+    return cudaSuccess;
+  err = cudaEventRecord (priv->output_free, stream ? stream :
+      cudaStreamLegacy);
+  if (err == cudaSuccess)
+    err = cudaStreamWaitEvent (priv->memory_stream, priv->output_free, 0);
+  return err;
+}
+
 /* Hands the output on with the work still pending, flagged so
  * (TRANSFER_NEED_SYNC): its readers wait for its stream, which the
  * element's work is on or which is made to wait for it. The input's stream
@@ -1138,10 +1330,19 @@ finish_frame (GstCbfFilterPrivate * priv, GstMemory * in, GstMemory * out)
 }
 #else
 /* GStreamer 1.22's CUDA memory carries no stream: finished memory goes
- * downstream, and comes from upstream. */
+ * downstream, and comes from upstream. Run by 1.24 or later, other
+ * elements may hand on memory with their work pending on streams this
+ * build cannot see: everything queued in the context is waited for, once
+ * for the input and the output. */
 static cudaError_t
-wait_for_input (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
-    G_GNUC_UNUSED GstMemory * in)
+wait_for_input (GstCbfFilterPrivate * priv, G_GNUC_UNUSED GstMemory * in)
+{
+  return priv->sync_cuda_memory ? cudaDeviceSynchronize () : cudaSuccess;
+}
+
+static cudaError_t
+wait_for_output (G_GNUC_UNUSED GstCbfFilterPrivate * priv,
+    G_GNUC_UNUSED GstMemory * out)
 {
   return cudaSuccess;
 }
@@ -1206,6 +1407,8 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   planes_of_cuda_frame (priv, &out_frame, out);
 
   err = wait_for_input (priv, gst_buffer_peek_memory (inbuf, 0));
+  if (err == cudaSuccess)
+    err = wait_for_output (priv, gst_buffer_peek_memory (outbuf, 0));
   if (err == cudaSuccess && !klass->prepare (self, priv->memory_stream,
           &halo_rows)) {
     ret = GST_FLOW_ERROR;
@@ -1758,6 +1961,8 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
       GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
 #if CBF_HAVE_CUDA_MEMORY
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_cbf_filter_submit_input_buffer);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_cbf_filter_query);
   GST_ELEMENT_CLASS (klass)->set_context =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_set_context);

@@ -39,6 +39,10 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  *   once per band of a frame, in order. Rows are those of plane 0; frames
  *   of several planes are one band (rows 0 to plane 0's height), so their
  *   other planes are filtered whole.
+ * @release: free what @configure and @prepare made on the device, before
+ *   the element leaves its CUDA context (at stop, or to follow upstream's
+ *   context); called with no context pushed (push it to free). The next
+ *   @configure starts afresh.
  *
  * Base class of the CUDA video filters of this plugin. It owns what every
  * such filter needs: the device and its selection (cuda-device-id), a
@@ -60,6 +64,7 @@ struct _GstCbfFilterClass
   cudaError_t (*filter) (GstCbfFilter * filter, const CbfPlane * in,
       const CbfPlane * out, gint row_begin, gint row_end,
       cudaStream_t stream);
+  void (*release) (GstCbfFilter * filter);
 };
 
 /* Posts an element error naming @what and the CUDA error, and returns FALSE,

@@ -203,7 +203,8 @@ struct _GstCudaBilateral
 
   /* Streaming thread. */
   CbfFramePlan plan;            /* for the negotiated format */
-  gboolean chroma_filtered;     /* filter-chroma for the current frame */
+  gboolean luma_filtered;       /* luma (or colour) filtered this frame */
+  gboolean chroma_filtered;     /* chroma filtered this frame */
   CbfMode active_mode;          /* the mode the tables were made for */
   /* The mask on the device: as decoded, and scaled to the luma (or RGB)
    * plane and to the chroma planes of the negotiated format. */
@@ -468,16 +469,18 @@ load_mask_for_state (GstCudaBilateral * self, gboolean starting)
 
 /* Device buffers of the element's own, freed with the context current. */
 static void
-free_device_buffers (GstCudaBilateral * self)
+gst_cuda_bilateral_release (GstCbfFilter * filter)
 {
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+
   if ((self->luma.dev_tables || self->mask_raw.data || self->luma.grid.cells[0])
-      && gst_cbf_filter_push_context (GST_CBF_FILTER (self))) {
+      && gst_cbf_filter_push_context (filter)) {
     free_tables (&self->luma);
     free_tables (&self->chroma);
     free_device_plane (&self->mask_raw);
     free_device_plane (&self->mask_luma);
     free_device_plane (&self->mask_chroma);
-    gst_cbf_filter_pop_context (GST_CBF_FILTER (self));
+    gst_cbf_filter_pop_context (filter);
   }
   self->mask_on = FALSE;
 }
@@ -510,7 +513,6 @@ gst_cuda_bilateral_stop (GstBaseTransform * trans)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
 
-  free_device_buffers (self);
   load_mask_for_state (self, FALSE);
   return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->stop
       (trans);
@@ -585,6 +587,14 @@ update_tables (Tables * tables, const CbfFramePlan * plan, CbfMode mode,
   return err;
 }
 
+static gboolean
+bilateral_passes_through (CbfMode mode, gdouble sigma_color,
+    gdouble sigma_space)
+{
+  return mode != CBF_MODE_GAUSSIAN && (sigma_color <= CBF_BILATERAL_MIN_SIGMA
+      || sigma_space <= CBF_BILATERAL_MIN_SIGMA);
+}
+
 /* Once per frame: after a property change, rebuilds the tables and
  * enqueues their upload ahead of the frame's kernels, on the same stream
  * (update_tables keeps the host copy until its upload is done), so all
@@ -616,6 +626,16 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   self->params_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
+  /* A plane whose sigmas pass the bilateral filter through (its grid
+   * approximation too) is copied, as OpenCV's bilateralFilter returns it:
+   * luma and chroma each by their own sigma-space. */
+  cbf_bilateral_chroma_params (diameter, sigma_space,
+      self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
+  self->luma_filtered = !bilateral_passes_through (mode, sigma_color,
+      sigma_space);
+  self->chroma_filtered &= !bilateral_passes_through (mode, sigma_color,
+      chroma_sigma_space);
+
   if (dirty && !self->luma.dev_tables) {
     what = "allocating the weight tables";
     err = alloc_tables (&self->luma);
@@ -627,8 +647,6 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     }
   }
   if (dirty && err == cudaSuccess) {
-    cbf_bilateral_chroma_params (diameter, sigma_space,
-        self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
     what = "uploading the weight tables";
     err = update_tables (&self->luma, &self->plan, mode, diameter,
         sigma_color, sigma_space, stream);
@@ -695,7 +713,8 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
 
   return cbf_frame_plan_run (&self->plan, self->active_mode, in, out,
       row_begin, row_end, &self->luma.weights, &self->chroma.weights,
-      self->chroma_filtered, luma_mask, chroma_mask, stream);
+      self->luma_filtered, self->chroma_filtered, luma_mask, chroma_mask,
+      stream);
 }
 
 static void
@@ -834,29 +853,33 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * channels, else one channel's difference) much larger than this are not
    * averaged together. Small values (10 to 20) smooth only noise and keep
    * texture; large ones (60 and more) flatten skin and fabric, and edges
-   * start to blur. 0 acts as 1. Not used in mode=gaussian. For samples of
-   * more than 8 bits it is scaled by (2^bits - 1) / 255 inside, so that one
-   * value looks the same at every depth.
+   * start to blur. 0 (at most 1e-6) passes the frame through unchanged,
+   * as OpenCV 5.0's bilateralFilter does. Not used in mode=gaussian. For
+   * samples of more than 8 bits it is scaled by (2^bits - 1) / 255 inside,
+   * so that one value looks the same at every depth.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_COLOR,
       g_param_spec_double ("sigma-color", "Sigma color",
-          "Range sigma in 8-bit levels, 0 to 1000 (0 acts as 1), scaled "
-          "to the samples' depth for 10- to 16-bit formats: colour "
-          "differences well above it are not averaged, so edges stay; "
-          "not used in mode=gaussian", 0.0,
+          "Range sigma in 8-bit levels, 0 to 1000 (0 passes the frame "
+          "through), scaled to the samples' depth for 10- to 16-bit formats: "
+          "colour differences well above it are not averaged, so edges "
+          "stay; not used in mode=gaussian", 0.0,
           MAX_SIGMA_COLOR, DEFAULT_SIGMA_COLOR, live));
   /**
    * GstCudaBilateral:sigma-space:
    *
    * Spatial sigma in pixels, from 0 to 200: how quickly a neighbour's
    * weight falls with its distance. With diameter -1 or 0 it also sets the
-   * window (radius round (1.5 * sigma-space)). 0 acts as 1, except in
-   * mode=gaussian with a diameter > 0, where OpenCV derives the sigma from
-   * the kernel size.
+   * window (radius round (1.5 * sigma-space)). 0 (at most 1e-6) passes the
+   * frame through unchanged in mode=bilateral, as OpenCV 5.0's
+   * bilateralFilter does (chroma of subsampled formats by its own, halved
+   * sigma-space); in mode=gaussian 0 acts as 1, or with a diameter > 0
+   * OpenCV derives the sigma from the kernel size.
    */
   g_object_class_install_property (gobject_class, PROP_SIGMA_SPACE,
       g_param_spec_double ("sigma-space", "Sigma space",
-          "Spatial sigma in pixels, 0 to 200 (0 acts as 1): how fast a "
+          "Spatial sigma in pixels, 0 to 200 (0 passes the frame through in "
+          "mode=bilateral): how fast a "
           "neighbour's weight falls with distance; sets the window when "
           "diameter is -1 or 0", 0.0, MAX_SIGMA_SPACE,
           DEFAULT_SIGMA_SPACE, live));
@@ -975,6 +998,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
   filter_class->prepare = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_prepare);
   filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_filter);
+  filter_class->release = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_release);
 
   GST_DEBUG_CATEGORY_INIT (gst_cuda_bilateral_debug, "cudabilateral", 0,
       "CUDA bilateral filter");

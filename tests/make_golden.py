@@ -35,7 +35,8 @@ OUT = os.path.join(HERE, "golden")
 
 # (name, diameter, sigma_color, sigma_space): diameters 1..61, sigmas 1..200,
 # an even diameter, the radius derived from sigma-space (d <= 0) and
-# sigmas <= 0 (OpenCV takes them as 1).
+# sigmas of 0 (OpenCV 5.0 returns the input unchanged when either sigma is
+# at most 1e-6), with the radius derived and given.
 PARAMS = [
     ("d1_s1_1", 1, 1.0, 1.0),
     ("d3_s10_2", 3, 10.0, 2.0),
@@ -49,6 +50,9 @@ PARAMS = [
     ("d61_s50_20", 61, 50.0, 20.0),
     ("d0_s40_2.5", 0, 40.0, 2.5),
     ("dneg_s0_0", -1, 0.0, 0.0),
+    ("d9_s0_5", 9, 0.0, 5.0),
+    ("d9_s30_0", 9, 30.0, 0.0),
+    ("d9_s0_0", 9, 0.0, 0.0),
 ]
 
 

@@ -28,6 +28,26 @@ sample_at (const void *image, size_t i, int bytes)
       ((const uint16_t *) image)[i];
 }
 
+/* OpenCV 5.0's bilateralFilter returns its input unchanged when either
+ * sigma is at most 1e-6 (earlier versions took such sigmas as 1). */
+static int
+passes_through (double sigma_color, double sigma_space)
+{
+  return sigma_color <= 1e-6 || sigma_space <= 1e-6;
+}
+
+static void
+copy_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    int bytes, int width, int height, int pixel_samples)
+{
+  int y;
+
+  for (y = 0; y < height; y++)
+    memcpy ((uint8_t *) dst + y * dst_stride * bytes,
+        (const uint8_t *) src + y * src_stride * bytes,
+        (size_t) width * pixel_samples * bytes);
+}
+
 /* The filter in float, OpenCV's arithmetic, on samples of @bytes bytes
  * (strides and pixels in samples): weight space_lut[dx^2 + dy^2] x
  * @range[L1 distance >> @shift], float sums, the quotient rounded. Both
@@ -88,8 +108,14 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     double sigma_color, double sigma_space)
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
-  float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
+  float *tables;
 
+  if (passes_through (sigma_color, sigma_space)) {
+    copy_image (src, src_stride, dst, dst_stride, 1, width, height,
+        pixel_bytes);
+    return;
+  }
+  tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
   cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
   float_bilateral (src, src_stride, dst, dst_stride, 1, width, height,
       pixel_bytes, colour_offset, channels, radius, tables, tables, 0);
@@ -108,6 +134,11 @@ cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
   double gauss_color = -0.5 / (sc * sc), gauss_space = -0.5 / (ss * ss);
   int x, y, dx, dy, c;
 
+  if (passes_through (sigma_color, sigma_space)) {
+    copy_image (src, src_stride, dst, dst_stride, 2, width, height,
+        pixel_samples);
+    return;
+  }
   for (y = 0; y < height; y++) {
     for (x = 0; x < width; x++) {
       const uint16_t *centre = src + y * src_stride + x * pixel_samples;
@@ -147,9 +178,15 @@ cbf_reference_bilateral_deep_table (const uint16_t * src, size_t src_stride,
     int diameter, double sigma_color, double sigma_space)
 {
   int radius = cbf_bilateral_radius (diameter, sigma_space);
-  float *tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
-  float *range = malloc (CBF_DEEP_RANGE_LUT_LEN * sizeof (float));
+  float *tables, *range;
 
+  if (passes_through (sigma_color, sigma_space)) {
+    copy_image (src, src_stride, dst, dst_stride, 2, width, height,
+        pixel_samples);
+    return;
+  }
+  tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
+  range = malloc (CBF_DEEP_RANGE_LUT_LEN * sizeof (float));
   cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
   cbf_deep_range_fill (range, bits, channels, sigma_color);
   float_bilateral (src, src_stride, dst, dst_stride, 2, width, height,
