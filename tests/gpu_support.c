@@ -9,17 +9,38 @@
 #include <gst/base/gstbasetransform.h>
 #include <gst/app/gstappsrc.h>
 
-gboolean
-gpu_test_have_device (void)
-{
-  cudaError_t err;
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
-  if (cbf_cuda_device_count (&err) <= 0) {
-    g_print ("SKIP: no CUDA device (%s)\n", cudaGetErrorString (err));
-    return FALSE;
+gint
+gpu_test_devices (void)
+{
+  void *driver = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  cudaError_t err;
+  gint count = 0;
+
+  /* No NVIDIA driver at all (a machine without a GPU, as CI's), or one
+   * that sees no device (CUDA_VISIBLE_DEVICES empty), or the toolkit's
+   * stub library: nothing to test on. */
+  if (!driver) {
+    g_print ("SKIP: no CUDA device: no NVIDIA driver (%s)\n", dlerror ());
+    return 0;
   }
-  g_setenv ("CK_FORK", "no", TRUE);
-  return TRUE;
+  dlclose (driver);
+  err = cudaGetDeviceCount (&count);
+  if (err == cudaErrorNoDevice || err == cudaErrorStubLibrary
+      || (err == cudaSuccess && count == 0)) {
+    g_print ("SKIP: no CUDA device (%s)\n", cudaGetErrorString (err));
+    return 0;
+  }
+  /* A driver that is there but cannot run the runtime (older than it, or
+   * broken) must not turn a GPU machine's suite into skips. */
+  if (err != cudaSuccess) {
+    g_print ("FAIL: an NVIDIA driver is installed but CUDA cannot use it: "
+        "%s (%s)\n", cudaGetErrorString (err), cudaGetErrorName (err));
+    return -1;
+  }
+  return count;
 }
 
 static const gchar *suite_name;
@@ -45,17 +66,32 @@ test_main (int argc, char **argv, TestNeeds needs,
   Suite *suite;
   guint i;
 
-  if (needs == TEST_NEEDS_GPU && !gpu_test_have_device ())
-    return 77;
+  if (needs != TEST_NEEDS_NOTHING) {
+    gint devices = gpu_test_devices ();
+
+    if (devices < 0)
+      return 1;
+    if (devices == 0)
+      return 77;
+    if (needs == TEST_NEEDS_TWO_GPUS && devices < 2) {
+      g_print ("SKIP: one CUDA device, this test needs two\n");
+      return 77;
+    }
+  }
   /* CUDA does not survive fork (): every test runs in this process. */
   g_setenv ("CK_FORK", "no", TRUE);
   gst_check_init (&argc, &argv);
+  /* Where there is a GPU, what else the test needs must be there too: a
+   * missing element is a failure, not a skip. */
   for (i = 0; elements[i]; i++) {
     GstElementFactory *f = gst_element_factory_find (elements[i]);
 
     if (!f) {
-      g_print ("SKIP: no %s element\n", elements[i]);
-      return 77;
+      g_print ("FAIL: no %s element here (GStreamer's %s)\n", elements[i],
+          g_str_has_prefix (elements[i], "nv") ||
+          g_str_has_prefix (elements[i], "cuda") ?
+          "nvcodec plugin, gst-plugins-bad" : "plugins");
+      return 1;
     }
     gst_object_unref (f);
   }

@@ -8,10 +8,11 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-/* Whether a CUDA device is usable; if not, says why (the caller then exits
- * 77, "skipped"). If so, makes check run the tests in this process: CUDA
- * does not survive fork (). */
-gboolean gpu_test_have_device (void);
+/* How many CUDA devices there are: 0 (saying why: no NVIDIA driver, or
+ * none that sees a device; the caller then exits 77, "skipped"), or -1
+ * (saying why) where a driver is installed but CUDA cannot use it, which
+ * is a failure. Asks the CUDA runtime itself, not the plugin's code. */
+gint gpu_test_devices (void);
 
 /* A suite @name of one test case, "general", with a timeout of @timeout_s
  * seconds (0: check's default), returned in @tc to add the tests to. */
@@ -22,12 +23,14 @@ typedef enum
 {
   TEST_NEEDS_NOTHING,           /* runs anywhere, in this process */
   TEST_NEEDS_GPU,               /* a CUDA device, else skipped */
+  TEST_NEEDS_TWO_GPUS,          /* two CUDA devices, else skipped */
 } TestNeeds;
 
-/* The body of a test program's main (): exits 77 ("skipped") without what
- * @needs asks for or without one of the GStreamer elements in @elements
- * (NULL-terminated), else runs the suite @make_suite makes (made with
- * test_suite_new) and returns check's verdict. */
+/* The body of a test program's main (): exits 77 ("skipped") without the
+ * CUDA devices @needs asks for, fails where a driver is broken or where
+ * one of the GStreamer elements in @elements (NULL-terminated) is missing
+ * on a machine that has them, else runs the suite @make_suite makes (made
+ * with test_suite_new) and returns check's verdict. */
 int test_main (int argc, char **argv, TestNeeds needs,
     const gchar * const *elements, Suite * (*make_suite) (void),
     const gchar * file);

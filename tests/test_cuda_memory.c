@@ -207,6 +207,22 @@ context_of (GstElement * element)
   return ctx;
 }
 
+/* A CUDA pool of @ctx for frames of @caps, active. */
+static GstBufferPool *
+active_cuda_pool (GstCudaContext * ctx, GstCaps * caps)
+{
+  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstVideoInfo info;
+
+  fail_unless (gst_video_info_from_caps (&info, caps));
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
+  return pool;
+}
+
 /* Two filters in a row on CUDA memory: one context for the three CUDA
  * elements, and the output is the reference applied twice. */
 GST_START_TEST (test_two_filters_share_a_context)
@@ -256,6 +272,126 @@ GST_START_TEST (test_two_filters_share_a_context)
 
 GST_END_TEST;
 
+/* A CUDA-memory frame from @pool holding @in, uploaded and finished. */
+static GstBuffer *
+cuda_frame_from_channels (GstBufferPool * pool, const gchar * format,
+    gint width, gint height, const Channel * in)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  GstVideoFrame frame;
+  GstBuffer *buf;
+  guint c;
+
+  fail_unless_equals_int (gst_buffer_pool_acquire_buffer (pool, &buf, NULL),
+      GST_FLOW_OK);
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
+    write_component (&frame, c, &in[c]);
+  gst_video_frame_unmap (&frame);
+  /* A device map uploads what the host map wrote, synchronously for memory
+   * without a stream of its own. */
+  fail_unless (gst_video_frame_map (&frame, &info, buf,
+          GST_MAP_READ | GST_MAP_CUDA));
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* Filters in a row on CUDA memory over hundreds of frames that differ from
+ * one frame to the next, pushed as fast as the elements take them and read
+ * back only at the end, so that every element's work is still queued when
+ * the next frame comes: each filter writes into buffers the next one may
+ * still be reading (the next one's pool), and each output must be the
+ * reference of filtering as many times, never a mix of frames. */
+static void
+check_filters_in_a_row (guint n_filters)
+{
+  const gint w = 320, h = 180, n_inputs = 6, n_frames = 300;
+  Params p = { 9, 30, 3, FALSE };
+  GString *desc = g_string_new (NULL);
+  GstHarness *harness;
+  GstCaps *caps = caps_for ("NV12", w, h);
+  GstElement *first;
+  GstCudaContext *ctx;
+  GstBufferPool *pool;
+  GstBuffer *inputs[6];
+  Channel in[6][3], expected[6][3];
+  gint i, k;
+  guint f, c;
+
+  for (f = 0; f < n_filters; f++)
+    g_string_append_printf (desc, "%scudabilateral name=f%u diameter=%d "
+        "sigma-color=%g sigma-space=%g", f ? " ! " CUDA_CAPS ("NV12") " ! " :
+        "", f, p.diameter, p.sigma_color, p.sigma_space);
+  harness = gst_harness_new_parse (desc->str);
+  gst_caps_set_features (caps, 0, gst_caps_features_new ("memory:CUDAMemory",
+          NULL));
+  gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
+  first = filter_named (harness, "f0");
+  ctx = context_of (first);
+  pool = active_cuda_pool (ctx, caps);
+  for (i = 0; i < n_inputs; i++) {
+    channels_for_format ("NV12", w, h, 300 + i, in[i]);
+    inputs[i] = cuda_frame_from_channels (pool, "NV12", w, h, in[i]);
+    for (c = 0; c < 3; c++) {
+      Channel cur = channel_reference (&in[i][c], &p, c > 0);
+
+      for (f = 1; f < n_filters; f++) {
+        Channel next = channel_reference (&cur, &p, c > 0);
+
+        channels_free (&cur, 1);
+        cur = next;
+      }
+      expected[i][c] = cur;
+    }
+  }
+
+  for (k = 0; k < n_frames; k++)
+    fail_unless_equals_int (gst_harness_push (harness,
+            gst_buffer_ref (inputs[k % n_inputs])), GST_FLOW_OK);
+  for (k = 0; k < n_frames; k++) {
+    GstBuffer *out = gst_harness_pull (harness);
+    GstVideoInfo info = info_for ("NV12", w, h);
+    GstVideoFrame frame;
+    gchar *what = g_strdup_printf ("frame %d of %d through %u filters", k,
+        n_frames, n_filters);
+
+    fail_unless (out != NULL, "%s: no output", what);
+    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+    for (c = 0; c < 3; c++) {
+      Channel got = read_component (&frame, c);
+
+      /* n rounds of +-1 can add up. */
+      assert_channel_matches (&got, &expected[k % n_inputs][c], n_filters,
+          what, "NV12", c);
+      channels_free (&got, 1);
+    }
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+    g_free (what);
+  }
+
+  for (i = 0; i < n_inputs; i++) {
+    gst_buffer_unref (inputs[i]);
+    channels_free (in[i], 3);
+    channels_free (expected[i], 3);
+  }
+  gst_buffer_pool_set_active (pool, FALSE);
+  gst_object_unref (pool);
+  gst_object_unref (ctx);
+  gst_object_unref (first);
+  gst_caps_unref (caps);
+  gst_harness_teardown (harness);
+  g_string_free (desc, TRUE);
+}
+
+GST_START_TEST (test_filters_in_a_row)
+{
+  check_filters_in_a_row (2);
+  check_filters_in_a_row (3);
+}
+
+GST_END_TEST;
+
 /* Runs @description to EOS and checks that the element(s) named in @names
  * negotiated CUDA memory. */
 static void
@@ -296,7 +432,9 @@ assert_pipeline_in_cuda_memory (const gchar * description,
 GST_START_TEST (test_negotiates_cuda_memory)
 {
   static const gchar *one[] = { "f", NULL }, *two[] = { "a", "b", NULL };
-  GstElementFactory *dec = gst_element_factory_find ("nvh264dec");
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
+      "h264parse ! nvh264dec ! cudabilateral name=f ! cudadownload ! "
+      "fakesink", CBF_DEFAULT_CLIP);
 
   assert_pipeline_in_cuda_memory ("videotestsrc num-buffers=3 ! "
       "video/x-raw,format=NV12,width=160,height=90 ! cudaupload ! "
@@ -305,16 +443,10 @@ GST_START_TEST (test_negotiates_cuda_memory)
       "video/x-raw,format=RGBA,width=160,height=90 ! cudaupload ! "
       "cudabilateral name=a ! cudabilateral name=b ! cudadownload ! "
       "videoconvert ! fakesink", two);
-  if (dec) {
-    gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! qtdemux ! "
-        "h264parse ! nvh264dec ! cudabilateral name=f ! cudadownload ! "
-        "fakesink", CBF_DEFAULT_CLIP);
-
-    if (g_file_test (CBF_DEFAULT_CLIP, G_FILE_TEST_EXISTS))
-      assert_pipeline_in_cuda_memory (desc, one);
-    g_free (desc);
-    gst_object_unref (dec);
-  }
+  fail_unless (g_file_test (CBF_DEFAULT_CLIP, G_FILE_TEST_EXISTS),
+      "no clip at %s", CBF_DEFAULT_CLIP);
+  assert_pipeline_in_cuda_memory (desc, one);
+  g_free (desc);
 }
 
 GST_END_TEST;
@@ -428,23 +560,131 @@ GST_START_TEST (test_waits_for_upstream_stream)
 }
 
 GST_END_TEST;
-#endif
 
-/* A CUDA pool of @ctx for frames of @caps, active. */
-static GstBufferPool *
-active_cuda_pool (GstCudaContext * ctx, GstCaps * caps)
+/* A downstream that reads its input on a stream of its own and returns at
+ * once, as GStreamer 1.24's CUDA elements do, and proposed its pool (whose
+ * buffers carry that stream): the buffer it read goes back to the pool with
+ * the read still queued. The element's next frame takes that buffer again
+ * (a pool of one) and must not write it before the read is done: the read
+ * is queued behind about 20 ms of other work, and must see the first
+ * frame's output, not the second's. */
+GST_START_TEST (test_waits_for_downstream_reader)
 {
-  GstBufferPool *pool = gst_cuda_buffer_pool_new (ctx);
-  GstStructure *config = gst_buffer_pool_get_config (pool);
+  const gint w = 640, h = 360;
+  Params p = { 5, 30, 3, FALSE };
+  GstCaps *caps = caps_for ("RGBA", w, h);
+  GstVideoInfo sys = info_for ("RGBA", w, h);
+  GstHarness *harness = gst_harness_new ("cudabilateral");
+  GstCudaContext *ctx = context_of (harness->element);
+  GstCudaStream *stream = gst_cuda_stream_new (ctx);
+  GstBufferPool *down_pool, *up_pool;
+  GstStructure *config;
   GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *out, *host;
+  GstMapInfo map;
+  Channel in[2][4], expected[2][3], seen[4], second[4];
+  guint8 *busy, *copy;
+  gsize row = (gsize) w * 4;
+  cudaStream_t s;
+  gint i, f;
+  guint c;
 
+  fail_unless (stream != NULL);
+  gst_caps_set_features (caps, 0, gst_caps_features_new ("memory:CUDAMemory",
+          NULL));
   fail_unless (gst_video_info_from_caps (&info, caps));
+  params_apply (harness->element, &p);
+  down_pool = gst_cuda_buffer_pool_new (ctx);
+  config = gst_buffer_pool_get_config (down_pool);
   gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  fail_unless (gst_buffer_pool_set_active (pool, TRUE));
-  return pool;
+  gst_buffer_pool_config_set_params (config, caps, info.size, 1, 1);
+  gst_buffer_pool_config_set_cuda_stream (config, stream);
+  fail_unless (gst_buffer_pool_set_config (down_pool, config));
+  gpu_test_offer_pool (harness, down_pool);
+  gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
+  up_pool = active_cuda_pool (ctx, caps);
+
+  for (f = 0; f < 2; f++) {
+    channels_for_format ("RGBA", w, h, 500 + f, in[f]);
+    fail_unless_equals_int (channels_reference_for_format (&sys, in[f], &p,
+            expected[f]), 3);
+  }
+  fail_unless (gst_cuda_context_push (ctx));
+  s = (cudaStream_t) gst_cuda_stream_get_handle (stream);
+  fail_unless (cudaMalloc ((void **) &busy, 1 << 30) == cudaSuccess);
+  fail_unless (cudaMalloc ((void **) &copy, row * h) == cudaSuccess);
+  gst_cuda_context_pop (NULL);
+
+  out = gst_harness_push_and_pull (harness, cuda_frame_from_channels (up_pool,
+          "RGBA", w, h, in[0]));
+  fail_unless (out != NULL);
+  fail_unless (out->pool == down_pool, "the output is not from the pool "
+      "downstream proposed");
+  /* Downstream's read, queued on its stream behind other work. */
+  fail_unless (gst_video_frame_map (&frame, &info, out,
+          GST_MAP_READ | GST_MAP_CUDA));
+  fail_unless (gst_cuda_context_push (ctx));
+  for (i = 0; i < 60; i++)
+    fail_unless (cudaMemsetAsync (busy, i, 1 << 30, s) == cudaSuccess);
+  fail_unless (cudaMemcpy2DAsync (copy, row, GST_VIDEO_FRAME_PLANE_DATA
+          (&frame, 0), GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), row, h,
+          cudaMemcpyDeviceToDevice, s) == cudaSuccess);
+  gst_cuda_context_pop (NULL);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+
+  out = gst_harness_push_and_pull (harness, cuda_frame_from_channels (up_pool,
+          "RGBA", w, h, in[1]));
+  fail_unless (out != NULL);
+  fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+  for (c = 0; c < 4; c++)
+    second[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (out);
+
+  /* What downstream's read saw. */
+  host = gst_buffer_new_allocate (NULL, row * h, NULL);
+  fail_unless (gst_buffer_map (host, &map, GST_MAP_WRITE));
+  fail_unless (gst_cuda_context_push (ctx));
+  fail_unless (cudaStreamSynchronize (s) == cudaSuccess);
+  fail_unless (cudaMemcpy (map.data, copy, row * h,
+          cudaMemcpyDeviceToHost) == cudaSuccess);
+  gst_cuda_context_pop (NULL);
+  gst_buffer_unmap (host, &map);
+  fail_unless (gst_video_frame_map (&frame, &sys, host, GST_MAP_READ));
+  for (c = 0; c < 4; c++)
+    seen[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (host);
+  for (c = 0; c < 3; c++) {
+    assert_channel_matches (&seen[c], &expected[0][c], 1,
+        "downstream's queued read of the first frame", "RGBA", c);
+    assert_channel_matches (&second[c], &expected[1][c], 1,
+        "the second frame", "RGBA", c);
+  }
+
+  fail_unless (gst_cuda_context_push (ctx));
+  cudaFree (busy);
+  cudaFree (copy);
+  gst_cuda_context_pop (NULL);
+  for (f = 0; f < 2; f++) {
+    channels_free (in[f], 4);
+    channels_free (expected[f], 3);
+  }
+  channels_free (seen, 4);
+  channels_free (second, 4);
+  gst_buffer_pool_set_active (up_pool, FALSE);
+  gst_object_unref (up_pool);
+  gst_harness_teardown (harness);
+  gst_object_unref (down_pool);
+  gst_cuda_stream_unref (stream);
+  gst_object_unref (ctx);
+  gst_caps_unref (caps);
 }
+
+GST_END_TEST;
+#endif
 
 /* CUDA memory that ends before the frame its caps and meta describe (as
  * GStreamer 1.24's allocator makes NV21 of odd height, a chroma row short)
@@ -561,9 +801,11 @@ cuda_memory_suite (void)
 
   tcase_add_test (tc, test_cuda_memory_equals_reference);
   tcase_add_test (tc, test_two_filters_share_a_context);
+  tcase_add_test (tc, test_filters_in_a_row);
   tcase_add_test (tc, test_negotiates_cuda_memory);
 #if GST_CHECK_VERSION (1, 24, 0)
   tcase_add_test (tc, test_waits_for_upstream_stream);
+  tcase_add_test (tc, test_waits_for_downstream_reader);
 #endif
   tcase_add_test (tc, test_short_cuda_memory_refused);
   tcase_add_test (tc, test_bad_device_id);
@@ -571,4 +813,4 @@ cuda_memory_suite (void)
 }
 
 TEST_MAIN (cuda_memory_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload",
-    NULL);
+    "qtdemux", "h264parse", "nvh264dec", NULL);

@@ -9,9 +9,8 @@
  *
  * The clips are $CBF_TEST_CLIP and $CBF_TEST_MAIN10_CLIP, by default the
  * repository's data/sample-720p.mp4 and data/sample-720p-main10.mp4. Exits
- * 77 (skipped) without a CUDA device, without the H.264 clip, or without
- * GStreamer's nvcodec elements; the Main 10 tests are left out, saying so,
- * without their clip, h265parse or nvh265dec. */
+ * 77 (skipped) without a CUDA device; on a machine with one, a missing clip
+ * or element (nvcodec's decoders, h264parse, h265parse) is a failure. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/app/gstappsink.h>
@@ -394,32 +393,6 @@ GST_START_TEST (test_decoded_main10_cuda_memory)
 GST_END_TEST;
 #endif
 
-/* Whether the Main 10 tests can run: their clip, h265parse and nvh265dec
- * (nvcodec registers a decoder only for codecs the GPU decodes); says why
- * not. */
-static gboolean
-have_main10 (void)
-{
-  static const gchar *const elements[] = { "h265parse", "nvh265dec" };
-  guint i;
-
-  if (!g_file_test (main10_clip_path (), G_FILE_TEST_EXISTS)) {
-    g_print ("SKIP: Main 10 tests: no clip at %s (set "
-        "CBF_TEST_MAIN10_CLIP)\n", main10_clip_path ());
-    return FALSE;
-  }
-  for (i = 0; i < G_N_ELEMENTS (elements); i++) {
-    GstElementFactory *f = gst_element_factory_find (elements[i]);
-
-    if (!f) {
-      g_print ("SKIP: Main 10 tests: no %s element\n", elements[i]);
-      return FALSE;
-    }
-    gst_object_unref (f);
-  }
-  return TRUE;
-}
-
 static Suite *
 decode_suite (void)
 {
@@ -427,29 +400,31 @@ decode_suite (void)
   Suite *s = test_suite_new ("cudabilateral-decode", 300, &tc);
 
   tcase_add_test (tc, test_decoded_nv12);
+  tcase_add_test (tc, test_decoded_main10);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_decoded_cuda_memory);
+  tcase_add_test (tc, test_decoded_main10_cuda_memory);
 #endif
-  if (have_main10 ()) {
-    tcase_add_test (tc, test_decoded_main10);
-#if CBF_HAVE_CUDA_MEMORY
-    tcase_add_test (tc, test_decoded_main10_cuda_memory);
-#endif
-  }
   return s;
 }
 
+/* The clips are the repository's: one that is missing is a failure, with
+ * or without a GPU. */
 int
 main (int argc, char **argv)
 {
   static const gchar *const elements[] = { "qtdemux", "h264parse",
-    "nvh264dec", "cudadownload", NULL
+    "nvh264dec", "h265parse", "nvh265dec", "cudadownload", NULL
   };
+  const gchar *clips[] = { clip_path (), main10_clip_path () };
+  guint i;
 
-  if (!g_file_test (clip_path (), G_FILE_TEST_EXISTS)) {
-    g_print ("SKIP: no test clip at %s (set CBF_TEST_CLIP)\n", clip_path ());
-    return 77;
-  }
+  for (i = 0; i < G_N_ELEMENTS (clips); i++)
+    if (!g_file_test (clips[i], G_FILE_TEST_EXISTS)) {
+      g_print ("FAIL: no test clip at %s (CBF_TEST_CLIP, "
+          "CBF_TEST_MAIN10_CLIP)\n", clips[i]);
+      return 1;
+    }
   return test_main (argc, argv, TEST_NEEDS_GPU, elements, decode_suite,
       __FILE__);
 }
