@@ -30,13 +30,24 @@
 GST_DEBUG_CATEGORY_STATIC (cbf_mask_loader_debug);
 #define GST_CAT_DEFAULT cbf_mask_loader_debug
 
+static void
+init_debug_category (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done)) {
+    GST_DEBUG_CATEGORY_INIT (cbf_mask_loader_debug, "cbfmaskloader", 0,
+        "strength mask files");
+    g_once_init_leave (&done, 1);
+  }
+}
+
 void
 cbf_mask_loader_init (CbfMaskLoader * loader)
 {
   memset (loader, 0, sizeof (*loader));
   g_mutex_init (&loader->lock);
-  GST_DEBUG_CATEGORY_INIT (cbf_mask_loader_debug, "cbfmaskloader", 0,
-      "strength mask files");
+  init_debug_category ();
 }
 
 void
@@ -131,79 +142,275 @@ failed:
   return NULL;
 }
 
-/* A picture's size. */
-typedef struct
+static const guint8 png_signature[8] =
+    { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+/* Start of image, then the first marker's 0xff. */
+static const guint8 jpeg_start[3] = { 0xff, 0xd8, 0xff };
+
+static void
+set_size_error (GError ** error, guint32 width, guint32 height)
 {
-  gint width, height;
-} Size;
+  if (width == 0 || height == 0)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "the picture's header gives it %ux%u pixels: it has none",
+        width, height);
+  else
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "the picture is %ux%u pixels, more than the %" G_GINT64_FORMAT
+        " (8192x8192) a mask may have", width, height,
+        (gint64) CBF_MASK_MAX_PIXELS);
+}
 
 static gboolean
-too_large (gint width, gint height)
+size_allowed (guint32 width, guint32 height)
 {
-  return (gint64) width *height > CBF_MASK_MAX_PIXELS;
+  return width > 0 && height > 0
+      && width * (guint64) height <= (guint64) CBF_MASK_MAX_PIXELS;
 }
 
 static void
-set_too_large_error (GError ** error, gint width, gint height)
+set_malformed_error (GError ** error, const gchar * kind,
+    const gchar * detail, gsize offset)
 {
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-      "the picture is %dx%d pixels, more than the %" G_GINT64_FORMAT
-      " (8192x8192) a mask may have", width, height,
-      (gint64) CBF_MASK_MAX_PIXELS);
+      "it is a truncated or malformed %s picture (%s at byte %"
+      G_GSIZE_FORMAT ")", kind, detail, offset);
 }
 
-/* Refuses caps of more than CBF_MASK_MAX_PIXELS where the decoder first
- * offers them, before it allocates a picture of that size; notes the size
- * in the Size at @user_data. */
-static GstPadProbeReturn
-refuse_huge_caps (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
-    gpointer user_data)
+/* The PNG in @data: its size from the IHDR chunk, which must follow the
+ * signature (the decoder takes its size from there too), and its length up
+ * to the end of its IEND chunk, so that the decoder is never handed a second
+ * picture. */
+static gboolean
+probe_png (const guint8 * data, gsize size, guint32 * width,
+    guint32 * height, gsize * length, GError ** error)
 {
-  GstQuery *query = GST_PAD_PROBE_INFO_QUERY (info);
-  Size *refused = user_data;
-  GstCaps *caps;
-  GstVideoInfo vinfo;
+  gsize pos = sizeof (png_signature);
 
-  if (GST_QUERY_TYPE (query) != GST_QUERY_ACCEPT_CAPS)
-    return GST_PAD_PROBE_OK;
-  gst_query_parse_accept_caps (query, &caps);
-  if (!gst_video_info_from_caps (&vinfo, caps)
-      || !too_large (GST_VIDEO_INFO_WIDTH (&vinfo),
-          GST_VIDEO_INFO_HEIGHT (&vinfo)))
-    return GST_PAD_PROBE_OK;
-  refused->width = GST_VIDEO_INFO_WIDTH (&vinfo);
-  refused->height = GST_VIDEO_INFO_HEIGHT (&vinfo);
-  gst_query_set_accept_caps_result (query, FALSE);
-  return GST_PAD_PROBE_HANDLED;
+  if (size < pos + 8 + 13 + 4 || GST_READ_UINT32_BE (data + pos) != 13
+      || memcmp (data + pos + 4, "IHDR", 4) != 0) {
+    set_malformed_error (error, "PNG", "no IHDR chunk after the signature",
+        pos);
+    return FALSE;
+  }
+  *width = GST_READ_UINT32_BE (data + pos + 8);
+  *height = GST_READ_UINT32_BE (data + pos + 12);
+  if (!size_allowed (*width, *height)) {
+    set_size_error (error, *width, *height);
+    return FALSE;
+  }
+  /* Chunks: length, type, data, CRC; the length is at most 2^31 - 1. */
+  while (size - pos >= 12) {
+    guint32 chunk = GST_READ_UINT32_BE (data + pos);
+    gboolean end = memcmp (data + pos + 4, "IEND", 4) == 0;
+
+    if (chunk > G_MAXINT32 || chunk > size - pos - 12) {
+      set_malformed_error (error, "PNG", "a chunk runs past the end of the "
+          "file", pos);
+      return FALSE;
+    }
+    pos += 12 + chunk;
+    if (end) {
+      *length = pos;
+      return TRUE;
+    }
+  }
+  set_malformed_error (error, "PNG", "no IEND chunk", size);
+  return FALSE;
 }
 
-/* The picture in the prerolled @sink, packed, or NULL and @error. */
+/* Whether JPEG marker @m begins a frame header (SOF0 to SOF15, less DHT,
+ * JPG and DAC, which share the range). */
+static gboolean
+is_sof (guint8 m)
+{
+  return m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc;
+}
+
+/* The JPEG in @data: its size from the first frame header (SOFn), found by
+ * walking the marker segments from the start of the image as the decoder
+ * does (strictly: where the decoder would skip stray bytes, this refuses),
+ * and its scans counted up to EOI or the end of the data. At least one
+ * scan must follow the frame header. */
+static gboolean
+probe_jpeg (const guint8 * data, gsize size, guint32 * width,
+    guint32 * height, GError ** error)
+{
+  gsize pos = 2;
+  gboolean have_frame = FALSE;
+  guint scans = 0;
+
+  for (;;) {
+    guint8 marker;
+    guint segment;
+
+    if (pos >= size || data[pos] != 0xff) {
+      if (scans > 0 && pos >= size)
+        break;                  /* the decoder ends a cut picture itself */
+      set_malformed_error (error, "JPEG", pos >= size ? "it ends before "
+          "its first scan" : "no marker where one must be", pos);
+      return FALSE;
+    }
+    while (pos < size && data[pos] == 0xff)
+      pos++;                    /* fill bytes */
+    if (pos >= size)
+      continue;
+    marker = data[pos++];
+    if (marker == 0xd9) {       /* EOI */
+      if (scans > 0)
+        break;
+      set_malformed_error (error, "JPEG", "the picture ends before its "
+          "first scan", pos - 2);
+      return FALSE;
+    }
+    if (marker == 0x00 || marker == 0xd8) {
+      set_malformed_error (error, "JPEG", "a marker out of place", pos - 2);
+      return FALSE;
+    }
+    if ((marker >= 0xd0 && marker <= 0xd7) || marker == 0x01)
+      continue;                 /* RSTn and TEM: no segment */
+    if (size - pos < 2 || (segment = GST_READ_UINT16_BE (data + pos)) < 2
+        || segment > size - pos) {
+      set_malformed_error (error, "JPEG", "a segment runs past the end of "
+          "the file", pos - 2);
+      return FALSE;
+    }
+    if (is_sof (marker)) {
+      if (have_frame || segment < 8) {
+        set_malformed_error (error, "JPEG", have_frame ? "a second frame "
+            "header" : "a frame header too short", pos - 2);
+        return FALSE;
+      }
+      *height = GST_READ_UINT16_BE (data + pos + 3);
+      *width = GST_READ_UINT16_BE (data + pos + 5);
+      if (!size_allowed (*width, *height)) {
+        set_size_error (error, *width, *height);
+        return FALSE;
+      }
+      have_frame = TRUE;
+    }
+    pos += segment;
+    if (marker != 0xda)         /* SOS: entropy-coded data follows */
+      continue;
+    if (!have_frame) {
+      set_malformed_error (error, "JPEG", "a scan before the frame header",
+          pos - segment - 2);
+      return FALSE;
+    }
+    if (++scans > CBF_MASK_MAX_JPEG_SCANS) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "the JPEG picture has more than the %d scans a mask may have",
+          CBF_MASK_MAX_JPEG_SCANS);
+      return FALSE;
+    }
+    /* Entropy-coded data ends at the first marker other than a stuffed
+     * 0xff (0xff 0x00) or a restart marker. */
+    for (;;) {
+      const guint8 *ff = memchr (data + pos, 0xff, size - pos);
+
+      if (!ff || ff + 1 == data + size) {
+        pos = size;
+        break;
+      }
+      pos = ff - data;
+      if (data[pos + 1] != 0x00 && (data[pos + 1] < 0xd0
+              || data[pos + 1] > 0xd7))
+        break;
+      pos += 2;
+    }
+  }
+  return TRUE;                  /* a scan comes after the frame header */
+}
+
+gboolean
+cbf_mask_picture_probe (const guint8 * data, gsize size,
+    CbfMaskPicture * type, gint * width, gint * height, gsize * length,
+    GError ** error)
+{
+  guint32 w = 0, h = 0;
+
+  if (size >= sizeof (png_signature)
+      && memcmp (data, png_signature, sizeof (png_signature)) == 0) {
+    if (!probe_png (data, size, &w, &h, length, error))
+      return FALSE;
+    *type = CBF_MASK_PICTURE_PNG;
+  } else if (size >= sizeof (jpeg_start)
+      && memcmp (data, jpeg_start, sizeof (jpeg_start)) == 0) {
+    if (!probe_jpeg (data, size, &w, &h, error))
+      return FALSE;
+    *type = CBF_MASK_PICTURE_JPEG;
+    *length = size;
+  } else {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "it is not a PNG or JPEG picture");
+    return FALSE;
+  }
+  *width = (gint) w;
+  *height = (gint) h;
+  return TRUE;
+}
+
+/* An element of the decoding pipeline, or NULL and @error naming it and
+ * the package that has it. */
+static GstElement *
+make_element (const gchar * factory, const gchar * package, GError ** error)
+{
+  GstElement *element = gst_element_factory_make (factory, NULL);
+
+  if (!element && error && !*error)
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_MISSING_PLUGIN,
+        "the GStreamer element \"%s\" is missing (it is in %s)", factory,
+        package);
+  return element;
+}
+
+/* The last line of an error's debug text (the line before it names the
+ * source file and the element), or NULL. */
+static const gchar *
+debug_detail (const gchar * debug)
+{
+  const gchar *line;
+
+  if (!debug || !*debug)
+    return NULL;
+  line = strrchr (debug, '\n');
+  return line ? line + 1 : debug;
+}
+
+/* The picture in the prerolled @sink, packed, or NULL and @error. It must
+ * have the size its header gave (@width x @height). */
 static guint8 *
-take_picture (GstElement * sink, gint * width, gint * height, GError ** error)
+take_picture (GstElement * sink, gint width, gint height, GError ** error)
 {
   GstSample *sample = gst_app_sink_pull_preroll (GST_APP_SINK (sink));
   guint8 *pixels = NULL;
   GstVideoInfo info;
   GstVideoFrame frame;
 
-  if (!sample || !gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
+  if (!sample) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "the decoder gave no picture (its data may be cut short)");
+  } else if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
       || !gst_video_frame_map (&frame, &info, gst_sample_get_buffer (sample),
           GST_MAP_READ)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
         "the decoded picture could not be read");
   } else {
-    *width = GST_VIDEO_INFO_WIDTH (&info);
-    *height = GST_VIDEO_INFO_HEIGHT (&info);
-    if (too_large (*width, *height)) {
-      set_too_large_error (error, *width, *height);
+    if (GST_VIDEO_INFO_WIDTH (&info) != width
+        || GST_VIDEO_INFO_HEIGHT (&info) != height) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "the decoded picture is %dx%d pixels, its header said %dx%d",
+          GST_VIDEO_INFO_WIDTH (&info), GST_VIDEO_INFO_HEIGHT (&info), width,
+          height);
     } else {
       gint y;
 
-      pixels = g_malloc ((gsize) * width * *height);
-      for (y = 0; y < *height; y++)
-        memcpy (pixels + (gsize) y * *width,
+      pixels = g_malloc ((gsize) width * height);
+      for (y = 0; y < height; y++)
+        memcpy (pixels + (gsize) y * width,
             (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), *width);
+            (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), width);
     }
     gst_video_frame_unmap (&frame);
   }
@@ -212,39 +419,66 @@ take_picture (GstElement * sink, gint * width, gint * height, GError ** error)
   return pixels;
 }
 
-guint8 *
-cbf_mask_file_decode (const gchar * location, gint * width, gint * height,
-    GError ** error)
+/* Decodes the @picture (@type, of @width x @height pixels by its header) to
+ * GRAY8 with the one decoder for its type: no element is chosen from the
+ * data, so nothing opens another file or a URI, and every element works in
+ * memory only, so stopping the pipeline never waits on the outside. */
+static guint8 *
+decode_picture (GBytes * picture, CbfMaskPicture type, gint width,
+    gint height, GError ** error)
 {
-  GstElement *pipeline, *src, *convert, *sink;
-  GBytes *bytes;
-  GstPad *pad;
+  const gchar *decoder_name = type == CBF_MASK_PICTURE_PNG ?
+      "pngdec" : "jpegdec";
+  const gchar *kind = type == CBF_MASK_PICTURE_PNG ? "PNG" : "JPEG";
+  GstElement *pipeline, *src, *decoder, *convert, *sink;
+  GstCaps *caps;
   GstBus *bus;
   GstMessage *msg;
   guint8 *pixels = NULL;
-  Size refused = { 0, 0 };
 
-  bytes = read_mask_file (location, error);
-  if (!bytes)
-    return NULL;
-  pipeline = gst_parse_launch ("appsrc name=src ! decodebin ! "
-      "videoconvert name=convert ! video/x-raw,format=GRAY8 ! "
-      "appsink name=sink sync=false", error);
-  if (!pipeline) {
-    g_bytes_unref (bytes);
+  src = make_element ("appsrc", "gst-plugins-base "
+      "(Debian: gstreamer1.0-plugins-base)", error);
+  decoder = make_element (decoder_name, "gst-plugins-good "
+      "(Debian: gstreamer1.0-plugins-good)", error);
+  convert = make_element ("videoconvert", "gst-plugins-base "
+      "(Debian: gstreamer1.0-plugins-base)", error);
+  sink = make_element ("appsink", "gst-plugins-base "
+      "(Debian: gstreamer1.0-plugins-base)", error);
+  if (!src || !decoder || !convert || !sink) {
+    gst_clear_object (&src);
+    gst_clear_object (&decoder);
+    gst_clear_object (&convert);
+    gst_clear_object (&sink);
     return NULL;
   }
-  src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  convert = gst_bin_get_by_name (GST_BIN (pipeline), "convert");
-  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  pad = gst_element_get_static_pad (convert, "sink");
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
-      refuse_huge_caps, &refused, NULL);
-  gst_object_unref (pad);
+  pipeline = gst_pipeline_new ("cbf-mask-decoder");
+  gst_bin_add_many (GST_BIN (pipeline), src, decoder, convert, sink, NULL);
+
+  /* A time segment makes both decoders take each buffer as one whole
+   * picture: the file is one buffer, so they decode its first picture only
+   * (the one whose header was read) and never search it for more. */
+  caps = gst_caps_new_empty_simple (type == CBF_MASK_PICTURE_PNG ?
+      "image/png" : "image/jpeg");
+  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
+  gst_caps_unref (caps);
+  /* Any decoding error fails the load, where the decoders would otherwise
+   * drop broken pictures with a warning. Through the base class: jpegdec's
+   * own "max-errors" property is a deprecated one that does nothing. */
+  gst_video_decoder_set_max_errors (GST_VIDEO_DECODER (decoder), 0);
+  caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, "GRAY8",
+      NULL);
+  g_object_set (sink, "caps", caps, "sync", FALSE, NULL);
+  gst_caps_unref (caps);
+  if (!gst_element_link_many (src, decoder, convert, sink, NULL)) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NEGOTIATION,
+        "the %s decoder could not be linked", decoder_name);
+    gst_object_unref (pipeline);
+    return NULL;
+  }
+
   gst_app_src_push_buffer (GST_APP_SRC (src),
-      gst_buffer_new_wrapped_bytes (bytes));
+      gst_buffer_new_wrapped_bytes (picture));
   gst_app_src_end_of_stream (GST_APP_SRC (src));
-  g_bytes_unref (bytes);
 
   bus = gst_element_get_bus (pipeline);
   gst_element_set_state (pipeline, GST_STATE_PAUSED);
@@ -252,29 +486,66 @@ cbf_mask_file_decode (const gchar * location, gint * width, gint * height,
   msg = gst_bus_timed_pop_filtered (bus,
       CBF_MASK_DECODE_TIMEOUT * GST_SECOND,
       GST_MESSAGE_ASYNC_DONE | GST_MESSAGE_ERROR);
-  if (refused.width) {
-    set_too_large_error (error, refused.width, refused.height);
-  } else if (!msg) {
+  if (!msg) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
         "no picture decoded within %d s", CBF_MASK_DECODE_TIMEOUT);
   } else if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
     GError *decode_error = NULL;
+    gchar *debug = NULL;
+    const gchar *detail;
 
-    gst_message_parse_error (msg, &decode_error, NULL);
+    gst_message_parse_error (msg, &decode_error, &debug);
+    detail = debug_detail (debug);
+    g_strchomp (decode_error->message);
+    if (g_str_has_suffix (decode_error->message, "."))
+      decode_error->message[strlen (decode_error->message) - 1] = '\0';
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-        "it is not a picture GStreamer can decode (%s)", decode_error->message);
+        "the %s picture could not be decoded (%s%s%s)", kind,
+        decode_error->message, detail ? ": " : "", detail ? detail : "");
     g_error_free (decode_error);
+    g_free (debug);
   } else {
     pixels = take_picture (sink, width, height, error);
   }
   if (msg)
     gst_message_unref (msg);
+  GST_DEBUG ("%s picture of %dx%d: %s", kind, width, height,
+      pixels ? "decoded" : "refused");
+  /* Only in-memory elements: this returns once the decoder has finished
+   * the one picture it may be working on, whose size is bounded. */
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (convert);
-  gst_object_unref (sink);
   gst_object_unref (pipeline);
+  return pixels;
+}
+
+guint8 *
+cbf_mask_file_decode (const gchar * location, gint * width, gint * height,
+    GError ** error)
+{
+  CbfMaskPicture type;
+  GBytes *bytes, *picture;
+  gsize length;
+  gint w, h;
+  guint8 *pixels;
+
+  init_debug_category ();
+  bytes = read_mask_file (location, error);
+  if (!bytes)
+    return NULL;
+  if (!cbf_mask_picture_probe (g_bytes_get_data (bytes, NULL),
+          g_bytes_get_size (bytes), &type, &w, &h, &length, error)) {
+    g_bytes_unref (bytes);
+    return NULL;
+  }
+  picture = g_bytes_new_from_bytes (bytes, 0, length);
+  g_bytes_unref (bytes);
+  pixels = decode_picture (picture, type, w, h, error);
+  g_bytes_unref (picture);
+  if (pixels) {
+    *width = w;
+    *height = h;
+  }
   return pixels;
 }
 

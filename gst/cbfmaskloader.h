@@ -27,6 +27,17 @@ G_BEGIN_DECLS
 /* Seconds a picture may take to decode. */
 #define CBF_MASK_DECODE_TIMEOUT 10
 
+/* Most scans a JPEG mask may have: the decoder goes over the whole picture
+ * for each scan of a progressive JPEG, so their number bounds its time. */
+#define CBF_MASK_MAX_JPEG_SCANS 64
+
+/* The kinds of picture a mask file may hold. */
+typedef enum
+{
+  CBF_MASK_PICTURE_PNG,
+  CBF_MASK_PICTURE_JPEG,
+} CbfMaskPicture;
+
 typedef struct
 {
   GMutex lock;
@@ -52,10 +63,23 @@ guint64 cbf_mask_loader_request (CbfMaskLoader * loader);
 gboolean cbf_mask_loader_load (CbfMaskLoader * loader, GstElement * owner,
     const gchar * location, guint64 ticket, gboolean at_start);
 
+/* What the mask file's bytes @data (@size of them) hold, from those bytes
+ * alone: a PNG (by its signature) or a JPEG (by its start-of-image marker)
+ * @type, its @width x @height read from its header (the PNG's IHDR chunk,
+ * the JPEG's first frame header) and the @length of the bytes a decoder is
+ * to be given (a PNG ends with its IEND chunk). FALSE and @error for
+ * anything else, a truncated or malformed header, a picture of no pixels or
+ * of more than CBF_MASK_MAX_PIXELS, or a JPEG of more than
+ * CBF_MASK_MAX_JPEG_SCANS scans. Decodes no pixel. */
+gboolean cbf_mask_picture_probe (const guint8 * data, gsize size,
+    CbfMaskPicture * type, gint * width, gint * height, gsize * length,
+    GError ** error);
+
 /* The mask file at @location decoded to packed GRAY8 (g_free it), or NULL
  * and @error. Refuses what is not a regular file, files of more than
- * CBF_MASK_MAX_FILE_BYTES and pictures of more than CBF_MASK_MAX_PIXELS,
- * and never blocks on the file. */
+ * CBF_MASK_MAX_FILE_BYTES and what cbf_mask_picture_probe refuses, before
+ * any decoder sees the file; decodes with pngdec or jpegdec only, never
+ * opens another file or a URI, and never blocks on the file. */
 guint8 *cbf_mask_file_decode (const gchar * location, gint * width,
     gint * height, GError ** error);
 

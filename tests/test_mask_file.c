@@ -4,16 +4,31 @@
  * stops the start within a second with an element error naming the file
  * and the reason; a picture over CBF_MASK_MAX_PIXELS is refused naming its
  * size; positions in a mask of the largest accepted width are exact (64-bit
- * arithmetic). The loader the element uses: the latest request wins
- * whichever load finishes first (a change made during start is not lost),
- * a failed reload while running is a warning and keeps the mask, at start
- * an error. And an element whose start failed is a stopped element: setting
- * properties then posts nothing. The element-level tests of the running
- * cases are in test_gpu. */
+ * arithmetic). Only PNG and JPEG are decoded, by the type and size their
+ * headers give before any decoder runs: an HLS playlist named mask.png
+ * reaches no URL and opens no FIFO it names, PNGs of 46000x46000 and
+ * 65535x65535 pixels cost no memory, other kinds of picture are refused for
+ * what they are, and a PNG or a JPEG still loads with its pixels. The
+ * loader the element uses: the latest request wins whichever load finishes
+ * first (a change made during start is not lost), a failed reload while
+ * running is a warning and keeps the mask, at start an error. And an
+ * element whose start failed is a stopped element: setting properties then
+ * posts nothing. The element-level tests of the running cases are in
+ * test_gpu. */
+
+/* O_CLOEXEC and mkfifo under -std=c11. */
+#define _XOPEN_SOURCE 700
 
 #include <gst/check/gstcheck.h>
 #include <glib/gstdio.h>
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -96,7 +111,7 @@ GST_START_TEST (test_refused_files)
   assert_start_refuses (fifo, "FIFO");
   assert_start_refuses (dir, "directory");
   assert_start_refuses ("/dev/zero", "device node");
-  assert_start_refuses (text, "not a picture");
+  assert_start_refuses (text, "not a PNG or JPEG picture");
   assert_start_refuses (empty, "empty");
   assert_start_refuses ("/nonexistent/cbf-mask.png", "No such file");
 
@@ -161,6 +176,768 @@ GST_START_TEST (test_widest_mask_positions)
         "expected %f", x, got, expected);
   }
   g_free (mask);
+}
+
+GST_END_TEST;
+
+/* PNG's CRC-32 (ISO 3309) of @n bytes at @p. */
+static guint32
+png_crc (const guint8 * p, gsize n)
+{
+  static guint32 table[256];
+  guint32 crc = 0xffffffff;
+  gsize i;
+
+  if (!table[1]) {
+    for (i = 0; i < 256; i++) {
+      guint32 c = i;
+      gint k;
+
+      for (k = 0; k < 8; k++)
+        c = (c >> 1) ^ (0xedb88320 & -(c & 1));
+      table[i] = c;
+    }
+  }
+  for (i = 0; i < n; i++)
+    crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+  return crc ^ 0xffffffff;
+}
+
+/* Bits into bytes, the least significant first, as deflate packs them. */
+typedef struct
+{
+  GByteArray *out;
+  guint32 acc;
+  guint n;
+} Bits;
+
+static void
+put_bits (Bits * b, guint32 value, guint n)
+{
+  b->acc |= value << b->n;
+  b->n += n;
+  while (b->n >= 8) {
+    guint8 byte = b->acc & 0xff;
+
+    g_byte_array_append (b->out, &byte, 1);
+    b->acc >>= 8;
+    b->n -= 8;
+  }
+}
+
+/* A stored deflate block of @len (< 65536) zero bytes, which also brings
+ * the stream to a byte boundary. */
+static void
+put_stored (Bits * b, guint len, gboolean final)
+{
+  guint8 head[4] = { len & 0xff, len >> 8, ~len & 0xff, (~len >> 8) & 0xff };
+  guint i;
+
+  put_bits (b, final, 1);
+  put_bits (b, 0, 2);
+  if (b->n)
+    put_bits (b, 0, 8 - b->n);
+  g_byte_array_append (b->out, head, 4);
+  for (i = 0; i < len; i++)
+    g_byte_array_append (b->out, (const guint8 *) "", 1);
+}
+
+/* A dynamic-Huffman deflate block of @matches copies of 258 bytes at
+ * distance 1, then an empty stored block: it begins and ends on a byte
+ * boundary, so that its bytes may be repeated as they are. Its codes: end
+ * of block 0 and length 258 1 (one bit each), distance 1 0; their lengths
+ * coded with code-length symbols 1 (0) and 18 (1, runs of zeros). */
+static void
+put_zero_matches (Bits * b, guint matches)
+{
+  static const guint8 order[18] = { 16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4,
+    12, 3, 13, 2, 14, 1
+  };
+  guint i;
+
+  put_bits (b, 0, 1);
+  put_bits (b, 2, 2);
+  put_bits (b, 286 - 257, 5);
+  put_bits (b, 1 - 1, 5);
+  put_bits (b, 18 - 4, 4);
+  for (i = 0; i < 18; i++)
+    put_bits (b, order[i] == 1 || order[i] == 18, 3);
+  put_bits (b, 1, 1);           /* 138 zeros: literals 0 to 137 */
+  put_bits (b, 138 - 11, 7);
+  put_bits (b, 1, 1);           /* 118 zeros: literals 138 to 255 */
+  put_bits (b, 118 - 11, 7);
+  put_bits (b, 0, 1);           /* end of block: 1 */
+  put_bits (b, 1, 1);           /* 28 zeros: lengths 257 to 284 */
+  put_bits (b, 28 - 11, 7);
+  put_bits (b, 0, 1);           /* length 258: 1 */
+  put_bits (b, 0, 1);           /* distance 1: 1 */
+  for (i = 0; i < matches; i++) {
+    put_bits (b, 1, 1);
+    put_bits (b, 0, 1);
+  }
+  put_bits (b, 0, 1);
+  put_stored (b, 0, FALSE);
+}
+
+/* A zlib stream of @n (> 0) zero bytes, about a thousandth of that long:
+ * a stored zero, then blocks of 1,024 matches of it. */
+static void
+append_zeros_zlib (GByteArray * out, guint64 n)
+{
+  const guint per_unit = 1024;
+  Bits b = { out, 0, 0 };
+  Bits unit = { g_byte_array_new (), 0, 0 };
+  guint64 rest = n - 1, units = rest / (258 * per_unit), i;
+  guint8 adler[4];
+
+  g_byte_array_append (out, (const guint8 *) "\x78\x01", 2);
+  put_stored (&b, 1, FALSE);
+  put_zero_matches (&unit, per_unit);
+  for (i = 0; i < units; i++)
+    g_byte_array_append (out, unit.out->data, unit.out->len);
+  rest -= units * 258 * per_unit;
+  if (rest >= 258)
+    put_zero_matches (&b, rest / 258);
+  put_stored (&b, rest % 258, FALSE);
+  put_stored (&b, 0, TRUE);
+  /* Adler-32 of zeros: the sum of bytes stays 1, the sum of sums is n. */
+  GST_WRITE_UINT32_BE (adler, (guint32) (n % 65521) << 16 | 1);
+  g_byte_array_append (out, adler, 4);
+  g_byte_array_unref (unit.out);
+}
+
+static void
+append_be32 (GByteArray * a, guint32 v)
+{
+  guint8 be[4];
+
+  GST_WRITE_UINT32_BE (be, v);
+  g_byte_array_append (a, be, 4);
+}
+
+/* A PNG chunk of @type and @len bytes of @data, with its CRC. */
+static void
+append_chunk (GByteArray * png, const gchar * type, const guint8 * data,
+    guint32 len)
+{
+  guint start;
+
+  append_be32 (png, len);
+  start = png->len;
+  g_byte_array_append (png, (const guint8 *) type, 4);
+  if (len)
+    g_byte_array_append (png, data, len);
+  append_be32 (png, png_crc (png->data + start, png->len - start));
+}
+
+/* An 8-bit gray PNG whose IHDR gives @width x @height: with @rows, the
+ * image data of every row (all zero, compressed about 1,000 to 1: a
+ * picture a decoder that trusts the header decodes whole), else a tiny
+ * IDAT of no data. */
+static GByteArray *
+png_header_bytes (guint32 width, guint32 height, gboolean rows)
+{
+  static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+    0x1a, '\n'
+  };
+  static const guint8 empty[] = { 0x78, 0x01, 0x01, 0x00, 0x00, 0xff, 0xff,
+    0x00, 0x00, 0x00, 0x01
+  };
+  GByteArray *png = g_byte_array_new ();
+  GByteArray *idat = g_byte_array_new ();
+  guint8 ihdr[13] = { 0 };
+
+  g_byte_array_append (png, signature, sizeof (signature));
+  GST_WRITE_UINT32_BE (ihdr, width);
+  GST_WRITE_UINT32_BE (ihdr + 4, height);
+  ihdr[8] = 8;                  /* bit depth; colour type 0: gray */
+  append_chunk (png, "IHDR", ihdr, sizeof (ihdr));
+  if (rows)
+    append_zeros_zlib (idat, (guint64) height * (width + 1));
+  else
+    g_byte_array_append (idat, empty, sizeof (empty));
+  append_chunk (png, "IDAT", idat->data, idat->len);
+  append_chunk (png, "IEND", NULL, 0);
+  g_byte_array_unref (idat);
+  return png;
+}
+
+static gchar *
+bytes_file (const gchar * name, const guint8 * data, gsize size)
+{
+  gchar *path = temp_path (name);
+
+  fail_unless (g_file_set_contents (path, (const gchar *) data, size, NULL));
+  return path;
+}
+
+/* A field of /proc/self/status in KiB, or -1. */
+static gint64
+status_kib (const gchar * field)
+{
+  gchar *status = NULL, *line;
+  gint64 kib = -1;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+    return -1;
+  line = strstr (status, field);
+  if (line)
+    kib = g_ascii_strtoll (line + strlen (field), NULL, 10);
+  g_free (status);
+  return kib;
+}
+
+/* Sets the peak resident size (VmHWM) to the present one, so that the
+ * peak measures what follows (this process has run the other tests). */
+static gboolean
+reset_peak_rss (void)
+{
+  FILE *f = fopen ("/proc/self/clear_refs", "w");
+  gboolean done;
+
+  if (!f)
+    return FALSE;
+  done = fputs ("5", f) >= 0;
+  return fclose (f) == 0 && done;
+}
+
+/* PNGs of 46000x46000 and 65535x65535 pixels (2 and 4 MB files, every
+ * row there): refused naming that size, the peak resident memory growing
+ * less than 64 MiB (a decoder that trusted the header took 2 GB for the
+ * first). */
+GST_START_TEST (test_huge_png_headers)
+{
+  static const guint32 sizes[] = { 46000, 65535 };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GByteArray *png = png_header_bytes (sizes[i], sizes[i], TRUE);
+    gchar *name = g_strdup_printf ("header-%u.png", sizes[i]);
+    gchar *path = bytes_file (name, png->data, png->len);
+    gchar *size = g_strdup_printf ("%ux%u", sizes[i], sizes[i]);
+    gboolean reset = reset_peak_rss ();
+    gint64 before = status_kib (reset ? "VmHWM:" : "VmRSS:"), after;
+    GError *error = NULL;
+    gint w = 0, h = 0;
+    guint8 *pixels = cbf_mask_file_decode (path, &w, &h, &error);
+
+    after = status_kib (reset ? "VmHWM:" : "VmRSS:");
+    fail_unless (before > 0 && after > 0, "no memory figures");
+    GST_INFO ("%s: %s grew by %" G_GINT64_FORMAT " KiB", path,
+        reset ? "VmHWM" : "VmRSS", after - before);
+    fail_unless (after - before < 64 * 1024, "%s: memory grew by %"
+        G_GINT64_FORMAT " MiB decoding a %s header", path,
+        (after - before) / 1024, size);
+    fail_unless (pixels == NULL && error != NULL, "%s was decoded", path);
+    fail_unless (strstr (error->message, size) != NULL
+        && strstr (error->message, "more than") != NULL, "%s", error->message);
+    g_error_free (error);
+    assert_start_refuses (path, size);
+    g_unlink (path);
+    g_free (size);
+    g_free (path);
+    g_free (name);
+    g_byte_array_unref (png);
+  }
+}
+
+GST_END_TEST;
+
+/* A load run in a thread of its own, so that a load that never returns
+ * fails the test instead of hanging it. */
+typedef struct
+{
+  gchar *location;
+  GMutex lock;
+  GCond cond;
+  gboolean done;
+  guint8 *pixels;
+  GError *error;
+} AsyncLoad;
+
+static gpointer
+async_load_run (gpointer data)
+{
+  AsyncLoad *load = data;
+  gint w, h;
+  guint8 *pixels = cbf_mask_file_decode (load->location, &w, &h,
+      &load->error);
+
+  g_mutex_lock (&load->lock);
+  load->pixels = pixels;
+  load->done = TRUE;
+  g_cond_signal (&load->cond);
+  g_mutex_unlock (&load->lock);
+  return NULL;
+}
+
+/* Starts decoding @location in a thread. */
+static AsyncLoad *
+async_load_start (const gchar * location, GThread ** thread)
+{
+  AsyncLoad *load = g_new0 (AsyncLoad, 1);
+
+  load->location = g_strdup (location);
+  g_mutex_init (&load->lock);
+  g_cond_init (&load->cond);
+  *thread = g_thread_new ("mask-load", async_load_run, load);
+  return load;
+}
+
+/* Waits until @load is done or @deadline (monotonic time) has passed,
+ * polling @fd meanwhile (-1: none) and returning early once it is
+ * readable; returns whether the load is done. */
+static gboolean
+async_load_wait (AsyncLoad * load, gint64 deadline, int fd, gboolean * ready)
+{
+  gboolean done;
+
+  *ready = FALSE;
+  g_mutex_lock (&load->lock);
+  while (!load->done && g_get_monotonic_time () < deadline && !*ready) {
+    if (fd >= 0) {
+      struct pollfd p = { fd, POLLIN, 0 };
+
+      g_mutex_unlock (&load->lock);
+      *ready = poll (&p, 1, 50) > 0;
+      g_mutex_lock (&load->lock);
+    } else {
+      g_cond_wait_until (&load->cond, &load->lock, deadline);
+    }
+  }
+  done = load->done;
+  g_mutex_unlock (&load->lock);
+  return done;
+}
+
+/* Frees a load that is done, joining its thread; one that is not is left
+ * to its thread (the test has failed). */
+static void
+async_load_finish (AsyncLoad * load, GThread * thread, gboolean done)
+{
+  if (!done) {
+    g_thread_unref (thread);
+    return;
+  }
+  g_thread_join (thread);
+  g_free (load->pixels);
+  g_clear_error (&load->error);
+  g_mutex_clear (&load->lock);
+  g_cond_clear (&load->cond);
+  g_free (load->location);
+  g_free (load);
+}
+
+/* An HLS playlist saved as a mask "PNG", naming a media segment on a port
+ * of 127.0.0.1 where this test listens: refused as no picture, and nothing
+ * connects (decodebin had hlsdemux fetch the URL). */
+GST_START_TEST (test_playlist_reaches_no_url)
+{
+  struct sockaddr_in addr = { 0 };
+  socklen_t len = sizeof (addr);
+  int listener = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  gchar *playlist, *path;
+  AsyncLoad *load;
+  GThread *thread;
+  gboolean done, connected;
+  struct pollfd p = { 0 };
+
+  fail_unless (listener >= 0);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  fail_unless_equals_int (bind (listener, (struct sockaddr *) &addr,
+          sizeof (addr)), 0);
+  fail_unless_equals_int (listen (listener, 4), 0);
+  fail_unless_equals_int (getsockname (listener, (struct sockaddr *) &addr,
+          &len), 0);
+  playlist = g_strdup_printf ("#EXTM3U\n#EXT-X-VERSION:3\n"
+      "#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\n"
+      "http://127.0.0.1:%d/x.ts\n#EXT-X-ENDLIST\n", ntohs (addr.sin_port));
+  path = bytes_file ("playlist.png", (const guint8 *) playlist,
+      strlen (playlist));
+
+  load = async_load_start (path, &thread);
+  done = async_load_wait (load, g_get_monotonic_time () +
+      (CBF_MASK_DECODE_TIMEOUT + 10) * G_USEC_PER_SEC, listener, &connected);
+  /* And once more after the load: a connection made at its end counts. */
+  p.fd = listener;
+  p.events = POLLIN;
+  connected = connected || poll (&p, 1, 100) > 0;
+  fail_if (connected, "the load connected to 127.0.0.1:%d, the URL in the "
+      "playlist", ntohs (addr.sin_port));
+  fail_unless (done, "the load did not return within %d s",
+      CBF_MASK_DECODE_TIMEOUT + 10);
+  fail_unless (load->pixels == NULL && load->error != NULL,
+      "a playlist was decoded");
+  fail_unless (strstr (load->error->message, "not a PNG or JPEG picture")
+      != NULL, "%s", load->error->message);
+  async_load_finish (load, thread, done);
+
+  close (listener);
+  g_unlink (path);
+  g_free (path);
+  g_free (playlist);
+}
+
+GST_END_TEST;
+
+/* A playlist naming a FIFO: refused within 10 s, and the load's thread
+ * joined (decodebin's HLS demuxer opened the FIFO, which waits for a
+ * writer, and stopping the pipeline then waited for ever). */
+GST_START_TEST (test_playlist_opens_no_fifo)
+{
+  gchar *dir = g_dir_make_tmp ("cbf-maskfile-XXXXXX", NULL);
+  gchar *fifo = g_build_filename (dir, "segment.ts", NULL);
+  gchar *uri = gst_filename_to_uri (fifo, NULL);
+  gchar *playlist, *path;
+  AsyncLoad *load;
+  GThread *thread;
+  gboolean done, unused;
+  gint64 t0 = g_get_monotonic_time ();
+  int writer;
+
+  fail_unless (dir != NULL && uri != NULL);
+  fail_unless_equals_int (mkfifo (fifo, 0600), 0);
+  playlist = g_strdup_printf ("#EXTM3U\n#EXT-X-VERSION:3\n"
+      "#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:10.0,\n"
+      "%s\n#EXT-X-ENDLIST\n", uri);
+  path = g_build_filename (dir, "mask.png", NULL);
+  fail_unless (g_file_set_contents (path, playlist, -1, NULL));
+
+  load = async_load_start (path, &thread);
+  done = async_load_wait (load, t0 + 10 * G_USEC_PER_SEC, -1, &unused);
+  /* A reader stuck opening the FIFO is let go (a writer opening it
+   * without blocking succeeds only then), so that it ends. */
+  writer = open (fifo, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (writer >= 0)
+    close (writer);
+  fail_unless (done, "the load of a playlist naming a FIFO did not return "
+      "within 10 s%s", writer >= 0 ? " (it had the FIFO open)" : "");
+  GST_INFO ("refused in %.3f s", (g_get_monotonic_time () - t0) / 1e6);
+  fail_unless (load->pixels == NULL && load->error != NULL,
+      "a playlist was decoded");
+  fail_unless (strstr (load->error->message, "not a PNG or JPEG picture")
+      != NULL, "%s", load->error->message);
+  async_load_finish (load, thread, done);
+
+  g_unlink (path);
+  g_unlink (fifo);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (playlist);
+  g_free (uri);
+  g_free (fifo);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+/* Files of other kinds, pictures included, are refused for what they are
+ * not before any decoder sees them: an SVG, a BMP, a GIF and text named
+ * .png. */
+GST_START_TEST (test_other_kinds_refused)
+{
+  static const gchar svg[] = "<?xml version=\"1.0\"?>\n"
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"4\" height=\"4\">"
+      "<rect width=\"4\" height=\"4\" fill=\"#808080\"/></svg>\n";
+  static const guint8 gif[] = { 'G', 'I', 'F', '8', '9', 'a', 1, 0, 1, 0,
+    0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0,
+    2, 2, 0x44, 0x01, 0, 0x3b
+  };
+  guint8 bmp[58] = { 'B', 'M' };
+  const struct
+  {
+    const gchar *name;
+    const guint8 *data;
+    gsize size;
+  } files[] = {
+    {"mask.svg", (const guint8 *) svg, sizeof (svg) - 1},
+    {"mask.bmp", bmp, sizeof (bmp)},
+    {"mask.gif", gif, sizeof (gif)},
+    {"words.png", (const guint8 *) "just some words\n", 16},
+  };
+  guint i;
+
+  /* A 1x1 24-bit BMP: file header, BITMAPINFOHEADER, one padded row. */
+  GST_WRITE_UINT32_LE (bmp + 2, sizeof (bmp));
+  GST_WRITE_UINT32_LE (bmp + 10, 54);
+  GST_WRITE_UINT32_LE (bmp + 14, 40);
+  GST_WRITE_UINT32_LE (bmp + 18, 1);
+  GST_WRITE_UINT32_LE (bmp + 22, 1);
+  GST_WRITE_UINT16_LE (bmp + 26, 1);
+  GST_WRITE_UINT16_LE (bmp + 28, 24);
+  GST_WRITE_UINT32_LE (bmp + 34, 4);
+  memset (bmp + 54, 0x80, 3);
+
+  for (i = 0; i < G_N_ELEMENTS (files); i++) {
+    gchar *path = bytes_file (files[i].name, files[i].data, files[i].size);
+
+    assert_start_refuses (path, "it is not a PNG or JPEG picture");
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* Runs @launch (ending in a filesink) to its end. */
+static void
+run_to_eos (const gchar * launch)
+{
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (launch, &error);
+  GstBus *bus;
+  GstMessage *msg;
+
+  fail_unless (pipeline != NULL, "%s: %s", launch, error ? error->message : "");
+  bus = gst_element_get_bus (pipeline);
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s failed",
+      launch);
+  gst_message_unref (msg);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+}
+
+/* PNG and JPEG masks still load: a gray PNG with every pixel as written; a
+ * gray JPEG (made from a PNG of one value) with that value; a colour JPEG
+ * (4:2:0, as cameras write them) with its size. Through the element's
+ * loader too. */
+GST_START_TEST (test_png_and_jpeg_load)
+{
+  const gint w = 37, h = 19;
+  guint8 *gradient = g_malloc (w * h);
+  gchar *png = temp_path ("gradient.png");
+  gchar *flat = png_file ("flat.png", 40, 24, 77);
+  gchar *gray_jpeg = temp_path ("gray.jpg");
+  gchar *colour_jpeg = temp_path ("colour.jpg");
+  gchar *launch;
+  GError *error = NULL;
+  gint x, y, mw = 0, mh = 0;
+  guint8 *pixels;
+  CbfMaskLoader loader;
+  GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
+
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      gradient[y * w + x] = (guint8) (x * 7 + y * 13);
+  write_gray_png (png, gradient, w, h);
+  pixels = cbf_mask_file_decode (png, &mw, &mh, &error);
+  fail_unless (pixels != NULL, "%s", error ? error->message : "");
+  fail_unless (mw == w && mh == h, "%dx%d", mw, mh);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      fail_unless (pixels[y * w + x] == gradient[y * w + x],
+          "(%d, %d): %u, expected %u", x, y, pixels[y * w + x],
+          gradient[y * w + x]);
+  g_free (pixels);
+
+  launch = g_strdup_printf ("filesrc location=%s ! pngdec ! jpegenc "
+      "quality=100 ! filesink location=%s", flat, gray_jpeg);
+  run_to_eos (launch);
+  g_free (launch);
+  pixels = cbf_mask_file_decode (gray_jpeg, &mw, &mh, &error);
+  fail_unless (pixels != NULL, "%s", error ? error->message : "");
+  fail_unless (mw == 40 && mh == 24, "%dx%d", mw, mh);
+  for (x = 0; x < 40 * 24; x++)
+    fail_unless (ABS (pixels[x] - 77) <= 1, "pixel %d: %u, expected 77", x,
+        pixels[x]);
+  g_free (pixels);
+
+  launch = g_strdup_printf ("videotestsrc num-buffers=1 pattern=smpte ! "
+      "video/x-raw,format=I420,width=64,height=48 ! jpegenc ! "
+      "filesink location=%s", colour_jpeg);
+  run_to_eos (launch);
+  g_free (launch);
+  cbf_mask_loader_init (&loader);
+  fail_unless (cbf_mask_loader_load (&loader, owner, colour_jpeg,
+          cbf_mask_loader_request (&loader), TRUE));
+  fail_unless (loader.pixels != NULL && loader.width == 64
+      && loader.height == 48, "%dx%d", loader.width, loader.height);
+  cbf_mask_loader_clear (&loader);
+
+  gst_object_unref (owner);
+  g_unlink (png);
+  g_unlink (flat);
+  g_unlink (gray_jpeg);
+  g_unlink (colour_jpeg);
+  g_free (png);
+  g_free (flat);
+  g_free (gray_jpeg);
+  g_free (colour_jpeg);
+  g_free (gradient);
+}
+
+GST_END_TEST;
+
+/* A picture whose header is good and whose data is not: the decoder's
+ * error fails the load at once, with the decoder's reason (a decoder left
+ * to its defaults drops up to ten broken pictures with a warning only). A
+ * JPEG only: GStreamer's pngdec leaks its frame (0.5 KB) on a libpng error,
+ * which would fail this test under valgrind. */
+GST_START_TEST (test_broken_data_refused)
+{
+  gchar *flat = png_file ("broken.png", 40, 24, 77);
+  gchar *jpeg = temp_path ("broken.jpg");
+  gchar *launch, *data;
+  gsize size, i;
+  GError *error = NULL;
+  gint w, h;
+  guint8 *pixels;
+
+  launch = g_strdup_printf ("filesrc location=%s ! pngdec ! jpegenc ! "
+      "filesink location=%s", flat, jpeg);
+  run_to_eos (launch);
+  g_free (launch);
+
+  /* The JPEG's frame header says 12-bit samples, which jpegdec cannot
+   * decode. */
+  fail_unless (g_file_get_contents (jpeg, &data, &size, NULL));
+  i = 0;
+  while (i + 4 < size && ((guint8) data[i] != 0xff
+          || (guint8) data[i + 1] != 0xc0))
+    i++;
+  fail_unless (i + 4 < size, "no baseline frame header");
+  data[i + 4] = 12;
+  fail_unless (g_file_set_contents (jpeg, data, size, NULL));
+  g_free (data);
+  pixels = cbf_mask_file_decode (jpeg, &w, &h, &error);
+  fail_unless (pixels == NULL && error != NULL, "a broken JPEG was decoded");
+  fail_unless (strstr (error->message, "the JPEG picture could not be "
+          "decoded") != NULL, "%s", error->message);
+  g_clear_error (&error);
+
+  g_unlink (flat);
+  g_unlink (jpeg);
+  g_free (flat);
+  g_free (jpeg);
+}
+
+GST_END_TEST;
+
+/* Probes @data: refused with @reason in the message, or (@reason NULL)
+ * accepted as @type of @width x @height and @length bytes. */
+static void
+assert_probe (const guint8 * data, gsize size, const gchar * reason,
+    CbfMaskPicture type, gint width, gint height, gsize length)
+{
+  CbfMaskPicture t = -1;
+  gint w = -1, h = -1;
+  gsize l = 0;
+  GError *error = NULL;
+  gboolean ok = cbf_mask_picture_probe (data, size, &t, &w, &h, &l, &error);
+
+  if (reason) {
+    fail_if (ok, "accepted, as %dx%d, where \"%s\" was expected", w, h, reason);
+    fail_unless (error && strstr (error->message, reason) != NULL,
+        "\"%s\" does not say \"%s\"", error ? error->message : "", reason);
+    g_error_free (error);
+  } else {
+    fail_unless (ok, "refused: %s", error ? error->message : "");
+    fail_unless (t == type && w == width && h == height && l == length,
+        "type %d, %dx%d, %" G_GSIZE_FORMAT " bytes; expected type %d, %dx%d, %"
+        G_GSIZE_FORMAT " bytes", t, w, h, l, type, width, height, length);
+  }
+}
+
+/* A JPEG of @height x @width (one component), @scans scans each followed
+ * by a little entropy-coded data with a stuffed 0xff and a restart marker,
+ * and EOI. */
+static GByteArray *
+jpeg_bytes (guint16 width, guint16 height, guint scans)
+{
+  static const guint8 soi_app0[] = { 0xff, 0xd8, 0xff, 0xe0, 0x00, 0x04,
+    0x4a, 0x46
+  };
+  static const guint8 sos[] = { 0xff, 0xda, 0x00, 0x08, 0x01, 0x01, 0x00,
+    0x00, 0x3f, 0x00, 0x12, 0xff, 0x00, 0x34, 0xff, 0xd3, 0x56
+  };
+  static const guint8 eoi[] = { 0xff, 0xd9 };
+  guint8 sof[13] = { 0xff, 0xc2, 0x00, 0x0b, 0x08, 0, 0, 0, 0, 0x01, 0x01,
+    0x11, 0x00
+  };
+  GByteArray *jpeg = g_byte_array_new ();
+  guint i;
+
+  GST_WRITE_UINT16_BE (sof + 5, height);
+  GST_WRITE_UINT16_BE (sof + 7, width);
+  g_byte_array_append (jpeg, soi_app0, sizeof (soi_app0));
+  g_byte_array_append (jpeg, sof, sizeof (sof));
+  for (i = 0; i < scans; i++)
+    g_byte_array_append (jpeg, sos, sizeof (sos));
+  g_byte_array_append (jpeg, eoi, sizeof (eoi));
+  return jpeg;
+}
+
+/* The header reader alone: types from the bytes, sizes from the headers,
+ * truncated and malformed headers refused, a PNG cut after IEND. */
+GST_START_TEST (test_picture_probe)
+{
+  GByteArray *png = png_header_bytes (8192, 8192, FALSE), *second, *jpeg;
+  gsize png_len = png->len;
+  guint8 *bytes;
+
+  assert_probe (png->data, png->len, NULL, CBF_MASK_PICTURE_PNG, 8192, 8192,
+      png_len);
+  /* Whatever follows IEND (here a second PNG, huge) is not the decoder's. */
+  second = png_header_bytes (65535, 65535, FALSE);
+  g_byte_array_append (png, second->data, second->len);
+  g_byte_array_unref (second);
+  assert_probe (png->data, png->len, NULL, CBF_MASK_PICTURE_PNG, 8192, 8192,
+      png_len);
+  assert_probe (png->data, 30, "truncated or malformed PNG", 0, 0, 0, 0);
+  assert_probe (png->data, png_len - 1, "no IEND", 0, 0, 0, 0);
+  GST_WRITE_UINT32_BE (png->data + 33, 0x7fffff00);     /* IDAT's length */
+  assert_probe (png->data, png_len, "past the end", 0, 0, 0, 0);
+  g_byte_array_unref (png);
+  png = png_header_bytes (8193, 8193, FALSE);
+  assert_probe (png->data, png->len, "8193x8193 pixels, more than", 0, 0, 0, 0);
+  g_byte_array_unref (png);
+  png = png_header_bytes (0, 5, FALSE);
+  assert_probe (png->data, png->len, "0x5", 0, 0, 0, 0);
+  g_byte_array_unref (png);
+  png = png_header_bytes (G_MAXUINT32, 1, FALSE);
+  assert_probe (png->data, png->len, "4294967295x1", 0, 0, 0, 0);
+  g_byte_array_unref (png);
+
+  jpeg = jpeg_bytes (20, 10, 1);
+  assert_probe (jpeg->data, jpeg->len, NULL, CBF_MASK_PICTURE_JPEG, 20, 10,
+      jpeg->len);
+  /* Cut in its scan: the decoder ends it; cut in its header: refused. */
+  assert_probe (jpeg->data, jpeg->len - 4, NULL, CBF_MASK_PICTURE_JPEG, 20,
+      10, jpeg->len - 4);
+  assert_probe (jpeg->data, 12, "truncated or malformed JPEG", 0, 0, 0, 0);
+  assert_probe (jpeg->data, 8, "truncated or malformed JPEG", 0, 0, 0, 0);
+  bytes = g_memdup2 (jpeg->data, jpeg->len);
+  bytes[8] = 0x00;              /* no marker where the frame header was */
+  assert_probe (bytes, jpeg->len, "no marker", 0, 0, 0, 0);
+  g_free (bytes);
+  g_byte_array_unref (jpeg);
+  jpeg = jpeg_bytes (65535, 65535, 1);
+  assert_probe (jpeg->data, jpeg->len, "65535x65535 pixels, more than", 0, 0,
+      0, 0);
+  g_byte_array_unref (jpeg);
+  jpeg = jpeg_bytes (20, 0, 1);
+  assert_probe (jpeg->data, jpeg->len, "20x0", 0, 0, 0, 0);
+  g_byte_array_unref (jpeg);
+  jpeg = jpeg_bytes (20, 10, 0);
+  assert_probe (jpeg->data, jpeg->len, "before its first scan", 0, 0, 0, 0);
+  g_byte_array_unref (jpeg);
+  jpeg = jpeg_bytes (20, 10, CBF_MASK_MAX_JPEG_SCANS);
+  assert_probe (jpeg->data, jpeg->len, NULL, CBF_MASK_PICTURE_JPEG, 20, 10,
+      jpeg->len);
+  g_byte_array_unref (jpeg);
+  jpeg = jpeg_bytes (20, 10, CBF_MASK_MAX_JPEG_SCANS + 1);
+  assert_probe (jpeg->data, jpeg->len, "scans", 0, 0, 0, 0);
+  g_byte_array_unref (jpeg);
+
+  assert_probe ((const guint8 *) "\x89PN", 3, "not a PNG or JPEG", 0, 0, 0, 0);
+  assert_probe ((const guint8 *) "\xff\xd8", 2, "not a PNG or JPEG", 0, 0, 0,
+      0);
 }
 
 GST_END_TEST;
@@ -343,6 +1120,13 @@ mask_file_suite (void)
 
   tcase_add_test (tc, test_refused_files);
   tcase_add_test (tc, test_too_many_pixels);
+  tcase_add_test (tc, test_huge_png_headers);
+  tcase_add_test (tc, test_playlist_reaches_no_url);
+  tcase_add_test (tc, test_playlist_opens_no_fifo);
+  tcase_add_test (tc, test_other_kinds_refused);
+  tcase_add_test (tc, test_png_and_jpeg_load);
+  tcase_add_test (tc, test_broken_data_refused);
+  tcase_add_test (tc, test_picture_probe);
   tcase_add_test (tc, test_widest_mask_positions);
   tcase_add_test (tc, test_failed_reload_keeps_mask);
   tcase_add_test (tc, test_latest_request_wins);
