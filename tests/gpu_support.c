@@ -707,3 +707,112 @@ deep_channels_free (DeepChannel * ch, guint n)
     ch[i].data = NULL;
   }
 }
+
+gint
+deep_format_tolerance (GstVideoFormat format)
+{
+  gint bits = deep_format_bits (format);
+
+  fail_unless (bits > 0, "%s is not a deep format",
+      gst_video_format_to_string (format));
+  return bits > 12 ? 16 : 1;
+}
+
+guint
+deep_channels_random (const gchar * format, gint width, gint height,
+    guint32 seed, DeepChannel * ch)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  gint bits = deep_format_bits (GST_VIDEO_INFO_FORMAT (&info));
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
+
+  fail_unless (bits > 0, "%s is not a deep format", format);
+  for (c = 0; c < n; c++) {
+    gint w = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
+    gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
+    gint top = alpha ? (1 << GST_VIDEO_INFO_COMP_DEPTH (&info, c)) - 1 :
+        (1 << bits) - 1;
+    GRand *rand = g_rand_new_with_seed (seed + c);
+    Channel base = channel_random (w, h, seed + c);
+    gsize k;
+
+    ch[c].width = w;
+    ch[c].height = h;
+    ch[c].data = g_new (guint16, (gsize) w * h);
+    for (k = 0; k < (gsize) w * h; k++) {
+      /* Alpha is noise over its depth: it must come back as it was. */
+      gint v = alpha ? g_rand_int_range (rand, 0, top + 1) :
+          base.data[k] * top / 255 + g_rand_int_range (rand, 0,
+          MAX (top / 255, 1));
+
+      ch[c].data[k] = (guint16) MIN (v, top);
+    }
+    channels_free (&base, 1);
+    g_rand_free (rand);
+  }
+  return n;
+}
+
+/* The deep reference of @p's mode on packed pixels of @channels samples. */
+static void
+deep_reference_packed (const Params * p, const guint16 * src, guint16 * dst,
+    gint width, gint height, gint channels, gint bits)
+{
+  if (p->gaussian)
+    cbf_reference_gaussian_deep (src, (gsize) width * channels, dst,
+        (gsize) width * channels, width, height, channels, 0, channels,
+        p->diameter, p->sigma_space);
+  else
+    cbf_reference_bilateral_deep (src, (gsize) width * channels, dst,
+        (gsize) width * channels, width, height, channels, 0, channels, bits,
+        p->diameter, p->sigma_color, p->sigma_space);
+}
+
+guint
+deep_channels_reference (const GstVideoInfo * info, const DeepChannel * in,
+    const Params * p, DeepChannel * expected)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  gint bits = deep_format_bits (GST_VIDEO_INFO_FORMAT (info));
+  gint w = in[0].width, h = in[0].height;
+  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
+      && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
+  guint16 *packed, *result;
+  gsize i;
+
+  fail_unless (bits > 0, "%s is not a deep format", GST_VIDEO_INFO_NAME (info));
+  if (!colour) {
+    for (c = 0; c < n; c++) {
+      Params q = *p;
+
+      /* Chroma's parameters, as the README gives them. */
+      if (c > 0) {
+        q.diameter = p->diameter <= 0 ? p->diameter : MAX (p->diameter / 2, 1);
+        q.sigma_space = p->sigma_space / 2;
+      }
+      expected[c].width = in[c].width;
+      expected[c].height = in[c].height;
+      expected[c].data = g_new (guint16, (gsize) in[c].width * in[c].height);
+      deep_reference_packed (&q, in[c].data, expected[c].data, in[c].width,
+          in[c].height, 1, bits);
+    }
+    return n;
+  }
+  packed = g_new (guint16, (gsize) w * h * 3);
+  result = g_new (guint16, (gsize) w * h * 3);
+  for (i = 0; i < (gsize) w * h; i++)
+    for (c = 0; c < 3; c++)
+      packed[i * 3 + c] = in[c].data[i];
+  deep_reference_packed (p, packed, result, w, h, 3, bits);
+  for (c = 0; c < n; c++) {
+    expected[c].width = w;
+    expected[c].height = h;
+    expected[c].data = g_new (guint16, (gsize) w * h);
+    for (i = 0; i < (gsize) w * h; i++)
+      expected[c].data[i] = c < 3 ? result[i * 3 + c] : in[c].data[i];
+  }
+  g_free (packed);
+  g_free (result);
+  return n;
+}

@@ -185,4 +185,27 @@ void assert_deep_channel_matches (const DeepChannel * out,
 
 void deep_channels_free (DeepChannel * ch, guint n);
 
+/* The largest difference from the deep reference a filtered sample of
+ * @format may show: 1 at 10 and 12 bits, 16 at 16 bits (the 12-bit
+ * precision of the deep range weights). */
+gint deep_format_tolerance (GstVideoFormat format);
+
+/* Random channels of the deep @format's component sizes, one per
+ * component: channel_random's gradient, edge and noise scaled to the
+ * format's bits (deep_format_bits) with noise in the bits below, alpha
+ * uniform over its own depth. Returns the number of components. */
+guint deep_channels_random (const gchar * format, gint width, gint height,
+    guint32 seed, DeepChannel * ch);
+
+/* The expected output channels, by the double-precision deep reference
+ * (cbf_reference_bilateral_deep, or cbf_reference_gaussian_deep for
+ * mode=gaussian), of a frame of the deep @info holding @in: the three
+ * colour channels together where there are three or more components and
+ * chroma is not subsampled (RGB, Y444), else each component on its own,
+ * chroma with chroma's parameters (diameter / 2, at least 1, when
+ * diameter > 0; sigma-space / 2); alpha as it came. Returns the number of
+ * components. */
+guint deep_channels_reference (const GstVideoInfo * info,
+    const DeepChannel * in, const Params * p, DeepChannel * expected);
+
 #endif
