@@ -116,7 +116,10 @@ GST_START_TEST (test_cuda_memory_equals_reference)
   static const gchar *fmts[] = { "RGBA", "BGRx", "ARGB", "RGB", "BGR", "Y444",
     "I420", "YV12", "NV12", "NV21", "YUY2", "UYVY"
   };
-  static const Params params[] = { {9, 30, 4, FALSE}, {71, 25, 12, FALSE} };
+  static const Params params[] = {
+    {.diameter = 9,.sigma_color = 30,.sigma_space = 4},
+    {.diameter = 71,.sigma_color = 25,.sigma_space = 12}
+  };
   /* Odd widths except for YUY2 and UYVY: GStreamer 1.22's CUDA copies
    * (gst_cuda_buffer_copy, used by cudaupload and cudadownload) copy
    * width x 2 bytes of their rows, losing the V of an odd width's last
@@ -227,7 +230,7 @@ active_cuda_pool (GstCudaContext * ctx, GstCaps * caps)
  * elements, and the output is the reference applied twice. */
 GST_START_TEST (test_two_filters_share_a_context)
 {
-  Params p = { 7, 35, 3, FALSE };
+  Params p = {.diameter = 7,.sigma_color = 35,.sigma_space = 3 };
   gint w = 130, h = 67;
   GstHarness *harness = cuda_harness_new ("NV12", w, h, &p,
       "cudabilateral name=a ! " CUDA_CAPS ("NV12") " ! cudabilateral name=b");
@@ -306,7 +309,7 @@ static void
 check_filters_in_a_row (guint n_filters)
 {
   const gint w = 320, h = 180, n_inputs = 6, n_frames = 300;
-  Params p = { 9, 30, 3, FALSE };
+  Params p = {.diameter = 9,.sigma_color = 30,.sigma_space = 3 };
   GString *desc = g_string_new (NULL);
   GstHarness *harness;
   GstCaps *caps = caps_for ("NV12", w, h);
@@ -462,7 +465,7 @@ GST_END_TEST;
 GST_START_TEST (test_waits_for_upstream_stream)
 {
   const gint w = 1920, h = 1080;
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   GstCaps *caps = caps_for ("RGBA", w, h);
   GstHarness *harness = gst_harness_new ("cudabilateral");
   GstCudaContext *ctx;
@@ -571,7 +574,7 @@ GST_END_TEST;
 GST_START_TEST (test_waits_for_downstream_reader)
 {
   const gint w = 640, h = 360;
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   GstCaps *caps = caps_for ("RGBA", w, h);
   GstVideoInfo sys = info_for ("RGBA", w, h);
   GstHarness *harness = gst_harness_new ("cudabilateral");

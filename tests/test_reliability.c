@@ -233,7 +233,7 @@ GST_START_TEST (test_renegotiation_many)
   {7, 300}, {96, 2}
   };
   guint n = env_count ("CBF_RENEGOTIATIONS", 200), i;
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   GstHarness *h = gst_harness_new ("cudabilateral");
 
   g_object_set (h->element, "diameter", p.diameter, "sigma-color",
@@ -421,7 +421,7 @@ GST_START_TEST (test_bad_buffers)
   GstBus *bus = gst_bus_new ();
   GstVideoInfo info = info_for ("NV12", 64, 48);
   GstBuffer *buf;
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   gchar *error;
 
   gst_element_set_bus (h->element, bus);
@@ -506,7 +506,7 @@ GST_START_TEST (test_huge_caps)
   GstPad *sink = gst_element_get_static_pad (h->element, "sink");
   GstCaps *zero = caps_for ("RGBA", 0, 480);
   GstBus *bus = gst_bus_new ();
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
 
   fail_if (gst_pad_query_accept_caps (sink, zero));
   gst_caps_unref (zero);
@@ -537,7 +537,7 @@ GST_START_TEST (test_fault_then_recovery)
   GstBus *bus = gst_element_get_bus (bad);
   GstMessage *msg;
   GstHarness *h;
-  Params p = { 7, 30, 3, FALSE };
+  Params p = {.diameter = 7,.sigma_color = 30,.sigma_space = 3 };
 
   gst_element_set_state (bad, GST_STATE_PLAYING);
   msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND, GST_MESSAGE_ERROR
@@ -638,7 +638,7 @@ GST_START_TEST (test_allocation_failures)
 {
   const gchar *fmt = "NV12";
   const gint w = 640, height = 480;
-  Params p = { 7, 30, 3, FALSE };
+  Params p = {.diameter = 7,.sigma_color = 30,.sigma_space = 3 };
   GstHarness *h = gst_harness_new ("cudabilateral");
   GstBus *bus = gst_bus_new ();
   gchar *mask_path = g_build_filename (g_get_tmp_dir (),
@@ -717,7 +717,7 @@ GST_END_TEST;
 GST_START_TEST (test_failed_start_then_start)
 {
   GstElement *e = gst_element_factory_make ("cudabilateral", NULL);
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   GstHarness *h;
 
   g_object_set (e, "cuda-device-id", 4096, NULL);
@@ -747,7 +747,7 @@ GST_START_TEST (test_launch_limits)
   {"gaussian", "exact"}, {"bilateral", "grid"}
   };
   static const gint fine[][2] = { {1, CBF_MAX_HEIGHT}, {600000, 1} };
-  Params p = { 5, 30, 3, FALSE };
+  Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   guint s, i;
 
   for (s = 0; s < G_N_ELEMENTS (setups); s++) {
@@ -834,8 +834,8 @@ run_worker (gpointer data)
   Worker *wk = data;
   static const gchar *fmts[] = { "RGBA", "NV12", "I420", "YUY2" };
   const gchar *format = fmts[wk->index % G_N_ELEMENTS (fmts)];
-  Params p = { 3 + 2 * wk->index, 20.0 + 5 * wk->index, 2.0 + wk->index,
-    FALSE
+  Params p = {.diameter = 3 + 2 * wk->index,.sigma_color =
+        20.0 + 5 * wk->index,.sigma_space = 2.0 + wk->index
   };
   GstHarness *h = gst_harness_new ("cudabilateral");
   guint i;
