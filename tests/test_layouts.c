@@ -8,7 +8,9 @@
  * buffers are padded (GstVideoAlignment). Sizes from 1x1 to 4K. Each
  * output channel is compared with the C reference within +-1, alpha must
  * pass unchanged, the input must be untouched, and the output must come
- * from the pool it should. Output pools are poisoned first. Also: the
+ * from the pool it should. The 10- to 16-bit formats go through the same
+ * matrix, against the double-precision deep reference (within 1 at 10
+ * and 12 bits, 16 at 16 bits). Output pools are poisoned first. Also: the
  * errors for buffers that really are too small. Exits 77 without a CUDA
  * device. */
 
@@ -23,6 +25,14 @@
 static const gchar *formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
   "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
   "NV21", "YUY2", "UYVY", "GRAY8"
+};
+
+/* The formats of 10 to 16 bits, compared with the double-precision deep
+ * reference. */
+static const gchar *deep_formats[] = { "GRAY16_LE", "P010_10LE", "P012_LE",
+  "P016_LE", "I420_10LE", "I422_10LE", "I420_12LE", "I422_12LE",
+  "Y444_16LE", "Y444_10LE", "GBR_10LE", "RGBA64_LE", "BGRA64_LE",
+  "BGR10A2_LE", "RGB10A2_LE"
 };
 
 typedef enum
@@ -56,7 +66,9 @@ static const gint sizes[][2] = { {1, 1}, {1, 23}, {23, 1}, {33, 17},
 {97, 61}, {129, 63}, {255, 257}
 };
 
-static const Params params = { 5, 30, 3, FALSE };
+static const Params params = {.diameter = 5,.sigma_color = 30,
+  .sigma_space = 3
+};
 
 /* The layout of a frame: @info's own (default) or padded. */
 static GstVideoInfo
@@ -66,10 +78,11 @@ layout_info (const GstVideoInfo * base, gboolean padded)
       padded_info (base, 0, 0, 0, 0);
 }
 
-/* @in's components in a @layout frame, its bytes elsewhere random. */
+/* @in's components (or @deep_in's, for a deep format) in a @layout frame,
+ * its bytes elsewhere random. */
 static guint8 *
 frame_bytes (const GstVideoInfo * base, const GstVideoInfo * layout,
-    const Channel * in, guint32 seed)
+    const Channel * in, const DeepChannel * deep_in, guint32 seed)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, layout->size, NULL);
   GRand *rand = g_rand_new_with_seed (seed);
@@ -89,8 +102,12 @@ frame_bytes (const GstVideoInfo * base, const GstVideoInfo * layout,
       GST_VIDEO_INFO_HEIGHT (base), GST_VIDEO_INFO_N_PLANES (layout),
       (gsize *) layout->offset, (gint *) layout->stride);
   fail_unless (gst_video_frame_map (&frame, base, buf, GST_MAP_WRITE));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (base); c++)
-    write_component (&frame, c, &in[c]);
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (base); c++) {
+    if (deep_in)
+      write_deep_component (&frame, c, &deep_in[c]);
+    else
+      write_component (&frame, c, &in[c]);
+  }
   gst_video_frame_unmap (&frame);
   bytes = g_malloc (layout->size);
   gst_buffer_extract (buf, 0, bytes, layout->size);
@@ -132,16 +149,16 @@ add_meta (GstBuffer * buf, const GstVideoInfo * base,
       (gsize *) layout->offset, (gint *) layout->stride);
 }
 
-/* The input buffer of @layout holding @in; *@bytes and *@size: what it
- * holds, to check it is left untouched. */
+/* The input buffer of @layout holding @in (or @deep_in); *@bytes and
+ * *@size: what it holds, to check it is left untouched. */
 static GstBuffer *
 input_buffer (InLayout layout, const GstVideoInfo * base, const Channel * in,
-    guint32 seed, guint8 ** bytes, gsize * size)
+    const DeepChannel * deep_in, guint32 seed, guint8 ** bytes, gsize * size)
 {
   GstVideoInfo info = layout_info (base, layout == IN_META_PADDED
       || layout == IN_PLANE_MEMORIES);
   GstBuffer *buf = NULL;
-  guint8 *data = frame_bytes (base, &info, in, seed);
+  guint8 *data = frame_bytes (base, &info, in, deep_in, seed);
   gsize cuts[GST_VIDEO_MAX_PLANES + 8];
   guint n = 0, p;
 
@@ -217,7 +234,55 @@ downstream_pool (OutLayout out, const GstVideoInfo * info, GstCaps * caps)
   return pool;
 }
 
-/* One frame: @format at @w x @h, input @in_layout, output @out_layout. */
+/* The output components of @result, a frame of @info, against the
+ * reference of @in (8-bit formats) or @deep_in (deep ones): colour within
+ * +-1 (deep: within the format's tolerance), alpha exact. */
+static void
+check_output (const GstVideoInfo * info, GstBuffer * result,
+    const Channel * in, const DeepChannel * deep_in, const gchar * format,
+    const gchar * what)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), n_expected, c;
+  GstVideoFrame frame;
+
+  fail_unless (gst_video_frame_map (&frame, info, result, GST_MAP_READ));
+  if (deep_in) {
+    DeepChannel out[GST_VIDEO_MAX_COMPONENTS];
+    DeepChannel expected[GST_VIDEO_MAX_COMPONENTS];
+    gint tolerance = deep_format_tolerance (GST_VIDEO_INFO_FORMAT (info));
+
+    for (c = 0; c < n; c++)
+      out[c] = read_deep_component (&frame, c);
+    fail_unless_equals_int (deep_channels_reference (info, deep_in, &params,
+            expected), n);
+    for (c = 0; c < n; c++) {
+      gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (info)
+          && c == GST_VIDEO_COMP_A;
+
+      assert_deep_channel_matches (&out[c], &expected[c], alpha ? 0 :
+          tolerance, what, format, c);
+    }
+    deep_channels_free (out, n);
+    deep_channels_free (expected, n);
+  } else {
+    Channel out[GST_VIDEO_MAX_COMPONENTS];
+    Channel expected[GST_VIDEO_MAX_COMPONENTS];
+
+    for (c = 0; c < n; c++)
+      out[c] = read_component (&frame, c);
+    n_expected = channels_reference_for_format (info, in, &params, expected);
+    for (c = 0; c < n_expected; c++)
+      assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
+    for (c = n_expected; c < n; c++)    /* alpha */
+      assert_channel_matches (&out[c], &in[c], 0, what, format, c);
+    channels_free (out, n);
+    channels_free (expected, n_expected);
+  }
+  gst_video_frame_unmap (&frame);
+}
+
+/* One frame: @format (8-bit or deep) at @w x @h, input @in_layout, output
+ * @out_layout. */
 static void
 check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
     OutLayout out_layout, guint32 seed)
@@ -226,11 +291,11 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
   GstCaps *caps = caps_for (format, w, h);
   GstHarness *harness = gst_harness_new ("cudabilateral");
   GstBufferPool *pool = downstream_pool (out_layout, &info, caps);
-  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
-  Channel expected[GST_VIDEO_MAX_COMPONENTS];
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected, c;
+  gboolean deep = deep_format_bits (GST_VIDEO_INFO_FORMAT (&info)) > 0;
+  Channel in[GST_VIDEO_MAX_COMPONENTS];
+  DeepChannel deep_in[GST_VIDEO_MAX_COMPONENTS];
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
   GstBuffer *buf, *result;
-  GstVideoFrame frame;
   GstMapInfo map;
   guint8 *bytes;
   gsize size;
@@ -245,8 +310,14 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
         NULL);
   gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
 
-  channels_for_format (format, w, h, seed, in);
-  buf = input_buffer (in_layout, &info, in, seed, &bytes, &size);
+  if (deep) {
+    fail_unless_equals_int (deep_channels_random (format, w, h, seed,
+            deep_in), n);
+  } else {
+    channels_for_format (format, w, h, seed, in);
+  }
+  buf = input_buffer (in_layout, &info, deep ? NULL : in,
+      deep ? deep_in : NULL, seed, &bytes, &size);
   if (in_layout == IN_READONLY_SHARED)
     gst_buffer_ref (buf);       /* shared with another branch, say */
   gpu_test_poison_output_pool (harness->element);
@@ -268,15 +339,8 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
             0), "%s %s: output not padded", format, what);
   }
 
-  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
-  for (c = 0; c < n; c++)
-    out[c] = read_component (&frame, c);
-  gst_video_frame_unmap (&frame);
-  n_expected = channels_reference_for_format (&info, in, &params, expected);
-  for (c = 0; c < n_expected; c++)
-    assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
-  for (c = n_expected; c < n; c++)      /* alpha */
-    assert_channel_matches (&out[c], &in[c], 0, what, format, c);
+  check_output (&info, result, deep ? NULL : in, deep ? deep_in : NULL,
+      format, what);
 
   /* The input is as it was. */
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
@@ -287,9 +351,10 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
   GST_INFO ("%s %s: ok", format, what);
   gst_buffer_unref (buf);
   gst_buffer_unref (result);
-  channels_free (in, n);
-  channels_free (out, n);
-  channels_free (expected, n_expected);
+  if (deep)
+    deep_channels_free (deep_in, n);
+  else
+    channels_free (in, n);
   g_free (bytes);
   g_free (what);
   gst_harness_teardown (harness);
@@ -314,6 +379,55 @@ GST_START_TEST (test_every_layout)
       n_checked++;
     }
   fail_unless_equals_int (n_checked, G_N_ELEMENTS (formats) * N_IN_LAYOUTS);
+}
+
+GST_END_TEST;
+
+/* The same matrix for the deep formats: every one meets every input
+ * layout (three of them without a video meta), and with it an output
+ * layout and a size, in another order than the 8-bit formats', so that
+ * each deep format meets every output layout too. */
+GST_START_TEST (test_every_layout_deep)
+{
+  guint f, l, n_checked = 0;
+
+  for (f = 0; f < G_N_ELEMENTS (deep_formats); f++)
+    for (l = 0; l < N_IN_LAYOUTS; l++) {
+      const gint *size = sizes[(f * N_IN_LAYOUTS + l + 3) %
+          G_N_ELEMENTS (sizes)];
+
+      check_layout (deep_formats[f], size[0], size[1], l,
+          (f + 2 * l) % N_OUT_LAYOUTS, 9000 + f * 100 + l);
+      n_checked++;
+    }
+  fail_unless_equals_int (n_checked, G_N_ELEMENTS (deep_formats) *
+      N_IN_LAYOUTS);
+}
+
+GST_END_TEST;
+
+/* Larger deep frames without a video meta: 720p P010 (the HEVC Main 10
+ * decoders' format) into a plain pool, and odd sizes in pieces and
+ * read-only. */
+GST_START_TEST (test_deep_large_without_meta)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint w, h;
+    InLayout in;
+    OutLayout out;
+  } cases[] = {
+    {"P010_10LE", 1280, 720, IN_NO_META, OUT_PLAIN_NO_META},
+    {"RGBA64_LE", 641, 359, IN_SPLIT_MEMORIES, OUT_PADDED_POOL},
+    {"I422_12LE", 333, 191, IN_READONLY_SHARED, OUT_OWN},
+    {"BGR10A2_LE", 257, 131, IN_NO_META, OUT_PLAIN_META},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    check_layout (cases[i].format, cases[i].w, cases[i].h, cases[i].in,
+        cases[i].out, 9900 + i);
 }
 
 GST_END_TEST;
@@ -410,6 +524,8 @@ layouts_suite (void)
   Suite *s = test_suite_new ("cudabilateral-layouts", 900, &tc);
 
   tcase_add_test (tc, test_every_layout);
+  tcase_add_test (tc, test_every_layout_deep);
+  tcase_add_test (tc, test_deep_large_without_meta);
   tcase_add_test (tc, test_large_and_prime);
   tcase_add_test (tc, test_too_small);
   return s;
