@@ -343,6 +343,41 @@ GST_START_TEST (test_properties)
         g_enum_get_value_by_nick (modes, "gaussian")->value);
   }
   {
+    /* method: an enum, exact by default, exact and grid settable by nick
+     * as from gst-launch, controllable and changeable while PLAYING like
+     * the other filter parameters. */
+    GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+        (obj), "method");
+    GEnumClass *methods;
+    gint method;
+
+    fail_unless (pspec != NULL && G_IS_PARAM_SPEC_ENUM (pspec));
+    fail_unless ((pspec->flags & live) == live, "method: flags 0x%x",
+        pspec->flags);
+    methods = G_PARAM_SPEC_ENUM (pspec)->enum_class;
+    fail_unless_equals_int (methods->n_values, 2);
+    fail_unless (g_enum_get_value_by_nick (methods, "exact") != NULL);
+    fail_unless (g_enum_get_value_by_nick (methods, "grid") != NULL);
+    fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->default_value,
+        g_enum_get_value_by_nick (methods, "exact")->value);
+    g_object_get (obj, "method", &method, NULL);
+    fail_unless_equals_int (method,
+        g_enum_get_value_by_nick (methods, "exact")->value);
+    gst_util_set_object_arg (obj, "method", "grid");
+    g_object_get (obj, "method", &method, NULL);
+    fail_unless_equals_int (method,
+        g_enum_get_value_by_nick (methods, "grid")->value);
+    /* An unknown nick leaves the method as it was. */
+    gst_util_set_object_arg (obj, "method", "approximate");
+    g_object_get (obj, "method", &method, NULL);
+    fail_unless_equals_int (method,
+        g_enum_get_value_by_nick (methods, "grid")->value);
+    gst_util_set_object_arg (obj, "method", "exact");
+    g_object_get (obj, "method", &method, NULL);
+    fail_unless_equals_int (method,
+        g_enum_get_value_by_nick (methods, "exact")->value);
+  }
+  {
     /* mask-location: a file name, unset by default, changeable while
      * PLAYING. */
     GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
