@@ -1,11 +1,13 @@
-/* cudabilateral over the long run and under abuse, on a GPU: a soak with
- * properties changing from another thread on every frame, renegotiation
- * again and again, state cycling, flushing seeks and EOS while frames flow,
- * bad buffers, and eight pipelines at once. Each test asserts; the figures
- * (memory before and after, counts) are printed as "FIGURE name value" lines
- * for docs/reliability.md, and appended to $CBF_FIGURES if set. Sizes of the long runs: CBF_SOAK_FRAMES (default
- * 100000), CBF_STATE_CYCLES (1000), CBF_RENEGOTIATIONS (200). Exits 77
- * without a CUDA device. */
+/* cudabilateral over the long run and under abuse, on a GPU: a soak of
+ * varied frames with properties changing from another thread on every
+ * frame and every 97th frame's output checked against the reference,
+ * renegotiation again and again, state cycling, flushing seeks and EOS
+ * while frames flow, bad buffers, and eight pipelines at once. Each test
+ * asserts; the figures (memory before and after, counts) are printed as
+ * "FIGURE name value" lines for docs/reliability.md, and appended to
+ * $CBF_FIGURES if set. Sizes of the long runs: CBF_SOAK_FRAMES (default
+ * 100000), CBF_SOAK_CHECK (a frame checked every 97), CBF_STATE_CYCLES
+ * (1000), CBF_RENEGOTIATIONS (200). Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -96,12 +98,40 @@ typedef struct
   GMutex lock;
   GCond cond;
   guint frame;                  /* frames pushed so far */
+  gboolean paused;              /* asked to stop changing for now */
+  gboolean idle;                /* waiting, no change under way */
   gboolean done;
   guint changes;
 } Changer;
 
+/* The changer's parameters for frame count @s: every property the element
+ * lets change while PLAYING but the mask, on periods of 3 to 10 frames.
+ * The grid comes with sigma-space 8 to 16 only (what it is meant for) and
+ * sigma-color 10 or more, so that the grid the soak's first frame makes
+ * (sigma-space 8, sigma-color 10) is the largest it asks for: the
+ * element's grid grows and never shrinks, and GPU memory must not grow
+ * after the baseline. */
+static void
+set_changer_properties (GstElement * element, guint s)
+{
+  gboolean grid = s % 5 == 3;
+
+  /* A frame may start between two of these sets: the method leaves the
+   * grid first and comes to it last, so that no frame sees the grid with a
+   * sigma-space below 8 (a larger grid). */
+  if (!grid)
+    gst_util_set_object_arg (G_OBJECT (element), "method", "exact");
+  g_object_set (element, "sigma-space", grid ? 8.0 + s % 9 : 1.0 + s % 9,
+      "sigma-color", 10.0 + 7 * (s % 10), "diameter", 3 + 2 * (s % 7),
+      "filter-chroma", (s / 3) % 2 == 0, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), "mode",
+      s % 4 == 1 ? "gaussian" : "bilateral");
+  if (grid)
+    gst_util_set_object_arg (G_OBJECT (element), "method", "grid");
+}
+
 /* Sets new parameters once per pushed frame, racing the streaming
- * thread. */
+ * thread, except while paused. */
 static gpointer
 change_properties (gpointer data)
 {
@@ -109,58 +139,201 @@ change_properties (gpointer data)
   guint seen = 0;
 
   g_mutex_lock (&c->lock);
-  while (!c->done) {
-    while (c->frame == seen && !c->done)
+  while (TRUE) {
+    while (!c->done && (c->paused || c->frame == seen)) {
+      c->idle = TRUE;
+      g_cond_broadcast (&c->cond);
       g_cond_wait (&c->cond, &c->lock);
+    }
+    if (c->done)
+      break;
+    c->idle = FALSE;
     seen = c->frame;
     g_mutex_unlock (&c->lock);
-    g_object_set (c->element, "diameter", 3 + 2 * (seen % 7), "sigma-color",
-        10.0 + seen % 60, "sigma-space", 1.0 + seen % 9, "filter-chroma",
-        (seen / 3) % 2 == 0, NULL);
+    set_changer_properties (c->element, seen);
     c->changes++;
     g_mutex_lock (&c->lock);
   }
+  c->idle = TRUE;
+  g_cond_broadcast (&c->cond);
   g_mutex_unlock (&c->lock);
   return NULL;
 }
 
+/* Stops the changer: on return no change is under way and none comes
+ * until changer_resume. */
+static void
+changer_pause (Changer * c)
+{
+  g_mutex_lock (&c->lock);
+  c->paused = TRUE;
+  g_cond_broadcast (&c->cond);
+  while (!c->idle)
+    g_cond_wait (&c->cond, &c->lock);
+  g_mutex_unlock (&c->lock);
+}
+
+static void
+changer_resume (Changer * c)
+{
+  g_mutex_lock (&c->lock);
+  c->paused = FALSE;
+  g_cond_broadcast (&c->cond);
+  g_mutex_unlock (&c->lock);
+}
+
+/* The parameters of a checked frame, each with a reference: the exact
+ * filter at a small and a large window (chroma copied in one), a window
+ * derived from sigma-space, and the Gaussian (with method=grid, which
+ * mode=gaussian ignores). */
+static const struct
+{
+  Params p;
+  gboolean filter_chroma;
+  const gchar *method;
+} soak_checks[] = {
+  {{.diameter = 5,.sigma_color = 30,.sigma_space = 3}, TRUE, "exact"},
+  {{.diameter = 15,.sigma_color = 60,.sigma_space = 6}, FALSE, "exact"},
+  {{.diameter = 9,.sigma_color = 50,.sigma_space = 2,.gaussian = TRUE},
+      TRUE, "grid"},
+  {{.diameter = 0,.sigma_color = 20,.sigma_space = 4}, TRUE, "exact"},
+};
+
+/* Sets all six parameters of checked set @set. */
+static void
+set_soak_check (GstElement * element, guint set)
+{
+  const Params *p = &soak_checks[set].p;
+
+  g_object_set (element, "diameter", p->diameter, "sigma-color",
+      p->sigma_color, "sigma-space", p->sigma_space, "filter-chroma",
+      soak_checks[set].filter_chroma, NULL);
+  gst_util_set_object_arg (G_OBJECT (element), "mode",
+      p->gaussian ? "gaussian" : "bilateral");
+  gst_util_set_object_arg (G_OBJECT (element), "method",
+      soak_checks[set].method);
+}
+
+#define SOAK_PICTURES 5
+
+/* A frame of @format holding @in, in a buffer of the pool the element
+ * proposed to the harness: pinned memory, as from an upstream element. */
+static GstBuffer *
+soak_picture (GstHarness * h, const GstVideoInfo * info, const Channel * in)
+{
+  GstBuffer *buf = gst_harness_create_buffer (h, GST_VIDEO_INFO_SIZE (info));
+  GstVideoFrame frame;
+  guint c;
+
+  fail_unless (buf != NULL);
+  fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++)
+    write_component (&frame, c, &in[c]);
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+/* 720p NV12 frames cycling through five pictures, with every parameter
+ * changing from another thread after each frame. Every CBF_SOAK_CHECK
+ * (97) frames the changer is paused (no change under way), the frame's
+ * parameters are set from the streaming thread, and its output, read
+ * from a poisoned pool, must be the reference of those parameters on its
+ * picture: the element applies a change from the next frame, and nothing
+ * else changes them before it. References are made before the soak (each
+ * picture with each checked set), so that the checks cost no CPU filter
+ * and no memory during it. RSS and GPU memory are measured after a
+ * baseline and at the end, with the largest grid made by a first frame. */
 GST_START_TEST (test_soak)
 {
+  const gchar *format = "NV12";
+  const gint w = 1280, h = 720;
   guint n_frames = env_count ("CBF_SOAK_FRAMES", 100000), i;
-  guint baseline_at = MIN (1000, n_frames / 2);
-  GstHarness *h = gst_harness_new ("cudabilateral");
+  guint every = MAX (env_count ("CBF_SOAK_CHECK", 97), 1);
+  guint baseline_at = MIN (1000, n_frames / 2), n_checks = 0, pic, set, c;
+  GstVideoInfo info = info_for (format, w, h);
+  GstHarness *harness = gst_harness_new ("cudabilateral");
   Changer changer = { 0 };
   GThread *thread;
-  gint64 rss0 = 0, gpu0 = 0, rss1, gpu1, t0 = g_get_monotonic_time ();
-  GstBuffer *frame;
+  gint64 rss0 = 0, gpu0 = 0, rss1, gpu1, t0;
+  Channel in[SOAK_PICTURES][3];
+  Channel expected[SOAK_PICTURES][G_N_ELEMENTS (soak_checks)][3];
+  GstBuffer *pictures[SOAK_PICTURES];
+  guint set_checked[G_N_ELEMENTS (soak_checks)] = { 0 };
 
-  changer.element = h->element;
+  fail_unless (n_frames >= every, "CBF_SOAK_FRAMES %u is below the check "
+      "interval %u: no frame would be checked", n_frames, every);
+  changer.element = harness->element;
   g_mutex_init (&changer.lock);
   g_cond_init (&changer.cond);
-  gst_harness_set_caps (h, caps_for ("RGBA", 1920, 1080),
-      caps_for ("RGBA", 1920, 1080));
-  /* From the pool the element proposed to the harness: pinned memory. */
-  frame = gst_harness_create_buffer (h, 1920 * 1080 * 4);
-  gst_buffer_memset (frame, 0, 0x5a, gst_buffer_get_size (frame));
+  gst_harness_set_caps (harness, caps_for (format, w, h), caps_for (format,
+          w, h));
+  for (pic = 0; pic < SOAK_PICTURES; pic++) {
+    channels_for_format (format, w, h, 700 + 10 * pic, in[pic]);
+    pictures[pic] = soak_picture (harness, &info, in[pic]);
+    for (set = 0; set < G_N_ELEMENTS (soak_checks); set++) {
+      fail_unless_equals_int (channels_reference_for_format (&info, in[pic],
+              &soak_checks[set].p, expected[pic][set]), 3);
+      for (c = 1; c < 3 && !soak_checks[set].filter_chroma; c++)
+        memcpy (expected[pic][set][c].data, in[pic][c].data,
+            (gsize) in[pic][c].width * in[pic][c].height);
+    }
+  }
+
+  /* The largest grid the changer asks for, made before the baseline, and
+   * the output pool grown by its poisoning, as at every check. */
+  g_object_set (harness->element, "diameter", 9, "sigma-color", 10.0,
+      "sigma-space", 8.0, "filter-chroma", TRUE, NULL);
+  gst_util_set_object_arg (G_OBJECT (harness->element), "mode", "bilateral");
+  gst_util_set_object_arg (G_OBJECT (harness->element), "method", "grid");
+  gpu_test_poison_output_pool (harness->element);
+  gst_buffer_unref (gst_harness_push_and_pull (harness,
+          gst_buffer_copy (pictures[0])));
+
+  t0 = g_get_monotonic_time ();
   thread = g_thread_new ("changer", change_properties, &changer);
-
   for (i = 0; i < n_frames; i++) {
-    GstBuffer *in = gst_buffer_copy (frame), *out;
+    GstBuffer *in_buf = gst_buffer_copy (pictures[i % SOAK_PICTURES]), *out;
+    gboolean check = (i + 1) % every == 0;
 
-    GST_BUFFER_PTS (in) = i * 20 * GST_MSECOND;
-    GST_BUFFER_DURATION (in) = 20 * GST_MSECOND;
-    GST_BUFFER_OFFSET (in) = i;
-    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
-    out = gst_harness_pull (h);
+    set = n_checks % G_N_ELEMENTS (soak_checks);
+    if (check) {
+      changer_pause (&changer);
+      set_soak_check (harness->element, set);
+      gpu_test_poison_output_pool (harness->element);
+    }
+    GST_BUFFER_PTS (in_buf) = i * 20 * GST_MSECOND;
+    GST_BUFFER_DURATION (in_buf) = 20 * GST_MSECOND;
+    GST_BUFFER_OFFSET (in_buf) = i;
+    fail_unless_equals_int (gst_harness_push (harness, in_buf), GST_FLOW_OK);
+    out = gst_harness_pull (harness);
     fail_unless (out != NULL, "frame %u lost", i);
     /* In order, with the timestamps it came with. */
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * 20 * GST_MSECOND);
     fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 20 * GST_MSECOND);
+    if (check) {
+      GstVideoFrame frame;
+      gchar *what = g_strdup_printf ("soak frame %u (picture %u, checked "
+          "set %u)", i, i % SOAK_PICTURES, set);
+
+      fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+      for (c = 0; c < 3; c++) {
+        Channel got = read_component (&frame, c);
+
+        assert_channel_matches (&got, &expected[i % SOAK_PICTURES][set][c],
+            c > 0 && !soak_checks[set].filter_chroma ? 0 : 1, what, format, c);
+        channels_free (&got, 1);
+      }
+      gst_video_frame_unmap (&frame);
+      g_free (what);
+      set_checked[set]++;
+      n_checks++;
+      changer_resume (&changer);
+    }
     gst_buffer_unref (out);
 
     g_mutex_lock (&changer.lock);
     changer.frame = i + 1;
-    g_cond_signal (&changer.cond);
+    g_cond_broadcast (&changer.cond);
     g_mutex_unlock (&changer.lock);
     if (i + 1 == baseline_at) {
       rss0 = rss_bytes ();
@@ -169,20 +342,25 @@ GST_START_TEST (test_soak)
   }
   g_mutex_lock (&changer.lock);
   changer.done = TRUE;
-  g_cond_signal (&changer.cond);
+  g_cond_broadcast (&changer.cond);
   g_mutex_unlock (&changer.lock);
   g_thread_join (thread);
-  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (harness), 0);
 
   rss1 = rss_bytes ();
   gpu1 = gpu_used_bytes ();
   figure ("soak_frames", n_frames);
+  figure ("soak_frames_checked", n_checks);
   figure ("soak_property_changes", changer.changes);
   figure ("soak_seconds_x1000", (g_get_monotonic_time () - t0) / 1000);
   figure ("soak_rss_after_baseline", rss0);
   figure ("soak_rss_at_end", rss1);
   figure ("soak_gpu_used_after_baseline", gpu0);
   figure ("soak_gpu_used_at_end", gpu1);
+  fail_unless_equals_int (n_checks, n_frames / every);
+  for (set = 0; set < G_N_ELEMENTS (soak_checks) && n_checks >=
+      G_N_ELEMENTS (soak_checks); set++)
+    fail_unless (set_checked[set] > 0, "checked set %u never ran", set);
   fail_unless (changer.changes > n_frames / 2, "only %u property changes",
       changer.changes);
   fail_unless (ABS (rss1 - rss0) <= MiB, "RSS %" G_GINT64_FORMAT " -> %"
@@ -190,8 +368,13 @@ GST_START_TEST (test_soak)
   fail_unless (ABS (gpu1 - gpu0) <= MiB, "GPU memory %" G_GINT64_FORMAT
       " -> %" G_GINT64_FORMAT, gpu0, gpu1);
 
-  gst_buffer_unref (frame);
-  gst_harness_teardown (h);
+  for (pic = 0; pic < SOAK_PICTURES; pic++) {
+    gst_buffer_unref (pictures[pic]);
+    channels_free (in[pic], 3);
+    for (set = 0; set < G_N_ELEMENTS (soak_checks); set++)
+      channels_free (expected[pic][set], 3);
+  }
+  gst_harness_teardown (harness);
   g_mutex_clear (&changer.lock);
   g_cond_clear (&changer.cond);
 }
