@@ -3,7 +3,9 @@
  * bytes the system-memory path gives, and the C reference within +-1; two
  * cudabilateral in a row share one CUDA context with cudaupload; without
  * a capsfilter, cudaupload ! cudabilateral ! cudadownload, two filters in
- * a row and nvh264dec ! cudabilateral negotiate CUDA memory; since
+ * a row and nvh264dec ! cudabilateral negotiate CUDA memory; mode=gaussian,
+ * method=grid, a strength mask and filter-chroma=false give the bytes of
+ * the system-memory path there too; since
  * GStreamer 1.24, a frame whose producer's work is still pending on the
  * producer's own stream is waited for; and a cuda-device-id that does not
  * exist is a clear error. Exits 77 without a CUDA device or without
@@ -20,6 +22,9 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <unistd.h>
 
 #include "reference.h"
 
@@ -796,6 +801,146 @@ GST_START_TEST (test_bad_device_id)
 
 GST_END_TEST;
 
+/* What a setup of test_cuda_memory_modes sets beyond the parameters. */
+typedef struct
+{
+  const gchar *what;
+  Params p;
+  const gchar *method;
+  gboolean filter_chroma;
+  gboolean mask;
+} ModeSetup;
+
+static void
+apply_setup (GstElement * filter, const ModeSetup * setup,
+    const gchar * mask_path)
+{
+  params_apply (filter, &setup->p);
+  gst_util_set_object_arg (G_OBJECT (filter), "method", setup->method);
+  g_object_set (filter, "filter-chroma", setup->filter_chroma,
+      "mask-location", setup->mask ? mask_path : NULL, NULL);
+}
+
+/* The blend the README documents: in + (filtered - in) m / 255, rounded to
+ * the nearest (255 is odd: no value lies halfway). */
+static guint8
+mask_blend (guint8 in, guint8 filtered, guint8 m)
+{
+  return (guint8) ((gint) in + (gint) lround (((gint) filtered - (gint) in) *
+          m / 255.0));
+}
+
+/* mode=gaussian, method=grid, a strength mask and filter-chroma=false on
+ * frames in CUDA memory (cudaupload ! cudabilateral ! cudadownload, CUDA
+ * caps forced): every component the very bytes of the system-memory path,
+ * and the reference where there is one: the Gaussian's within +-1; with
+ * the mask (of the frame's size, so not scaled for luma and RGB), the
+ * blend of the input and the reference by it within +-1 on luma and RGB;
+ * with filter-chroma=false, luma the reference's within +-1 and chroma
+ * the input's exactly. The grid is held to the system-memory path only. */
+GST_START_TEST (test_cuda_memory_modes)
+{
+  static const gchar *fmts[] = { "NV12", "I420", "RGBA" };
+  static const ModeSetup setups[] = {
+    {"mode=gaussian", {.diameter = 9,.sigma_space = 2,.gaussian = TRUE},
+        "exact", TRUE, FALSE},
+    {"method=grid", {.diameter = 9,.sigma_color = 30,.sigma_space = 12},
+        "grid", TRUE, FALSE},
+    {"strength mask", {.diameter = 9,.sigma_color = 30,.sigma_space = 3},
+        "exact", TRUE, TRUE},
+    {"filter-chroma=false", {.diameter = 9,.sigma_color = 30,
+            .sigma_space = 3}, "exact", FALSE, FALSE},
+  };
+  const gint w = 97, h = 61;
+  guint8 *mask = g_malloc ((gsize) w * h);
+  gchar *name = g_strdup_printf ("cbf-cuda-memory-mask-%d.png",
+      (int) getpid ());
+  gchar *mask_path = g_build_filename (g_get_tmp_dir (), name, NULL);
+  guint f, s, c, n_checked = 0;
+  gint x, y;
+
+  /* A gradient, inverted every eight rows: 0 and 255 both occur. */
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++)
+      mask[y * w + x] = (guint8) ((x * 255 / (w - 1)) ^ (y & 8 ? 0xff : 0));
+  write_gray_png (mask_path, mask, w, h);
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (s = 0; s < G_N_ELEMENTS (setups); s++) {
+      const ModeSetup *setup = &setups[s];
+      GstVideoInfo info = info_for (fmts[f], w, h);
+      guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected;
+      gboolean yuv = GST_VIDEO_INFO_IS_YUV (&info);
+      GstHarness *cuda = cuda_harness_new (fmts[f], w, h, &setup->p,
+          "cudabilateral name=f");
+      GstHarness *sys = gst_harness_new ("cudabilateral");
+      GstElement *filter = filter_named (cuda, "f");
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel sys_out[GST_VIDEO_MAX_COMPONENTS];
+      Channel expected[GST_VIDEO_MAX_COMPONENTS];
+      gchar *what = g_strdup_printf ("CUDA memory, %s", setup->what);
+
+      apply_setup (filter, setup, mask_path);
+      apply_setup (sys->element, setup, mask_path);
+      gst_harness_set_caps (sys, caps_for (fmts[f], w, h), caps_for (fmts[f],
+              w, h));
+      channels_for_format (fmts[f], w, h, 900 + 10 * f + s, in);
+      push_and_read_channels (cuda, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, TRUE, s), out);
+      assert_cuda_caps (filter);
+      filter_frame (sys, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, s), sys_out);
+      for (c = 0; c < n; c++)
+        assert_channel_matches (&out[c], &sys_out[c], 0,
+            "CUDA memory against system memory", fmts[f], c);
+
+      n_expected = channels_reference_for_format (&info, in, &setup->p,
+          expected);
+      fail_unless_equals_int (n_expected, 3);
+      for (c = 0; c < n_expected && !g_str_equal (setup->method, "grid"); c++) {
+        if (c > 0 && yuv && !setup->filter_chroma) {
+          assert_channel_matches (&out[c], &in[c], 0, what, fmts[f], c);
+        } else if (setup->mask) {
+          Channel blended = { in[c].width, in[c].height, NULL };
+          gsize k;
+
+          /* Chroma's mask is scaled to its size: the system-memory path
+           * above holds it. */
+          if (c > 0 && yuv)
+            continue;
+          blended.data = g_malloc ((gsize) w * h);
+          for (k = 0; k < (gsize) w * h; k++)
+            blended.data[k] = mask_blend (in[c].data[k], expected[c].data[k],
+                mask[k]);
+          assert_channel_matches (&out[c], &blended, 1, what, fmts[f], c);
+          channels_free (&blended, 1);
+        } else {
+          assert_channel_matches (&out[c], &expected[c], 1, what, fmts[f], c);
+        }
+      }
+      for (c = n_expected; c < n; c++)
+        assert_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
+      n_checked++;
+
+      channels_free (in, n);
+      channels_free (out, n);
+      channels_free (sys_out, n);
+      channels_free (expected, n_expected);
+      gst_object_unref (filter);
+      gst_harness_teardown (cuda);
+      gst_harness_teardown (sys);
+      g_free (what);
+    }
+  fail_unless_equals_int (n_checked, G_N_ELEMENTS (fmts) *
+      G_N_ELEMENTS (setups));
+  g_unlink (mask_path);
+  g_free (mask_path);
+  g_free (name);
+  g_free (mask);
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_memory_suite (void)
 {
@@ -811,6 +956,7 @@ cuda_memory_suite (void)
   tcase_add_test (tc, test_waits_for_downstream_reader);
 #endif
   tcase_add_test (tc, test_short_cuda_memory_refused);
+  tcase_add_test (tc, test_cuda_memory_modes);
   tcase_add_test (tc, test_bad_device_id);
   return s;
 }
