@@ -1,7 +1,6 @@
 /* gst-cudabilateral test support for the tests that need a GPU. */
 
 #include "gpu_support.h"
-#include "bilateral.h"
 #include "golden.h"
 #include "reference.h"
 
@@ -352,7 +351,7 @@ channel_reference (const Channel * in, const Params * p, gboolean chroma)
   if (chroma) {
     Params scaled = *p;
 
-    cbf_bilateral_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
+    cbf_reference_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
         &sigma_space);
     scaled.diameter = diameter;
     scaled.sigma_space = sigma_space;

@@ -1,13 +1,21 @@
-/* gst-cudabilateral: plain C reference of the bilateral filter. Written
- * for clarity, not speed: every tap reads through the border rule. */
+/* gst-cudabilateral: plain C reference of the filter's semantics. Written
+ * for clarity, not speed: every tap reads through the border rule. Nothing
+ * here comes from kernels/ (reference.h says why): the constants below
+ * restate the element's on purpose. */
 
 #include "reference.h"
-#include "bilateral.h"
-#include "gaussian.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* OpenCV 5.0's bilateralFilter returns its input unchanged when either
+ * sigma is at most this (earlier versions took such sigmas as 1); restated
+ * here on purpose, the element has its own. */
+#define MIN_SIGMA 1e-6
+
+/* The element's largest Gaussian kernel, restated on purpose. */
+#define GAUSSIAN_MAX_KSIZE 1201
 
 /* OpenCV's borderInterpolate for BORDER_REFLECT_101. */
 static int
@@ -20,6 +28,19 @@ reflect101 (int p, int len)
   return p;
 }
 
+/* reflect101 (i - @radius, @len) for i in [0, @len + 2 @radius): the
+ * border rule looked up once per row or column. */
+static int *
+reflected_indices (int len, int radius)
+{
+  int *idx = malloc ((size_t) (len + 2 * radius) * sizeof (int));
+  int i;
+
+  for (i = 0; i < len + 2 * radius; i++)
+    idx[i] = reflect101 (i - radius, len);
+  return idx;
+}
+
 /* Sample @i of an image of 8-bit (@bytes 1) or 16-bit samples. */
 static inline int
 sample_at (const void *image, size_t i, int bytes)
@@ -28,14 +49,23 @@ sample_at (const void *image, size_t i, int bytes)
       ((const uint16_t *) image)[i];
 }
 
-/* OpenCV 5.0's bilateralFilter returns its input unchanged when either
- * sigma is at most 1e-6 (earlier versions took such sigmas as 1). */
+static inline void
+sample_set (void *image, size_t i, int bytes, long v)
+{
+  if (bytes == 1)
+    ((uint8_t *) image)[i] = (uint8_t) v;
+  else
+    ((uint16_t *) image)[i] = (uint16_t) v;
+}
+
 static int
 passes_through (double sigma_color, double sigma_space)
 {
-  return sigma_color <= 1e-6 || sigma_space <= 1e-6;
+  return sigma_color <= MIN_SIGMA || sigma_space <= MIN_SIGMA;
 }
 
+/* Copies the pixels of an image of samples of @bytes bytes (strides and
+ * pixels in samples). */
 static void
 copy_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
     int bytes, int width, int height, int pixel_samples)
@@ -48,57 +78,113 @@ copy_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
         (size_t) width * pixel_samples * bytes);
 }
 
-/* The filter in float, OpenCV's arithmetic, on samples of @bytes bytes
- * (strides and pixels in samples): weight space_lut[dx^2 + dy^2] x
- * @range[L1 distance >> @shift], float sums, the quotient rounded. Both
- * references below: the 8-bit one with OpenCV's tables, the deep one with
- * the deep range table. */
-static void
-float_bilateral (const void *src, size_t src_stride, void *dst,
-    size_t dst_stride, int bytes, int width, int height, int pixel_samples,
-    int colour_offset, int channels, int radius, const float *tables,
-    const float *range, int shift)
+int
+cbf_reference_radius (int diameter, double sigma_space)
 {
-  const float *space_lut = cbf_tables_space (tables);
-  const float *half_width = cbf_tables_half_width (tables, radius);
-  int x, y, dx, dy, c;
+  int radius;
 
-  for (y = 0; y < height; y++) {
+  if (sigma_space <= 0)
+    sigma_space = 1;
+  /* cvRound rounds half to even, as lrint does in the default mode. */
+  radius = diameter > 0 ? diameter / 2 : (int) lrint (sigma_space * 1.5);
+  return radius < 1 ? 1 : radius;
+}
+
+void
+cbf_reference_chroma_params (int diameter, double sigma_space, int factor,
+    int *chroma_diameter, double *chroma_sigma_space)
+{
+  if (diameter > 0)
+    *chroma_diameter = diameter / factor > 1 ? diameter / factor : 1;
+  else
+    *chroma_diameter = diameter;
+  *chroma_sigma_space = sigma_space / factor;
+}
+
+double
+cbf_reference_range_weight (double distance, int bits, double sigma_color)
+{
+  double s = (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) / 255.0;
+
+  return exp (-(distance * distance) / (2 * s * s));
+}
+
+double
+cbf_reference_space_weight (int dx, int dy, int radius, double sigma_space)
+{
+  /* OpenCV: r = sqrt (i^2 + j^2) in double, the tap left out when
+   * r > radius, the weight exp (r * r * (-0.5 / sigma^2)). */
+  double r = sqrt ((double) dx * dx + (double) dy * dy);
+  double s = sigma_space > 0 ? sigma_space : 1;
+
+  if (r > radius)
+    return 0;
+  return exp (-(r * r) / (2 * s * s));
+}
+
+/* The bilateral filter in double on samples of @bytes bytes and @bits bits
+ * (strides and pixels in samples). */
+static void
+exact_bilateral (const void *src, size_t src_stride, void *dst,
+    size_t dst_stride, int bytes, int bits, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space)
+{
+  int radius = cbf_reference_radius (diameter, sigma_space);
+  int side = 2 * radius + 1, n_taps = 0, largest = channels * ((1 << bits) - 1);
+  int *tap_dx = malloc ((size_t) side * side * sizeof (int));
+  int *tap_dy = malloc ((size_t) side * side * sizeof (int));
+  double *tap_w = malloc ((size_t) side * side * sizeof (double));
+  double *range = malloc ((size_t) (largest + 1) * sizeof (double));
+  int *cols = reflected_indices (width, radius);
+  int *rows = reflected_indices (height, radius);
+  int x, y, t, c, d;
+
+  for (d = 0; d <= largest; d++)
+    range[d] = cbf_reference_range_weight (d, bits, sigma_color);
+  for (y = -radius; y <= radius; y++)
+    for (x = -radius; x <= radius; x++) {
+      double w = cbf_reference_space_weight (x, y, radius, sigma_space);
+
+      if (sqrt ((double) x * x + (double) y * y) > radius)
+        continue;
+      tap_dx[n_taps] = x;
+      tap_dy[n_taps] = y;
+      tap_w[n_taps++] = w;
+    }
+  for (y = 0; y < height; y++)
     for (x = 0; x < width; x++) {
-      size_t centre = y * src_stride + x * pixel_samples;
-      size_t out = y * dst_stride + x * pixel_samples;
-      float sum[3] = { 0, 0, 0 }, wsum = 0;
+      size_t centre = y * src_stride + (size_t) x * pixel_samples;
+      size_t out = y * dst_stride + (size_t) x * pixel_samples;
+      double sum[3] = { 0, 0, 0 }, wsum = 0;
 
-      for (dy = -radius; dy <= radius; dy++) {
-        int hw = (int) half_width[abs (dy)];
-        size_t row = reflect101 (y + dy, height) * src_stride;
+      for (t = 0; t < n_taps; t++) {
+        size_t p = rows[y + tap_dy[t] + radius] * src_stride +
+            (size_t) cols[x + tap_dx[t] + radius] * pixel_samples +
+            colour_offset;
+        int distance = 0;
+        double w;
 
-        for (dx = -hw; dx <= hw; dx++) {
-          size_t p = row + reflect101 (x + dx, width) * pixel_samples;
-          int distance = 0;
-          float w;
-
-          for (c = 0; c < channels; c++)
-            distance += abs (sample_at (src, p + colour_offset + c, bytes) -
-                sample_at (src, centre + colour_offset + c, bytes));
-          w = space_lut[dx * dx + dy * dy] * range[distance >> shift];
-          for (c = 0; c < channels; c++)
-            sum[c] += w * sample_at (src, p + colour_offset + c, bytes);
-          wsum += w;
-        }
+        for (c = 0; c < channels; c++)
+          distance += abs (sample_at (src, p + c, bytes) -
+              sample_at (src, centre + colour_offset + c, bytes));
+        w = tap_w[t] * range[distance];
+        for (c = 0; c < channels; c++)
+          sum[c] += w * sample_at (src, p + c, bytes);
+        wsum += w;
       }
       memcpy ((uint8_t *) dst + out * bytes,
-          (const uint8_t *) src + centre * bytes, pixel_samples * bytes);
-      for (c = 0; c < channels; c++) {
-        long v = lrintf (sum[c] / wsum);
-
-        if (bytes == 1)
-          ((uint8_t *) dst)[out + colour_offset + c] = (uint8_t) v;
-        else
-          ((uint16_t *) dst)[out + colour_offset + c] = (uint16_t) v;
-      }
+          (const uint8_t *) src + centre * bytes,
+          (size_t) pixel_samples * bytes);
+      for (c = 0; c < channels; c++)
+        sample_set (dst, out + colour_offset + c, bytes, lrint (sum[c] / wsum));
     }
-  }
+  free (tap_dx);
+  free (tap_dy);
+  free (tap_w);
+  free (range);
+  free (cols);
+  free (rows);
 }
 
 void
@@ -107,19 +193,13 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space)
 {
-  int radius = cbf_bilateral_radius (diameter, sigma_space);
-  float *tables;
-
-  if (passes_through (sigma_color, sigma_space)) {
+  if (passes_through (sigma_color, sigma_space))
     copy_image (src, src_stride, dst, dst_stride, 1, width, height,
         pixel_bytes);
-    return;
-  }
-  tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
-  cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
-  float_bilateral (src, src_stride, dst, dst_stride, 1, width, height,
-      pixel_bytes, colour_offset, channels, radius, tables, tables, 0);
-  free (tables);
+  else
+    exact_bilateral (src, src_stride, dst, dst_stride, 1, 8, width, height,
+        pixel_bytes, colour_offset, channels, diameter, sigma_color,
+        sigma_space);
 }
 
 void
@@ -128,81 +208,73 @@ cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     int pixel_samples, int colour_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space)
 {
-  int radius = cbf_bilateral_radius (diameter, sigma_space);
-  double sc = (sigma_color > 0 ? sigma_color : 1) * ((1 << bits) - 1) / 255.0;
-  double ss = sigma_space > 0 ? sigma_space : 1;
-  double gauss_color = -0.5 / (sc * sc), gauss_space = -0.5 / (ss * ss);
-  int x, y, dx, dy, c;
-
-  if (passes_through (sigma_color, sigma_space)) {
+  if (passes_through (sigma_color, sigma_space))
     copy_image (src, src_stride, dst, dst_stride, 2, width, height,
         pixel_samples);
-    return;
-  }
-  for (y = 0; y < height; y++) {
-    for (x = 0; x < width; x++) {
-      const uint16_t *centre = src + y * src_stride + x * pixel_samples;
-      uint16_t *out = dst + y * dst_stride + x * pixel_samples;
-      double sum[3] = { 0, 0, 0 }, wsum = 0;
-
-      for (dy = -radius; dy <= radius; dy++) {
-        const uint16_t *row = src + reflect101 (y + dy, height) * src_stride;
-
-        for (dx = -radius; dx <= radius; dx++) {
-          const uint16_t *p;
-          double distance = 0, w;
-
-          if (sqrt ((double) (dx * dx + dy * dy)) > radius)
-            continue;
-          p = row + reflect101 (x + dx, width) * pixel_samples;
-          for (c = 0; c < channels; c++)
-            distance += abs (p[colour_offset + c] - centre[colour_offset + c]);
-          w = exp ((dx * dx + dy * dy) * gauss_space) *
-              exp (distance * distance * gauss_color);
-          for (c = 0; c < channels; c++)
-            sum[c] += w * p[colour_offset + c];
-          wsum += w;
-        }
-      }
-      memcpy (out, centre, pixel_samples * sizeof (uint16_t));
-      for (c = 0; c < channels; c++)
-        out[colour_offset + c] = (uint16_t) lrint (sum[c] / wsum);
-    }
-  }
+  else
+    exact_bilateral (src, src_stride, dst, dst_stride, 2, bits, width,
+        height, pixel_samples, colour_offset, channels, diameter,
+        sigma_color, sigma_space);
 }
 
 void
-cbf_reference_bilateral_deep_table (const uint16_t * src, size_t src_stride,
-    uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
-    int diameter, double sigma_color, double sigma_space)
+cbf_reference_gaussian_params (int diameter, double sigma_space, int *ksize,
+    double *sigma)
 {
-  int radius = cbf_bilateral_radius (diameter, sigma_space);
-  float *tables, *range;
+  /* The element's rule (its own is cbf_gaussian_params in kernels/),
+   * restated: a positive diameter is the size, made odd upwards, with
+   * sigma-space as given (getGaussianKernel derives a sigma <= 0 from the
+   * size); otherwise OpenCV's size for 8-bit images from sigma-space,
+   * which is taken as 1 where <= 0 (OpenCV would refuse both <= 0). */
+  *sigma = sigma_space;
+  if (diameter > 0) {
+    *ksize = diameter | 1;
+  } else {
+    if (*sigma <= 0)
+      *sigma = 1;
+    *ksize = (int) lrint (*sigma * 6 + 1) | 1;
+  }
+  if (*ksize > GAUSSIAN_MAX_KSIZE)
+    *ksize = GAUSSIAN_MAX_KSIZE;
+}
 
-  if (passes_through (sigma_color, sigma_space)) {
-    copy_image (src, src_stride, dst, dst_stride, 2, width, height,
-        pixel_samples);
+void
+cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma)
+{
+  /* getGaussianKernel's fixed kernels (sizes 1, 3, 5, 7 with sigma <= 0). */
+  static const double fixed[4][7] = {
+    {1},
+    {0.25, 0.5, 0.25},
+    {0.0625, 0.25, 0.375, 0.25, 0.0625},
+    {0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125},
+  };
+  double sum = 0;
+  int i;
+
+  if (ksize % 2 == 1 && ksize <= 7 && sigma <= 0) {
+    memcpy (coeffs, fixed[ksize / 2], ksize * sizeof (double));
     return;
   }
-  tables = malloc (cbf_bilateral_tables_len (radius) * sizeof (float));
-  range = malloc (CBF_DEEP_RANGE_LUT_LEN * sizeof (float));
-  cbf_bilateral_tables_fill (tables, radius, sigma_color, sigma_space);
-  cbf_deep_range_fill (range, bits, channels, sigma_color);
-  float_bilateral (src, src_stride, dst, dst_stride, 2, width, height,
-      pixel_samples, colour_offset, channels, radius, tables, range,
-      cbf_deep_range_shift (bits, channels));
-  free (tables);
-  free (range);
+  if (sigma <= 0)
+    sigma = 0.3 * ((ksize - 1) * 0.5 - 1) + 0.8;
+  for (i = 0; i < ksize; i++) {
+    double x = i - (ksize - 1) / 2.0;
+
+    coeffs[i] = exp (-(x * x) / (2 * sigma * sigma));
+    sum += coeffs[i];
+  }
+  for (i = 0; i < ksize; i++)
+    coeffs[i] /= sum;
 }
 
 /* The separable Gaussian of both references, unrounded: channels
  * [@colour_offset, + @channels) of each pixel of @src (samples of
  * @sample_bytes; @src_stride and @pixel_samples in samples), filtered
  * along the rows, then along the columns, into width x height x channels
- * values. @float_sums: every product and sum rounded to float, as the 8-bit
- * kernels compute (double holds a float product or sum exactly, so that
- * rounding it to float is float arithmetic); else double throughout. */
+ * values. @float_sums: the coefficients rounded to float and every product
+ * and sum rounded to float, as OpenCV's 8-bit blur computes (double holds
+ * a float product or sum exactly, so that rounding it to float is float
+ * arithmetic); else double throughout. */
 static double *
 separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
     int width, int height, int pixel_samples, int colour_offset,
@@ -212,13 +284,15 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
   double *rows = malloc (n * sizeof (double));
   double *out = malloc (n * sizeof (double));
   int ksize, radius, x, y, c, i;
-  double sigma;
-  float *coeffs;
+  double sigma, *coeffs;
 
-  cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+  cbf_reference_gaussian_params (diameter, sigma_space, &ksize, &sigma);
   radius = ksize / 2;
-  coeffs = malloc (ksize * sizeof (float));
-  cbf_gaussian_kernel_fill (coeffs, ksize, sigma);
+  coeffs = malloc (ksize * sizeof (double));
+  cbf_reference_gaussian_kernel (coeffs, ksize, sigma);
+  if (float_sums)
+    for (i = 0; i < ksize; i++)
+      coeffs[i] = (float) coeffs[i];
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++)
       for (c = 0; c < channels; c++) {
@@ -293,9 +367,51 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
       for (c = 0; c < channels; c++) {
         double sum = sums[((size_t) y * width + x) * channels + c];
 
-        /* The coefficients' float sum may exceed 1 by a rounding. */
+        /* The coefficients' sum may exceed 1 by a rounding. */
         out[colour_offset + c] = (uint16_t) (sum > 65535 ? 65535 : lrint (sum));
       }
     }
   free (sums);
+}
+
+/* ---------------------------------------------------------------- */
+/* The strength mask. */
+
+/* The source position of destination column (or row) @x. */
+static double
+mask_position (int x, int src_len, int dst_len)
+{
+  double p = (x + 0.5) * src_len / dst_len - 0.5;
+
+  return p < 0 ? 0 : p > src_len - 1 ? src_len - 1 : p;
+}
+
+double
+cbf_reference_mask_level (const uint8_t * mask, size_t pitch, int src_w,
+    int src_h, int dst_w, int dst_h, int x, int y)
+{
+  double sx = mask_position (x, src_w, dst_w);
+  double sy = mask_position (y, src_h, dst_h);
+  int x0 = (int) floor (sx), y0 = (int) floor (sy);
+  int x1 = x0 + 1 < src_w ? x0 + 1 : x0, y1 = y0 + 1 < src_h ? y0 + 1 : y0;
+  double a = sx - x0, b = sy - y0;
+  const uint8_t *r0 = mask + (size_t) y0 * pitch;
+  const uint8_t *r1 = mask + (size_t) y1 * pitch;
+
+  return (1 - b) * ((1 - a) * r0[x0] + a * r0[x1]) +
+      b * ((1 - a) * r1[x0] + a * r1[x1]);
+}
+
+int
+cbf_reference_mask_sample (const uint8_t * mask, size_t pitch, int src_w,
+    int src_h, int dst_w, int dst_h, int x, int y)
+{
+  return (int) floor (cbf_reference_mask_level (mask, pitch, src_w, src_h,
+          dst_w, dst_h, x, y) + 0.5);
+}
+
+int
+cbf_reference_mask_blend (int in, int filtered, int m)
+{
+  return in + (int) lround ((double) (filtered - in) * m / 255.0);
 }

@@ -1,6 +1,11 @@
 /* gst-cudabilateral: plain C reference of the filter's semantics, the
  * oracle the GPU output is compared with where no golden file exists. It is
- * itself checked against OpenCV's golden files (test_reference). */
+ * itself checked against OpenCV's golden files (test_reference).
+ *
+ * It shares no code with the element: every rule, weight, table and
+ * constant it needs is computed here from OpenCV's definitions or from the
+ * element's documentation, and it includes nothing from kernels/, so that a bug in the element's
+ * tables or rules cannot hide in its oracle too. */
 
 #ifndef CBF_TEST_REFERENCE_H
 #define CBF_TEST_REFERENCE_H
@@ -8,11 +13,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gaussian.h"
+/* OpenCV's radius rule of bilateralFilter: @diameter / 2 for
+ * @diameter > 0, else cvRound (1.5 * @sigma_space) (a sigma_space <= 0
+ * taken as 1), at least 1. */
+int cbf_reference_radius (int diameter, double sigma_space);
+
+/* The element's parameters of a chroma plane subsampled by @factor in
+ * width: @diameter / @factor (integer division, at least 1) when
+ * @diameter > 0, else @diameter kept; @sigma_space / @factor. */
+void cbf_reference_chroma_params (int diameter, double sigma_space,
+    int factor, int *chroma_diameter, double *chroma_sigma_space);
+
+/* The bilateral filter's weights in double: the range weight of an L1
+ * distance @distance, exp (-d^2 / (2 s^2)) with s = @sigma_color (8-bit
+ * levels) x (2^@bits - 1) / 255, and the spatial weight of tap (@dx, @dy),
+ * exp (-r^2 / (2 @sigma_space^2)) with r = sqrt (dx^2 + dy^2) as OpenCV
+ * computes it, or 0 where r > @radius (the tap is not in the window). */
+double cbf_reference_range_weight (double distance, int bits,
+    double sigma_color);
+double cbf_reference_space_weight (int dx, int dy, int radius,
+    double sigma_space);
 
 /* Filters @channels (1 or 3) colour bytes starting at byte @colour_offset of
  * each @pixel_bytes-byte pixel, as cv::bilateralFilter with BORDER_DEFAULT
- * does; the pixel's other bytes are copied from @src. */
+ * does (within +-1: the weights and sums in double, the quotient rounded
+ * half to even); the pixel's other bytes are copied from @src. Either
+ * sigma at most 1e-6 copies @src, as OpenCV 5.0 does. */
 void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
@@ -20,44 +46,64 @@ void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
 
 /* The filter on samples of @bits bits (9 to 16, each in a uint16_t, values
  * 0 to 2^bits - 1), in double precision: the circular window of
- * cbf_bilateral_radius (@diameter, @sigma_space), reflect-101 borders, the
+ * cbf_reference_radius (@diameter, @sigma_space), reflect-101 borders, the
  * L1 distance of the @channels samples from @colour_offset of each
- * @pixel_samples-sample pixel, weights exp (-r^2 / (2 sigma_space^2)) x
- * exp (-d^2 / (2 s^2)) where s is @sigma_color, given in 8-bit levels,
- * times (2^bits - 1) / 255 (a sigma <= 0 taken as 1 first, as OpenCV
- * does), and the result rounded to the nearest, half to even. Strides are
- * in samples; the pixel's other samples are copied from @src. */
+ * @pixel_samples-sample pixel, the weights of cbf_reference_range_weight
+ * and cbf_reference_space_weight (sigma-color given in 8-bit levels), and
+ * the result rounded to the nearest, half to even. Strides are in samples;
+ * the pixel's other samples are copied from @src. */
 void cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
     int pixel_samples, int colour_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space);
 
-/* The deep-sample filter in the arithmetic planned for its kernels: float
- * spatial weights (bilateral.h's tables), the range weight from
- * cbf_deep_range_fill's table at distance >> cbf_deep_range_shift, float
- * sums, the quotient rounded to the nearest. Checked against
- * cbf_reference_bilateral_deep, it bounds what those kernels can reach. */
-void cbf_reference_bilateral_deep_table (const uint16_t * src,
-    size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
-    int height, int pixel_samples, int colour_offset, int channels, int bits,
-    int diameter, double sigma_color, double sigma_space);
+/* The kernel size and sigma of OpenCV's GaussianBlur that the element's
+ * @diameter and @sigma_space stand for in mode=gaussian (the element's
+ * rule, restated): @diameter > 0: @diameter | 1, sigma @sigma_space as
+ * given (<= 0: derived from the size); else cvRound (6 sigma + 1) | 1
+ * with sigma = @sigma_space (<= 0 taken as 1); the size at most 1201. */
+void cbf_reference_gaussian_params (int diameter, double sigma_space,
+    int *ksize, double *sigma);
 
-/* The same pixels blurred as cv::GaussianBlur does (kernel size and sigma
- * from cbf_gaussian_params (@diameter, @sigma_space), BORDER_DEFAULT),
- * within +-1: separable, float sums, horizontal then vertical. */
+/* OpenCV's getGaussianKernel (@ksize, @sigma) in double into @coeffs
+ * (@ksize values): the fixed kernels for odd sizes up to 7 with
+ * @sigma <= 0, else exp (-x^2 / (2 sigma^2)) normalised to a sum of 1,
+ * sigma <= 0 derived from the size as 0.3 ((ksize - 1) / 2 - 1) + 0.8. */
+void cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma);
+
+/* The same pixels blurred as cv::GaussianBlur does (kernel of
+ * cbf_reference_gaussian_params (@diameter, @sigma_space),
+ * BORDER_DEFAULT), within +-1: separable, the coefficients rounded to
+ * float and float sums, horizontal then vertical. */
 void cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_space);
 
 /* The same blur on samples of up to 16 bits (each in a uint16_t; strides
- * and pixels in samples): the coefficients of cbf_gaussian_kernel_fill,
- * the two passes summed in double with no rounding between them, the
- * result rounded to the nearest. What the deep formats' mode=gaussian
- * must give within their tolerance. */
+ * and pixels in samples): the coefficients and both passes in double with
+ * no rounding between them, the result rounded to the nearest. What the
+ * deep formats' mode=gaussian must give within their tolerance. */
 void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_space);
+
+/* The strength mask as the element documents it: the @src_w x @src_h mask
+ * (rows @pitch bytes apart) scaled to @dst_w x @dst_h, pixel centres
+ * aligned as cv::resize INTER_LINEAR does (source position
+ * (x + 0.5) src / dst - 0.5, clamped to [0, src - 1]), bilinear, in
+ * double: the level at destination pixel (@x, @y), unrounded, and rounded
+ * to the nearest (half up). The element's 11-bit fixed point may give one
+ * level more or less than the rounded value. */
+double cbf_reference_mask_level (const uint8_t * mask, size_t pitch,
+    int src_w, int src_h, int dst_w, int dst_h, int x, int y);
+int cbf_reference_mask_sample (const uint8_t * mask, size_t pitch,
+    int src_w, int src_h, int dst_w, int dst_h, int x, int y);
+
+/* A sample blended by a mask level @m (0 to 255): @in + (@filtered - @in)
+ * @m / 255 rounded to the nearest (half away from zero; 255 is odd, so
+ * that no value lies halfway): 0 gives @in, 255 gives @filtered. */
+int cbf_reference_mask_blend (int in, int filtered, int m);
 
 #endif

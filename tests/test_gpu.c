@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <math.h>
 
-#include "bilateral.h"
+#include <cuda_runtime_api.h>
+
 #include "golden.h"
 #include "gpu_support.h"
-#include "mask.h"
 #include "reference.h"
 
 typedef struct
@@ -482,8 +482,10 @@ filter_masked (const Image * im, const Params * p, const gchar * mask)
 }
 
 /* What the mask (@mask_w x @mask_h) makes of the unmasked output
- * @filtered: the same integer arithmetic as the kernels (mask.h), so the
- * comparison is exact. */
+ * @filtered, by the reference's scaling and blend (reference.h): computed
+ * in double, the scaled mask may differ from the element's 11-bit fixed
+ * point by one level, so the output is compared within +-1 of it
+ * (assert_matches). */
 static Image
 expected_masked (const Image * in, const Image * filtered,
     const guint8 * mask, gint mask_w, gint mask_h)
@@ -494,13 +496,14 @@ expected_masked (const Image * in, const Image * filtered,
 
   for (y = 0; y < in->height; y++)
     for (x = 0; x < in->width; x++) {
-      guint8 m = cbf_mask_sample (mask, mask_w, mask_w, mask_h, in->width,
-          in->height, x, y);
+      gint m = cbf_reference_mask_sample (mask, mask_w, mask_w, mask_h,
+          in->width, in->height, x, y);
       for (b = 0; b < f->pixel_bytes; b++) {
         gsize i = y * in->stride + x * f->pixel_bytes + b;
         gsize o = y * filtered->stride + x * f->pixel_bytes + b;
         e.pixels[y * e.stride + x * f->pixel_bytes + b] =
-            cbf_mask_blend_value (in->pixels[i], filtered->pixels[o], m);
+            (guint8) cbf_reference_mask_blend (in->pixels[i],
+            filtered->pixels[o], m);
       }
     }
   return e;
@@ -519,8 +522,9 @@ assert_images_equal (const Image * a, const Image * b, const gchar * what)
 }
 
 /* All 255: the plain filter; all 0: the input, bit for bit; half and
- * half; a mask of another size, scaled. Bilateral and Gaussian, colour
- * (both layouts) and GRAY8. */
+ * half, and a mask of another size, scaled: within +-1 of the reference's
+ * blend (expected_masked). Bilateral and Gaussian, colour (both layouts)
+ * and GRAY8. */
 GST_START_TEST (test_mask_blend)
 {
   const Format *fmts[] = { &formats[0], &formats[4], GRAY8 };
@@ -563,13 +567,13 @@ GST_START_TEST (test_mask_blend)
 
       out = filter_masked (&in, &params[p], halves_path);
       expected = expected_masked (&in, &plain, halves, w, h);
-      assert_images_equal (&out, &expected, "half and half");
+      assert_matches (&out, &expected, &in, "half and half");
       image_free (&out);
       image_free (&expected);
 
       out = filter_masked (&in, &params[p], small_path);
       expected = expected_masked (&in, &plain, small, small_w, small_h);
-      assert_images_equal (&out, &expected, "16x9 mask scaled");
+      assert_matches (&out, &expected, &in, "16x9 mask scaled");
       image_free (&out);
       image_free (&expected);
 
@@ -698,8 +702,10 @@ gradient (gint w, gint h, gboolean negative)
 
 /* The mask's upload is ordered with the kernels that read it: the first
  * frame after each of CBF_MASK_RELOADS (1000) reloads, alternating between
- * two masks of one size (so that no reallocation synchronises), is exactly
- * the expected blend of the newly loaded mask. */
+ * two masks of one size (so that no reallocation synchronises), is the
+ * blend of the newly loaded mask (within +-1 of the reference's, see
+ * expected_masked; the two masks' blends are further apart than that
+ * wherever the masks differ by more than a level). */
 GST_START_TEST (test_mask_reloads)
 {
   const gchar *env = g_getenv ("CBF_MASK_RELOADS");
@@ -720,15 +726,15 @@ GST_START_TEST (test_mask_reloads)
   expected[1] = expected_masked (&in, &plain, masks[1], mask_w, mask_h);
   for (i = 0; i < n; i++) {
     g_object_set (harness->element, "mask-location", paths[i % 2], NULL);
+    gchar *what = g_strdup_printf ("reload %u: the blend with the new mask",
+        i);
+
     out = filter_image (harness, &in);
-    for (gint y = 0; y < h; y++)
-      fail_unless (memcmp (out.pixels + y * out.stride,
-              expected[i % 2].pixels + y * expected[i % 2].stride,
-              (gsize) w * 4) == 0, "reload %u: row %d differs from the "
-          "blend with the new mask", i, y);
+    assert_matches (&out, &expected[i % 2], &in, what);
     image_free (&out);
+    g_free (what);
   }
-  GST_INFO ("%u reloads, each first frame exact", n);
+  GST_INFO ("%u reloads, each first frame the new mask's blend", n);
   gst_harness_teardown (harness);
   for (i = 0; i < 2; i++) {
     g_unlink (paths[i]);
@@ -795,7 +801,7 @@ GST_START_TEST (test_mask_change_during_start)
   out = filter_image (harness, &in);
   plain = filter_masked (&in, &p, NULL);
   expected = expected_masked (&in, &plain, quick, w, h);
-  assert_images_equal (&out, &expected, "the mask set during the start");
+  assert_matches (&out, &expected, &in, "the mask set during the start");
 
   gst_harness_teardown (harness);
   gst_object_unref (e);

@@ -1,5 +1,9 @@
 /* The C reference against OpenCV's golden files: the oracle of the GPU
- * tests is itself checked here, in CI, without a GPU. */
+ * tests is itself checked here, in CI, without a GPU. Then, in their own
+ * part at the end, the kernels' host-side arithmetic (the tables and rules
+ * the element fills its kernels' parameters with) against the reference:
+ * there the reference is the oracle and the table code is what is tested,
+ * the one place in tests/ that calls kernels/ code directly. */
 
 #include <gst/check/gstcheck.h>
 
@@ -7,7 +11,6 @@
 
 #include "golden.h"
 #include "reference.h"
-#include "bilateral.h"
 #include "gpu_support.h"
 
 GST_START_TEST (test_reference_matches_opencv)
@@ -88,8 +91,8 @@ GST_START_TEST (test_deep_reference_widened_matches_opencv)
 GST_END_TEST;
 
 /* Each plane of the YUV cases, filtered on its own: luma with the case's
- * parameters, chroma with those the element derives for it
- * (cbf_bilateral_chroma_params), which must be the ones OpenCV was run
+ * parameters, chroma with those the reference derives for it
+ * (cbf_reference_chroma_params), which must be the ones OpenCV was run
  * with. */
 GST_START_TEST (test_reference_matches_opencv_yuv)
 {
@@ -103,7 +106,7 @@ GST_START_TEST (test_reference_matches_opencv_yuv)
     gint chroma_diameter;
     gdouble chroma_sigma_space;
 
-    cbf_bilateral_chroma_params (c->diameter, c->sigma_space, 2,
+    cbf_reference_chroma_params (c->diameter, c->sigma_space, 2,
         &chroma_diameter, &chroma_sigma_space);
     fail_unless (chroma_diameter == c->chroma_diameter
         && chroma_sigma_space == c->chroma_sigma_space,
@@ -143,13 +146,36 @@ GST_END_TEST;
 /* The radius rule, on values OpenCV documents or rounds at a tie. */
 GST_START_TEST (test_radius_rule)
 {
-  fail_unless_equals_int (cbf_bilateral_radius (9, 75), 4);
-  fail_unless_equals_int (cbf_bilateral_radius (4, 75), 2);
-  fail_unless_equals_int (cbf_bilateral_radius (1, 75), 1);
-  fail_unless_equals_int (cbf_bilateral_radius (0, 2.5), 4);    /* 3.75 */
-  fail_unless_equals_int (cbf_bilateral_radius (0, 1), 2);      /* 1.5: even */
-  fail_unless_equals_int (cbf_bilateral_radius (-1, 0), 2);     /* sigma 1 */
-  fail_unless_equals_int (cbf_bilateral_radius (0, 200), CBF_MAX_RADIUS);
+  fail_unless_equals_int (cbf_reference_radius (9, 75), 4);
+  fail_unless_equals_int (cbf_reference_radius (4, 75), 2);
+  fail_unless_equals_int (cbf_reference_radius (1, 75), 1);
+  fail_unless_equals_int (cbf_reference_radius (0, 2.5), 4);    /* 3.75 */
+  fail_unless_equals_int (cbf_reference_radius (0, 1), 2);      /* 1.5: even */
+  fail_unless_equals_int (cbf_reference_radius (0, 5.0 / 3), 2);        /* 2.5 */
+  fail_unless_equals_int (cbf_reference_radius (-1, 0), 2);     /* sigma 1 */
+  fail_unless_equals_int (cbf_reference_radius (0, 0.1), 1);    /* at least */
+  /* sigma-space's largest value, 200: 300, the element's largest radius. */
+  fail_unless_equals_int (cbf_reference_radius (0, 200), 300);
+}
+
+GST_END_TEST;
+
+/* The chroma rule at its edges: integer division, at least 1, derived
+ * radii kept derived. */
+GST_START_TEST (test_chroma_rule)
+{
+  gint d;
+  gdouble ss;
+
+  cbf_reference_chroma_params (15, 10, 2, &d, &ss);
+  fail_unless (d == 7 && ss == 5);
+  cbf_reference_chroma_params (1, 1, 2, &d, &ss);
+  fail_unless (d == 1 && ss == 0.5);
+  cbf_reference_chroma_params (0, 2.5, 2, &d, &ss);
+  fail_unless (d == 0 && ss == 1.25);
+  fail_unless_equals_int (cbf_reference_radius (d, ss), 2);     /* 1.875 */
+  cbf_reference_chroma_params (-1, 0, 2, &d, &ss);
+  fail_unless (d == -1 && ss == 0);
 }
 
 GST_END_TEST;
@@ -186,14 +212,256 @@ GST_START_TEST (test_gaussian_reference_matches_opencv)
   }
   golden_free_cases (cases);
 
-  cbf_gaussian_params (4, 0, &ksize, &sigma);
+  cbf_reference_gaussian_params (4, 0, &ksize, &sigma);
   fail_unless (ksize == 5 && sigma == 0);
-  cbf_gaussian_params (0, 1.5, &ksize, &sigma);
+  cbf_reference_gaussian_params (0, 1.5, &ksize, &sigma);
   fail_unless (ksize == 11 && sigma == 1.5);    /* cvRound (10) | 1 */
-  cbf_gaussian_params (-1, 0, &ksize, &sigma);
+  cbf_reference_gaussian_params (-1, 0, &ksize, &sigma);
   fail_unless (ksize == 7 && sigma == 1);
-  cbf_gaussian_params (0, 200, &ksize, &sigma);
-  fail_unless_equals_int (ksize, CBF_GAUSSIAN_MAX_KSIZE);
+  /* Capped at 1201, the element's largest kernel. */
+  cbf_reference_gaussian_params (0, 200, &ksize, &sigma);
+  fail_unless_equals_int (ksize, 1201);
+}
+
+GST_END_TEST;
+
+/* The mask's scaling and blend on values worked by hand: a mask of the
+ * frame's size is itself, a 2 x 1 mask stretched over 4 pixels reads
+ * 0, 1/4, 3/4 and 1 of the way (centres aligned, ends clamped), and the
+ * blend rounds to the nearest, away from zero at 128 / 255 of one level. */
+GST_START_TEST (test_mask_reference)
+{
+  static const guint8 mask[2] = { 0, 200 };
+  static const gint stretched[4] = { 0, 50, 150, 200 };
+  gint x;
+
+  for (x = 0; x < 2; x++)
+    fail_unless_equals_int (cbf_reference_mask_sample (mask, 2, 2, 1, 2, 1,
+            x, 0), mask[x]);
+  for (x = 0; x < 4; x++)
+    fail_unless_equals_int (cbf_reference_mask_sample (mask, 2, 2, 1, 4, 1,
+            x, 0), stretched[x]);
+  fail_unless_equals_int (cbf_reference_mask_blend (10, 200, 0), 10);
+  fail_unless_equals_int (cbf_reference_mask_blend (10, 200, 255), 200);
+  fail_unless_equals_int (cbf_reference_mask_blend (0, 1, 128), 1);
+  fail_unless_equals_int (cbf_reference_mask_blend (0, 1, 127), 0);
+  fail_unless_equals_int (cbf_reference_mask_blend (1, 0, 128), 0);
+  fail_unless_equals_int (cbf_reference_mask_blend (1, 0, 127), 1);
+  fail_unless_equals_int (cbf_reference_mask_blend (65535, 0, 1), 65278);
+}
+
+GST_END_TEST;
+
+/* ---------------------------------------------------------------- */
+/* The kernels' host-side arithmetic against the reference. Only here do
+ * the tests call kernels/ code other than through the element: the
+ * reference is the oracle, the element's tables and rules are what is
+ * tested, so that a table that is off (an entry, a bucket) fails on the
+ * CPU, in CI. */
+
+#include "bilateral.h"
+#include "gaussian.h"
+
+/* Fails unless @got is within @rel of @want, or within @abs of it where
+ * @want is that small. */
+static void
+assert_weight (gdouble got, gdouble want, gdouble rel, gdouble abs_floor,
+    const gchar * what, gint i)
+{
+  fail_unless (fabs (got - want) <= rel * want + abs_floor, "%s [%d]: %.9g, "
+      "the reference %.9g", what, i, got, want);
+}
+
+/* The radius, chroma and Gaussian size rules, over many parameters. */
+GST_START_TEST (test_kernel_rules)
+{
+  static const gdouble sigmas[] = { -1, 0, 1e-7, 0.3, 1, 1.25, 5.0 / 3, 2.5,
+    3.3, 10, 33.3, 75, 100, 199.99, 200
+  };
+  gint d, f, s;
+
+  for (d = -2; d <= 255; d++)
+    for (s = 0; s < (gint) G_N_ELEMENTS (sigmas); s++) {
+      gint kd, rd, kk, rk;
+      gdouble kss, rss, ksig, rsig;
+
+      fail_unless_equals_int (cbf_bilateral_radius (d, sigmas[s]),
+          cbf_reference_radius (d, sigmas[s]));
+      for (f = 1; f <= 2; f++) {
+        cbf_bilateral_chroma_params (d, sigmas[s], f, &kd, &kss);
+        cbf_reference_chroma_params (d, sigmas[s], f, &rd, &rss);
+        fail_unless (kd == rd && kss == rss, "chroma of d=%d ss=%g", d,
+            sigmas[s]);
+      }
+      cbf_gaussian_params (d, sigmas[s], &kk, &ksig);
+      cbf_reference_gaussian_params (d, sigmas[s], &rk, &rsig);
+      fail_unless (kk == rk && ksig == rsig, "Gaussian size of d=%d ss=%g",
+          d, sigmas[s]);
+    }
+}
+
+GST_END_TEST;
+
+/* The IEEE binary16 value of @h (no sign, infinity or NaN in a weight). */
+static gdouble
+half_value (guint16 h)
+{
+  gint exponent = (h >> 10) & 31, mantissa = h & 1023;
+
+  return exponent == 0 ? ldexp (mantissa, -24) :
+      ldexp (1024 + mantissa, exponent - 25);
+}
+
+/* Whether some tap (@a, @b) of the disc of @radius, 0 <= a <= b, has
+ * a^2 + b^2 = @v: the classes of the per-class weights. */
+static gboolean
+tap_of_distance (gint radius, gint v, gint * a, gint * b)
+{
+  for (*a = 0; *a <= radius; (*a)++)
+    for (*b = *a; *b <= radius; (*b)++)
+      if (*a * *a + *b * *b == v && v <= radius * radius)
+        return TRUE;
+  return FALSE;
+}
+
+/* The 8-bit tables (bilateral.h's layout): the range table, the space
+ * table and half widths, and the per-class weights (float, half and
+ * 16-bit integer) against the reference's weights in double, at radii of
+ * every kernel and sigmas from small to large. A float entry is within
+ * 10^-6 of the weight it rounds (2 x 10^-6 for a product of two); a half
+ * within 2^-11; an integer within half a step. */
+GST_START_TEST (test_kernel_tables)
+{
+  static const struct
+  {
+    gint radius;
+    gdouble sigma_color, sigma_space;
+  } params[] = { {1, 1, 1}, {2, 10, 2}, {4, 30, 3}, {5, 75, 75}, {7, 50, 10},
+  {8, 200, 8}, {8, 0.5, 3}, {15, 30, 5}, {30, 50, 20}, {48, 60, 32}
+  };
+  float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
+  guint p;
+
+  for (p = 0; p < G_N_ELEMENTS (params); p++) {
+    gint r = params[p].radius, i, v, d, a, b, dx, dy, cls = 0;
+    gdouble sc = params[p].sigma_color, ss = params[p].sigma_space;
+    const float *space, *half_width;
+
+    cbf_bilateral_tables_fill (tables, r, sc, ss);
+    for (i = 0; i < CBF_RANGE_LUT_LEN; i++)
+      assert_weight (tables[i], cbf_reference_range_weight (i, 8, sc), 1e-6,
+          1e-40, "range table", i);
+    space = cbf_tables_space (tables);
+    half_width = cbf_tables_half_width (tables, r);
+    for (dy = 0; dy <= r; dy++) {
+      gint hw = 0;
+
+      /* OpenCV's window: the taps with sqrt (dx^2 + dy^2) <= radius. */
+      while (sqrt ((double) (hw + 1) * (hw + 1) + (double) dy * dy) <= r)
+        hw++;
+      fail_unless_equals_int ((gint) half_width[dy], hw);
+      for (dx = 0; dx <= hw; dx++)
+        assert_weight (space[dx * dx + dy * dy],
+            cbf_reference_space_weight (dx, dy, r, ss), 1e-6, 1e-40,
+            "space table", dx * dx + dy * dy);
+    }
+    if (r > CBF_FAST_MAX_RADIUS)
+      continue;
+    for (v = 0; v <= r * r; v++) {
+      const float *gray;
+      const guint16 *colour, *ints;
+      gdouble space_w;
+
+      if (!tap_of_distance (r, v, &a, &b))
+        continue;
+      gray = tables + cbf_tables_class_weights_offset (r) + cls * 256;
+      colour = (const guint16 *) (tables +
+          cbf_tables_colour_class_weights_offset (r)) + cls * CBF_RANGE_LUT_LEN;
+      ints = (const guint16 *) (tables + cbf_tables_int_weights_offset (r)) +
+          cls * 256;
+      space_w = cbf_reference_space_weight (a, b, r, ss);
+      for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
+        gdouble want = space_w * cbf_reference_range_weight (d, 8, sc);
+
+        if (d < 256) {
+          assert_weight (gray[d], want, 2e-6, 1e-40, "GRAY8 class weight",
+              cls * 256 + d);
+          fail_unless (fabs (ints[d] - want * CBF_INT_WEIGHT_ONE) <= 0.5 +
+              2e-6 * CBF_INT_WEIGHT_ONE, "integer class weight [%d]: %u, "
+              "the reference %.3f", cls * 256 + d, ints[d],
+              want * CBF_INT_WEIGHT_ONE);
+        }
+        assert_weight (half_value (colour[d]), want, 1.0 / 2048 + 2e-6,
+            ldexp (1, -25), "colour class weight", cls * CBF_RANGE_LUT_LEN + d);
+      }
+      cls++;
+    }
+    fail_unless_equals_int (cls, cbf_distance_class (r, r * r + 1));
+  }
+  g_free (tables);
+}
+
+GST_END_TEST;
+
+/* mode=gaussian's coefficients against the reference's, within 10^-6,
+ * fixed kernels, even and odd sizes, sigmas given and derived. */
+GST_START_TEST (test_kernel_gaussian_coefficients)
+{
+  static const struct
+  {
+    gint diameter;
+    gdouble sigma_space;
+  } params[] = { {1, 0}, {3, 0}, {4, 0}, {5, 0}, {7, 0}, {9, 0}, {5, 1},
+  {15, 0}, {31, 6}, {0, 1.5}, {0, 3}, {-1, 0}, {255, 40}, {0, 100}
+  };
+  gdouble want[1201];
+  float got[1201];
+  guint p;
+
+  for (p = 0; p < G_N_ELEMENTS (params); p++) {
+    gint ksize, i;
+    gdouble sigma;
+
+    cbf_reference_gaussian_params (params[p].diameter, params[p].sigma_space,
+        &ksize, &sigma);
+    cbf_reference_gaussian_kernel (want, ksize, sigma);
+    cbf_gaussian_kernel_fill (got, ksize, sigma);
+    for (i = 0; i < ksize; i++)
+      assert_weight (got[i], want[i], 1e-6, 1e-40, "Gaussian coefficient", i);
+  }
+}
+
+GST_END_TEST;
+
+/* The deep range table: each bucket's weight that of the distance at its
+ * middle, by the reference, within 10^-6, for every depth and channel
+ * count the element takes, and the deep space table. */
+GST_START_TEST (test_kernel_deep_tables)
+{
+  static const gint depths[] = { 10, 12, 16 };
+  static const gdouble sigmas[] = { 1, 10, 30, 75, 200 };
+  float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
+  guint b, s, channels;
+
+  for (b = 0; b < G_N_ELEMENTS (depths); b++)
+    for (channels = 1; channels <= 3; channels += 2)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
+        gint bits = depths[b], shift = cbf_deep_range_shift (bits, channels);
+        gint largest = ((1 << bits) - 1) * channels, i, dx, dy, r = 5;
+
+        fail_unless ((largest >> shift) < CBF_DEEP_RANGE_LUT_LEN);
+        cbf_deep_tables_fill (tables, r, bits, channels, sigmas[s], 3.0);
+        for (i = 0; i <= largest >> shift; i++)
+          assert_weight (tables[i], cbf_reference_range_weight (i * (1 <<
+                      shift) + ((1 << shift) - 1) / 2.0, bits, sigmas[s]),
+              1e-6, 1e-40, "deep range table", i);
+        for (dy = 0; dy <= r; dy++)
+          for (dx = 0; dx * dx + dy * dy <= r * r; dx++)
+            assert_weight (tables[CBF_DEEP_RANGE_LUT_LEN + dx * dx + dy * dy],
+                cbf_reference_space_weight (dx, dy, r, 3.0), 1e-6, 1e-40,
+                "deep space table", dx * dx + dy * dy);
+      }
+  g_free (tables);
 }
 
 GST_END_TEST;
@@ -227,10 +495,60 @@ deep_picture (gint w, gint h, gint channels, gint bits, guint32 seed)
   return pic;
 }
 
-/* The deep kernels' planned arithmetic (bucketed range table, float sums)
- * against the double-precision reference on native samples: within one
- * level at 10 and 12 bits, within 16 (12-bit precision) at 16 bits, one
- * channel and three, small to large windows. */
+/* The deep kernels' arithmetic on their tables: float spatial weights and
+ * half widths (cbf_deep_tables_fill), the range weight from the bucket of
+ * distance >> cbf_deep_range_shift, float sums, the quotient rounded to
+ * the nearest. Packed pixels of @channels samples. */
+static void
+deep_table_filter (const guint16 * src, guint16 * dst, gint width,
+    gint height, gint channels, gint bits, gint diameter,
+    gdouble sigma_color, gdouble sigma_space)
+{
+  gint radius = cbf_bilateral_radius (diameter, sigma_space);
+  gint shift = cbf_deep_range_shift (bits, channels), x, y, dx, dy, c;
+  float *tables = g_malloc (cbf_deep_tables_len (radius) * sizeof (float));
+  const float *space = tables + CBF_DEEP_RANGE_LUT_LEN;
+  const float *half_width = space + radius * radius + 1;
+
+  cbf_deep_tables_fill (tables, radius, bits, channels, sigma_color,
+      sigma_space);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      const guint16 *centre = src + ((gsize) y * width + x) * channels;
+      float sum[3] = { 0, 0, 0 }, wsum = 0;
+
+      for (dy = -radius; dy <= radius; dy++) {
+        gint hw = (gint) half_width[ABS (dy)], row = y + dy;
+
+        while (row < 0 || row >= height)        /* reflect-101 */
+          row = height == 1 ? 0 : row < 0 ? -row : 2 * height - 2 - row;
+        for (dx = -hw; dx <= hw; dx++) {
+          gint col = x + dx, distance = 0;
+          const guint16 *p;
+          float w;
+
+          while (col < 0 || col >= width)
+            col = width == 1 ? 0 : col < 0 ? -col : 2 * width - 2 - col;
+          p = src + ((gsize) row * width + col) * channels;
+          for (c = 0; c < channels; c++)
+            distance += ABS (p[c] - centre[c]);
+          w = space[dx * dx + dy * dy] * tables[distance >> shift];
+          for (c = 0; c < channels; c++)
+            sum[c] += w * p[c];
+          wsum += w;
+        }
+      }
+      for (c = 0; c < channels; c++)
+        dst[((gsize) y * width + x) * channels + c] =
+            (guint16) lrintf (sum[c] / wsum);
+    }
+  g_free (tables);
+}
+
+/* The deep kernels' arithmetic (bucketed range table, float sums) against
+ * the double-precision reference on native samples: within one level at
+ * 10 and 12 bits, within 16 (12-bit precision) at 16 bits, one channel and
+ * three, small to large windows. */
 GST_START_TEST (test_deep_table_within_tolerance)
 {
   static const gint depths[] = { 10, 12, 16 };
@@ -256,8 +574,7 @@ GST_START_TEST (test_deep_table_within_tolerance)
         cbf_reference_bilateral_deep (in, w * channels, exact, w * channels,
             w, h, channels, 0, channels, bits, params[p].diameter,
             params[p].sigma_color, params[p].sigma_space);
-        cbf_reference_bilateral_deep_table (in, w * channels, table,
-            w * channels, w, h, channels, 0, channels, bits,
+        deep_table_filter (in, table, w, h, channels, bits,
             params[p].diameter, params[p].sigma_color, params[p].sigma_space);
         for (k = 0; k < n; k++)
           worst = MAX (worst, ABS ((gint) table[k] - (gint) exact[k]));
@@ -279,13 +596,12 @@ GST_END_TEST;
 
 /* The deep specialised kernel's weights, as it computes them: y, the
  * distance times range_scale in float, and 2^(log2 (space) - y^2) from a
- * float exponent, against the spatial weight times the range weight in
- * double, exp (-d^2 / (2 s^2)) with s = sigma-color x (2^bits - 1) / 255:
- * within 10^-5 of it (the special-function unit adds about 2^-22), for
- * every distance of one sample and of three, at every tap. Weights under
- * 10^-12, which cannot move an output by a level (197 taps x 65535 x
- * 10^-12), are held to 10^-17 absolute: their float exponent's rounding
- * grows with its size. */
+ * float exponent, against the reference's spatial weight times its range
+ * weight: within 10^-5 of it (the special-function unit adds about
+ * 2^-22), for every distance of one sample and of three, at every tap.
+ * Weights under 10^-12, which cannot move an output by a level (197 taps x
+ * 65535 x 10^-12), are held to 10^-17 absolute: their float exponent's
+ * rounding grows with its size. */
 GST_START_TEST (test_deep_computed_weights)
 {
   static const gint depths[] = { 10, 12, 16 };
@@ -297,7 +613,7 @@ GST_START_TEST (test_deep_computed_weights)
   for (b = 0; b < G_N_ELEMENTS (depths); b++)
     for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
       gint bits = depths[b], largest = 3 * ((1 << bits) - 1), d, dx, dy;
-      gdouble sigma = sigmas[s] * ((1 << bits) - 1) / 255.0, worst = 0;
+      gdouble worst = 0;
       CbfFilterParams w;
 
       cbf_deep_tables_fill (tables, radius, bits, 3, sigmas[s], 4.0);
@@ -311,8 +627,8 @@ GST_START_TEST (test_deep_computed_weights)
           for (d = 0; d <= largest; d += 1 + d / 64) {
             float y = (float) d * w.bilateral.range_scale;
             double got = exp2 (fmaf (-y, y, w.bilateral.space_log2_taps[i]));
-            double want = w.bilateral.space_taps[i] *
-                exp (-(double) d * d / (2 * sigma * sigma));
+            double want = cbf_reference_space_weight (dx, dy, radius, 4.0) *
+                cbf_reference_range_weight (d, bits, sigmas[s]);
 
             worst = MAX (worst, fabs (got - want) / MAX (want, 1e-12));
             n_checked++;
@@ -327,26 +643,6 @@ GST_START_TEST (test_deep_computed_weights)
 
 GST_END_TEST;
 
-/* The chroma rule at its edges: integer division, at least 1, derived
- * radii kept derived. */
-GST_START_TEST (test_chroma_rule)
-{
-  gint d;
-  gdouble ss;
-
-  cbf_bilateral_chroma_params (15, 10, 2, &d, &ss);
-  fail_unless (d == 7 && ss == 5);
-  cbf_bilateral_chroma_params (1, 1, 2, &d, &ss);
-  fail_unless (d == 1 && ss == 0.5);
-  cbf_bilateral_chroma_params (0, 2.5, 2, &d, &ss);
-  fail_unless (d == 0 && ss == 1.25);
-  fail_unless_equals_int (cbf_bilateral_radius (d, ss), 2);     /* 1.875 */
-  cbf_bilateral_chroma_params (-1, 0, 2, &d, &ss);
-  fail_unless (d == -1 && ss == 0);
-}
-
-GST_END_TEST;
-
 static Suite *
 reference_suite (void)
 {
@@ -356,11 +652,17 @@ reference_suite (void)
   tcase_add_test (tc, test_reference_matches_opencv);
   tcase_add_test (tc, test_reference_matches_opencv_yuv);
   tcase_add_test (tc, test_deep_reference_widened_matches_opencv);
-  tcase_add_test (tc, test_deep_table_within_tolerance);
-  tcase_add_test (tc, test_deep_computed_weights);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
+  tcase_add_test (tc, test_mask_reference);
+  /* The kernels' host-side arithmetic against the reference. */
+  tcase_add_test (tc, test_kernel_rules);
+  tcase_add_test (tc, test_kernel_tables);
+  tcase_add_test (tc, test_kernel_gaussian_coefficients);
+  tcase_add_test (tc, test_kernel_deep_tables);
+  tcase_add_test (tc, test_deep_table_within_tolerance);
+  tcase_add_test (tc, test_deep_computed_weights);
   return s;
 }
 
