@@ -7,9 +7,11 @@
 #include <gst/check/gstcheck.h>
 #include <gst/base/gstbasetransform.h>
 #include <gst/app/gstappsrc.h>
+#include <gst/app/gstappsink.h>
 
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <math.h>
 
 gint
 gpu_test_devices (void)
@@ -338,9 +340,20 @@ channel_random (gint width, gint height, guint32 seed)
   return ch;
 }
 
+/* The reference of the exact method or the grid (@grid). */
+static void
+reference_of (const Params * p, gboolean grid, const guint8 * src,
+    gsize src_stride, guint8 * dst, gsize dst_stride, gint width, gint height,
+    gint pixel_bytes, gint colour_offset, gint channels)
+{
+  (grid ? params_reference_grid : params_reference) (p, src, src_stride, dst,
+      dst_stride, width, height, pixel_bytes, colour_offset, channels);
+}
+
 /* The expected channel by the C reference, luma or chroma parameters. */
-Channel
-channel_reference (const Channel * in, const Params * p, gboolean chroma)
+static Channel
+channel_reference_of (const Channel * in, const Params * p, gboolean chroma,
+    gboolean grid)
 {
   Channel out = { in->width, in->height,
     g_malloc ((gsize) in->width * in->height)
@@ -355,13 +368,71 @@ channel_reference (const Channel * in, const Params * p, gboolean chroma)
         &sigma_space);
     scaled.diameter = diameter;
     scaled.sigma_space = sigma_space;
-    params_reference (&scaled, in->data, in->width, out.data, out.width,
+    reference_of (&scaled, grid, in->data, in->width, out.data, out.width,
         in->width, in->height, 1, 0, 1);
   } else {
-    params_reference (p, in->data, in->width, out.data, out.width,
+    reference_of (p, grid, in->data, in->width, out.data, out.width,
         in->width, in->height, 1, 0, 1);
   }
   return out;
+}
+
+Channel
+channel_reference (const Channel * in, const Params * p, gboolean chroma)
+{
+  return channel_reference_of (in, p, chroma, FALSE);
+}
+
+Channel
+channel_reference_grid (const Channel * in, const Params * p, gboolean chroma)
+{
+  return channel_reference_of (in, p, chroma, TRUE);
+}
+
+guint8 *
+picture_crop (const gchar * name, gint channels, gint x, gint y, gint width,
+    gint height)
+{
+  gchar *path = g_build_filename (CBF_DATA_DIR, name, NULL);
+  gchar *desc = g_strdup_printf ("filesrc location=\"%s\" ! pngdec ! "
+      "videoconvert ! video/x-raw,format=%s ! appsink name=sink", path,
+      channels == 1 ? "GRAY8" : "RGB");
+  GError *error = NULL;
+  GstElement *pipeline = gst_parse_launch (desc, &error);
+  GstElement *sink;
+  GstSample *sample;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  guint8 *pixels = g_malloc ((gsize) width * height * channels);
+  gint row;
+
+  fail_unless (pipeline != NULL, "%s: %s", desc, error ? error->message :
+      "no pipeline");
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
+      GST_STATE_CHANGE_FAILURE);
+  sample = gst_app_sink_pull_sample (GST_APP_SINK (sink));
+  fail_unless (sample != NULL, "no picture from %s", path);
+  fail_unless (gst_video_info_from_caps (&info, gst_sample_get_caps (sample)));
+  fail_unless (x >= 0 && y >= 0 && x + width <= GST_VIDEO_INFO_WIDTH (&info)
+      && y + height <= GST_VIDEO_INFO_HEIGHT (&info), "%s is %dx%d, no crop "
+      "of %dx%d at %d,%d", path, GST_VIDEO_INFO_WIDTH (&info),
+      GST_VIDEO_INFO_HEIGHT (&info), width, height, x, y);
+  fail_unless (gst_video_frame_map (&frame, &info,
+          gst_sample_get_buffer (sample), GST_MAP_READ));
+  for (row = 0; row < height; row++)
+    memcpy (pixels + (gsize) row * width * channels,
+        (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+        (gsize) (y + row) * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0) +
+        (gsize) x * channels, (gsize) width * channels);
+  gst_video_frame_unmap (&frame);
+  gst_sample_unref (sample);
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_object_unref (sink);
+  gst_object_unref (pipeline);
+  g_free (desc);
+  g_free (path);
+  return pixels;
 }
 
 void
@@ -433,6 +504,55 @@ params_reference (const Params * p, const guint8 * src, gsize src_stride,
         p->sigma_space);
 }
 
+void
+params_reference_grid (const Params * p, const guint8 * src,
+    gsize src_stride, guint8 * dst, gsize dst_stride, gint width,
+    gint height, gint pixel_bytes, gint colour_offset, gint channels)
+{
+  cbf_reference_grid (src, src_stride, dst, dst_stride, width, height,
+      pixel_bytes, colour_offset, channels, p->sigma_color, p->sigma_space);
+}
+
+void
+channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,
+    Channel * yuv)
+{
+  gint c, i;
+
+  for (c = 0; c < 3; c++)
+    yuv[c] = (Channel) {
+    width, height, g_malloc ((gsize) width * height)};
+  for (i = 0; i < width * height; i++) {
+    gdouble r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
+    gdouble v[3] = { 0.299 * r + 0.587 * g + 0.114 * b,
+      128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
+      128 + 0.5 * r - 0.418688 * g - 0.081312 * b
+    };
+
+    for (c = 0; c < 3; c++)
+      yuv[c].data[i] = (guint8) CLAMP (lrint (v[c]), 0, 255);
+  }
+}
+
+Channel
+channel_subsample (const Channel * in, gint width, gint height)
+{
+  gint fx = in->width / width, fy = in->height / height, x, y, i, j;
+  Channel out = { width, height, g_malloc ((gsize) width * height) };
+
+  fail_unless (fx * width == in->width && fy * height == in->height);
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      gint sum = 0;
+
+      for (j = 0; j < fy; j++)
+        for (i = 0; i < fx; i++)
+          sum += in->data[(y * fy + j) * in->width + x * fx + i];
+      out.data[y * width + x] = (guint8) ((2 * sum + fx * fy) / (2 * fx * fy));
+    }
+  return out;
+}
+
 /* Random channels of @format's sizes. */
 void
 channels_for_format (const gchar * format, gint width, gint height,
@@ -446,9 +566,9 @@ channels_for_format (const gchar * format, gint width, gint height,
         GST_VIDEO_INFO_COMP_HEIGHT (&info, c), seed + c);
 }
 
-guint
-channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
-    const Params * p, Channel * expected)
+static guint
+channels_reference_of (const GstVideoInfo * info, const Channel * in,
+    const Params * p, gboolean grid, Channel * expected)
 {
   guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
   gint w = in[0].width, h = in[0].height, i;
@@ -457,7 +577,7 @@ channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
   if (n < 3 || (GST_VIDEO_INFO_IS_YUV (info)
           && GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_Y444)) {
     for (c = 0; c < n; c++)
-      expected[c] = channel_reference (&in[c], p, c > 0);
+      expected[c] = channel_reference_of (&in[c], p, c > 0, grid);
     return n;
   }
   /* The three channels together: the reference on them packed. */
@@ -466,7 +586,7 @@ channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
   for (i = 0; i < w * h; i++)
     for (c = 0; c < 3; c++)
       packed[i * 3 + c] = in[c].data[i];
-  params_reference (p, packed, w * 3, result, w * 3, w, h, 3, 0, 3);
+  reference_of (p, grid, packed, w * 3, result, w * 3, w, h, 3, 0, 3);
   for (c = 0; c < 3; c++) {
     expected[c] = (Channel) {
     w, h, g_malloc ((gsize) w * h)};
@@ -476,6 +596,20 @@ channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
   g_free (packed);
   g_free (result);
   return 3;
+}
+
+guint
+channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
+    const Params * p, Channel * expected)
+{
+  return channels_reference_of (info, in, p, FALSE, expected);
+}
+
+guint
+channels_reference_grid_for_format (const GstVideoInfo * info,
+    const Channel * in, const Params * p, Channel * expected)
+{
+  return channels_reference_of (info, in, p, TRUE, expected);
 }
 
 static GstPadProbeReturn

@@ -60,6 +60,14 @@ typedef struct
   gboolean gaussian;            /* mode=gaussian (sigma_color unused) */
 } Params;
 
+/* A @width x @height crop at (@x, @y) of the picture @name in data/
+ * (camera.png, astronaut.png), decoded by GStreamer (pngdec) and converted
+ * to GRAY8 (@channels 1) or RGB (3): packed rows of @width x @channels
+ * bytes. Real pictures, for the checks an approximation (method=grid)
+ * needs. */
+guint8 *picture_crop (const gchar * name, gint channels, gint x, gint y,
+    gint width, gint height);
+
 /* Writes @pixels (GRAY8, packed) as a PNG file, with GStreamer's pngenc. */
 void write_gray_png (const gchar * path, const guint8 * pixels, gint width,
     gint height);
@@ -73,6 +81,12 @@ void params_apply (GstElement * element, const Params * p);
 void params_reference (const Params * p, const guint8 * src, gsize src_stride,
     guint8 * dst, gsize dst_stride, gint width, gint height,
     gint pixel_bytes, gint colour_offset, gint channels);
+
+/* The same for method=grid in mode=bilateral: cbf_reference_grid with @p's
+ * sigmas (its diameter unused). */
+void params_reference_grid (const Params * p, const guint8 * src,
+    gsize src_stride, guint8 * dst, gsize dst_stride, gint width,
+    gint height, gint pixel_bytes, gint colour_offset, gint channels);
 
 /* One channel of a frame, packed: width x height bytes. */
 typedef struct
@@ -124,8 +138,10 @@ Channel channel_from_pgm (const gchar * file);
 /* Gradient, an edge and noise. */
 Channel channel_random (gint width, gint height, guint32 seed);
 /* The C reference on @in, with @p, or with chroma's parameters derived from
- * @p. */
+ * @p; channel_reference_grid: method=grid's. */
 Channel channel_reference (const Channel * in, const Params * p,
+    gboolean chroma);
+Channel channel_reference_grid (const Channel * in, const Params * p,
     gboolean chroma);
 /* The expected output channels, by the C reference, of a frame of @info
  * holding @in: the three colour channels filtered together for RGB formats
@@ -134,6 +150,20 @@ Channel channel_reference (const Channel * in, const Params * p,
  * them). */
 guint channels_reference_for_format (const GstVideoInfo * info,
     const Channel * in, const Params * p, Channel * expected);
+/* The same for method=grid (mode=bilateral): the colour formats' three
+ * channels together (a grid each, colour's cells), the others each on its
+ * own. */
+guint channels_reference_grid_for_format (const GstVideoInfo * info,
+    const Channel * in, const Params * p, Channel * expected);
+
+/* Y, U and V of packed RGB pixels (@width x @height), BT.601 full range,
+ * each rounded, at full size, into @yuv[0..2]. */
+void channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,
+    Channel * yuv);
+
+/* @in averaged down by whole factors to @width x @height (each value the
+ * rounded mean of its block): the chroma of a subsampled format. */
+Channel channel_subsample (const Channel * in, gint width, gint height);
 
 /* Random channels of @format's component sizes, one per component (up to
  * GST_VIDEO_MAX_COMPONENTS). */

@@ -17,6 +17,18 @@
 /* The element's largest Gaussian kernel, restated on purpose. */
 #define GAUSSIAN_MAX_KSIZE 1201
 
+/* The grid's constants, restated on purpose from the element's design
+ * (docs/design.md, "The bilateral grid, exactly"): cells of padding on
+ * each side of the spatial axes (and per range blur pass on the range
+ * axis), the fewest levels a range cell holds (255 / 96), the fewest
+ * pixels a spatial cell holds, colour's range sigma as a fraction of
+ * sigma-color, and the most blur passes along a one-channel range axis. */
+#define GRID_PAD 2
+#define GRID_MAX_RANGE_CELLS 96
+#define GRID_MIN_CELL_SPACE 4.0
+#define GRID_COLOUR_RANGE 0.4
+#define GRID_MAX_RANGE_PASSES 4
+
 /* OpenCV's borderInterpolate for BORDER_REFLECT_101. */
 static int
 reflect101 (int p, int len)
@@ -372,6 +384,211 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
       }
     }
   free (sums);
+}
+
+/* ---------------------------------------------------------------- */
+/* method=grid, as docs/design.md ("The bilateral grid, exactly") states
+ * it. */
+
+void
+cbf_reference_grid_cells (int width, int height, int channels, int bits,
+    double sigma_color, double sigma_space, CbfReferenceGridCells * cells)
+{
+  /* Splat (1/12 cell^2) and trilinear read (1/6) beside the blur passes'
+   * 1 cell^2 each. */
+  const double splat_and_read = 0.25;
+  double range_sigma, n;
+  int max_passes, passes;
+
+  if (sigma_space <= 0)
+    sigma_space = 1;
+  if (sigma_color <= 0)
+    sigma_color = 1;
+  range_sigma = channels == 1 ? sigma_color : GRID_COLOUR_RANGE * sigma_color;
+  max_passes = channels == 1 ? GRID_MAX_RANGE_PASSES : 1;
+  cells->cell_space = (float) fmax (sigma_space / sqrt (1 + splat_and_read),
+      GRID_MIN_CELL_SPACE);
+  cells->cell_range = (float) fmax (range_sigma / sqrt (max_passes +
+          splat_and_read), 255.0 / GRID_MAX_RANGE_CELLS);
+  n = range_sigma / cells->cell_range;
+  passes = (int) lround (n * n - splat_and_read);
+  cells->range_passes = passes < 1 ? 1 : passes > max_passes ? max_passes :
+      passes;
+  cells->range_max = (float) ((1 << bits) - 1);
+  cells->cell_range = (float) (cells->cell_range * (cells->range_max / 255.0));
+  /* The sizes in float, as the element computes them. */
+  cells->w = (int) ((width - 1) / cells->cell_space + 0.5f) + 1 + 2 * GRID_PAD;
+  cells->h = (int) ((height - 1) / cells->cell_space + 0.5f) + 1 + 2 * GRID_PAD;
+  cells->d = (int) (cells->range_max / cells->cell_range + 0.5f) + 1 +
+      2 * GRID_PAD * cells->range_passes;
+}
+
+/* Where a pixel lies in the grid, in float as the GPU computes it: one
+ * fused multiply-add per axis (nvcc contracts a * b + c into one). */
+typedef struct
+{
+  float inv_space, inv_range, range_pad, range_max;
+} GridPlace;
+
+static inline void
+grid_place (const GridPlace * g, int x, int y, int level, float *gx,
+    float *gy, float *gz)
+{
+  *gx = fmaf ((float) x, g->inv_space, (float) GRID_PAD);
+  *gy = fmaf ((float) y, g->inv_space, (float) GRID_PAD);
+  *gz = fmaf (fminf ((float) level, g->range_max), g->inv_range, g->range_pad);
+}
+
+/* One axis of the blur, [1 4 6 4 1] / 16, zero outside the grid: @in into
+ * @out, @n_cells cells of two values (sum, count), @len along the axis,
+ * @stride cells apart. */
+static void
+grid_blur (const double *in, double *out, const CbfReferenceGridCells * g,
+    int axis)
+{
+  static const double taps[5] = { 1 / 16.0, 4 / 16.0, 6 / 16.0, 4 / 16.0,
+    1 / 16.0
+  };
+  size_t stride = axis == 0 ? 1 : axis == 1 ? (size_t) g->w :
+      (size_t) g->w * g->h;
+  int len = axis == 0 ? g->w : axis == 1 ? g->h : g->d;
+  int x, y, z, k;
+
+  for (z = 0; z < g->d; z++)
+    for (y = 0; y < g->h; y++)
+      for (x = 0; x < g->w; x++) {
+        size_t i = ((size_t) z * g->h + y) * g->w + x;
+        int pos = axis == 0 ? x : axis == 1 ? y : z;
+        double sum = 0, count = 0;
+
+        for (k = -2; k <= 2; k++)
+          if (pos + k >= 0 && pos + k < len) {
+            size_t j = (size_t) ((ptrdiff_t) i + k * (ptrdiff_t) stride);
+
+            sum += taps[k + 2] * in[2 * j];
+            count += taps[k + 2] * in[2 * j + 1];
+          }
+        out[2 * i] = sum;
+        out[2 * i + 1] = count;
+      }
+}
+
+/* The grid of one channel of samples of @bytes bytes (@bits bits), the
+ * channel's samples at @offset of each @pixel_samples-sample pixel, its
+ * results into the same place of @dst. */
+static void
+grid_channel (const void *src, size_t src_stride, void *dst,
+    size_t dst_stride, int bytes, int bits, int width, int height,
+    int pixel_samples, int offset, int channels, double sigma_color,
+    double sigma_space)
+{
+  CbfReferenceGridCells g;
+  GridPlace place;
+  size_t n;
+  double *cells[2];
+  int x, y, pass, cur;
+
+  cbf_reference_grid_cells (width, height, channels, bits, sigma_color,
+      sigma_space, &g);
+  place.inv_space = 1.f / g.cell_space;
+  place.inv_range = 1.f / g.cell_range;
+  place.range_pad = (float) (GRID_PAD * g.range_passes);
+  place.range_max = g.range_max;
+  n = (size_t) g.w * g.h * g.d;
+  cells[0] = calloc (2 * n, sizeof (double));
+  cells[1] = calloc (2 * n, sizeof (double));
+
+  /* Splat: each pixel's level and a count of 1 into its nearest cell. */
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      int level = sample_at (src, y * src_stride + (size_t) x * pixel_samples
+          + offset, bytes);
+      float gx, gy, gz;
+      size_t i;
+
+      grid_place (&place, x, y, level, &gx, &gy, &gz);
+      i = ((size_t) (int) (gz + 0.5f) * g.h + (int) (gy + 0.5f)) * g.w +
+          (int) (gx + 0.5f);
+      cells[0][2 * i] += level;
+      cells[0][2 * i + 1] += 1;
+    }
+  /* Blur along x, y, then range_passes times along the range axis. */
+  grid_blur (cells[0], cells[1], &g, 0);
+  grid_blur (cells[1], cells[0], &g, 1);
+  cur = 0;
+  for (pass = 0; pass < g.range_passes; pass++) {
+    grid_blur (cells[cur], cells[1 - cur], &g, 2);
+    cur = 1 - cur;
+  }
+  /* Slice: trilinear at the pixel's own position, sum over count. */
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      int level = sample_at (src, y * src_stride + (size_t) x * pixel_samples
+          + offset, bytes);
+      float gx, gy, gz, f[3];
+      int base[3], corner;
+      double sum = 0, count = 0, v;
+
+      grid_place (&place, x, y, level, &gx, &gy, &gz);
+      base[0] = (int) gx;
+      base[1] = (int) gy;
+      base[2] = (int) gz;
+      f[0] = gx - base[0];
+      f[1] = gy - base[1];
+      f[2] = gz - base[2];
+      for (corner = 0; corner < 8; corner++) {
+        int dx = corner & 1, dy = (corner >> 1) & 1, dz = corner >> 2;
+        double w = (dx ? f[0] : 1.0 - f[0]) * (dy ? f[1] : 1.0 - f[1]) *
+            (dz ? f[2] : 1.0 - f[2]);
+        size_t i = ((size_t) (base[2] + dz) * g.h + base[1] + dy) * g.w +
+            base[0] + dx;
+
+        sum += w * cells[cur][2 * i];
+        count += w * cells[cur][2 * i + 1];
+      }
+      v = sum / count;
+      sample_set (dst, y * dst_stride + (size_t) x * pixel_samples + offset,
+          bytes, v > g.range_max ? (long) g.range_max : lrint (v));
+    }
+  free (cells[0]);
+  free (cells[1]);
+}
+
+static void
+grid_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
+    int bytes, int bits, int width, int height, int pixel_samples,
+    int colour_offset, int channels, double sigma_color, double sigma_space)
+{
+  int c;
+
+  copy_image (src, src_stride, dst, dst_stride, bytes, width, height,
+      pixel_samples);
+  if (passes_through (sigma_color, sigma_space))
+    return;
+  /* One grid per channel, each placed and averaged by its own level. */
+  for (c = 0; c < channels; c++)
+    grid_channel (src, src_stride, dst, dst_stride, bytes, bits, width,
+        height, pixel_samples, colour_offset + c, channels, sigma_color,
+        sigma_space);
+}
+
+void
+cbf_reference_grid (const uint8_t * src, size_t src_stride, uint8_t * dst,
+    size_t dst_stride, int width, int height, int pixel_bytes,
+    int colour_offset, int channels, double sigma_color, double sigma_space)
+{
+  grid_image (src, src_stride, dst, dst_stride, 1, 8, width, height,
+      pixel_bytes, colour_offset, channels, sigma_color, sigma_space);
+}
+
+void
+cbf_reference_grid_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    double sigma_color, double sigma_space)
+{
+  grid_image (src, src_stride, dst, dst_stride, 2, bits, width, height,
+      pixel_samples, colour_offset, channels, sigma_color, sigma_space);
 }
 
 /* ---------------------------------------------------------------- */

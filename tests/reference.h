@@ -4,7 +4,8 @@
  *
  * It shares no code with the element: every rule, weight, table and
  * constant it needs is computed here from OpenCV's definitions or from the
- * element's documentation, and it includes nothing from kernels/, so that a bug in the element's
+ * element's documentation (docs/design.md, "The bilateral grid, exactly"),
+ * and it includes nothing from kernels/, so that a bug in the element's
  * tables or rules cannot hide in its oracle too. */
 
 #ifndef CBF_TEST_REFERENCE_H
@@ -88,6 +89,39 @@ void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_space);
+
+/* method=grid (docs/design.md, "The bilateral grid, exactly"): a grid's
+ * cells, range blur passes and size for a @width x @height view of
+ * @channels (1 or 3) samples of @bits bits. */
+typedef struct
+{
+  float cell_space;             /* pixels a cell, both spatial axes */
+  float cell_range;             /* sample levels a cell, range axis */
+  int range_passes;             /* blurs along the range axis */
+  float range_max;              /* 2^bits - 1 */
+  int w, h, d;                  /* cells along x, y and range, padded */
+} CbfReferenceGridCells;
+
+void cbf_reference_grid_cells (int width, int height, int channels,
+    int bits, double sigma_color, double sigma_space,
+    CbfReferenceGridCells * cells);
+
+/* The bilateral grid as the element computes it, on @channels (1 or 3)
+ * bytes from @colour_offset of each @pixel_bytes-byte pixel (a grid per
+ * channel for colour); the other bytes copied. Cell choices in float as
+ * the GPU makes them, sums in double: the element's output is within +-1.
+ * Either sigma at most 1e-6 copies @src. */
+void cbf_reference_grid (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, double sigma_color,
+    double sigma_space);
+
+/* The same on samples of @bits bits (9 to 16, strides and pixels in
+ * samples), sigma-color in 8-bit levels. */
+void cbf_reference_grid_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    double sigma_color, double sigma_space);
 
 /* The strength mask as the element documents it: the @src_w x @src_h mask
  * (rows @pitch bytes apart) scaled to @dst_w x @dst_h, pixel centres

@@ -4,7 +4,7 @@
  * sizes, padded strides and plane offsets, windows from 3 to 75 pixels;
  * OpenCV's golden pictures widened to 16 bits (v x 257), filtered and
  * narrowed back within +-1 of OpenCV's 8-bit output (bilateral, YUV 4:2:0
- * and gaussian); method=grid against the 8-bit element on the same picture;
+ * and gaussian); method=grid against the reference grid on real pictures;
  * the strength mask; alpha passing unchanged; and, with GStreamer's CUDA
  * library, cudaupload ! cudabilateral ! cudadownload giving the bytes the
  * system-memory path gives. Output buffers are poisoned first. Exits 77
@@ -468,79 +468,202 @@ GST_START_TEST (test_deep_golden_widened_yuv)
 
 GST_END_TEST;
 
-/* method=grid: the grid places a sample at value x 255 / (2^bits - 1), so a
- * 16-bit frame widened from an 8-bit one is gridded as the 8-bit frame is;
- * narrowed, its output is the 8-bit element's within 2 (the two round at
- * different depths). Alpha passes unchanged. */
+/* @v (8-bit) widened to @bits bits: v x 257 at 16 bits, else
+ * v x (2^bits - 1) / 255 rounded. */
+static guint16
+grid_widen (guint8 v, gint bits)
+{
+  gint top = (1 << bits) - 1;
+
+  return (guint16) ((2 * v * top + 255) / 510);
+}
+
+/* PSNR of @a against @b, samples of @bits bits. */
+static gdouble
+deep_psnr (const DeepChannel * a, const DeepChannel * b, gint bits)
+{
+  gdouble se = 0, top = (1 << bits) - 1;
+  gsize k, n = (gsize) a->width * a->height;
+
+  for (k = 0; k < n; k++) {
+    gdouble d = (gdouble) a->data[k] - b->data[k];
+
+    se += d * d;
+  }
+  return se == 0 ? 99 : 10 * log10 (top * top * n / se);
+}
+
+/* What method=grid must output for @in, a frame of @df with @n components
+ * of @bits bits: cbf_reference_grid_deep on components 0 to 2 together
+ * for the colour formats (a grid each), else on each on its own, chroma
+ * (components 1 and 2) with chroma's sigma-space; alpha as it came. */
+static void
+deep_grid_reference (const DeepFormat * df, guint n, gint bits,
+    const DeepChannel * in, const Params * p, DeepChannel * expected)
+{
+  gint w = in[0].width, h = in[0].height;
+  guint c;
+  gsize i;
+
+  if (!df->colour) {
+    for (c = 0; c < n; c++) {
+      Params q = *p;
+
+      if (c > 0)
+        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
+            &q.diameter, &q.sigma_space);
+      expected[c] = deep_channel_new (in[c].width, in[c].height);
+      cbf_reference_grid_deep (in[c].data, in[c].width, expected[c].data,
+          in[c].width, in[c].width, in[c].height, 1, 0, 1, bits,
+          q.sigma_color, q.sigma_space);
+    }
+    return;
+  }
+  {
+    guint16 *packed = g_new (guint16, (gsize) w * h * 3);
+    guint16 *result = g_new (guint16, (gsize) w * h * 3);
+
+    for (i = 0; i < (gsize) w * h; i++)
+      for (c = 0; c < 3; c++)
+        packed[i * 3 + c] = in[c].data[i];
+    cbf_reference_grid_deep (packed, w * 3, result, w * 3, w, h, 3, 0, 3,
+        bits, p->sigma_color, p->sigma_space);
+    for (c = 0; c < n; c++) {
+      expected[c] = deep_channel_new (w, h);
+      for (i = 0; i < (gsize) w * h; i++)
+        expected[c].data[i] = c < 3 ? result[i * 3 + c] : in[c].data[i];
+    }
+    g_free (packed);
+    g_free (result);
+  }
+}
+
+/* method=grid on deep samples against the reference grid at their depth
+ * (cbf_reference_grid_deep: the range cells scaled by (2^bits - 1) / 255,
+ * so that a deep frame has the 8-bit frame's cells), on the crops of
+ * data/'s pictures the 8-bit grid tests use, widened (grid_widen), at
+ * their sigmas: P010_10LE (astronaut.png in YUV, as test_formats makes
+ * it) within 1, its planes also held to floors of PSNR against the exact
+ * filter at 10 bits, about half a dB under the reference grid's and at
+ * least 3 dB above the unfiltered planes' (FIGURE lines); GRAY16_LE
+ * (camera.png), RGBA64_LE (astronaut.png, alpha noise that must pass
+ * unchanged) and Y444_16LE (astronaut.png in YUV) within 2: a cell's sum
+ * of 16-bit levels passes 2^24 at sigma-space 32, where the GPU's float
+ * sums round in the order its atomics take. */
 GST_START_TEST (test_deep_grid)
 {
+  static const gchar *fmts[] = { "P010_10LE", "GRAY16_LE", "RGBA64_LE",
+    "Y444_16LE"
+  };
   static const struct
   {
-    const gchar *narrow, *deep;
-  } pairs[] = { {"GRAY8", "GRAY16_LE"}, {"RGBA", "RGBA64_LE"},
-  {"Y444", "Y444_16LE"}
+    gdouble sigma_space, sigma_color;
+    gdouble floor[3];           /* P010_10LE's Y, U and V, dB */
+  } cases[] = {
+    {8, 30, {42.5, 48.0, 52.5}}, {16, 30, {41.5, 48.5, 51.5}},
+    {32, 30, {40.5, 45.5, 47.0}}, {8, 60, {37.5, 47.0, 52.0}},
+    {16, 60, {36.5, 47.0, 51.0}}, {32, 60, {35.0, 44.0, 46.0}},
   };
-  Params p = { 0, 30, 8, FALSE };
-  const gint w = 161, h = 121;
-  guint f, c;
+  const gint w = 256, h = 192;
+  guint8 *gray = picture_crop ("camera.png", 1, 128, 96, w, h);
+  guint8 *rgb = picture_crop ("astronaut.png", 3, 128, 32, w, h);
+  Channel yuv[3];
+  guint f, c, i;
 
-  for (f = 0; f < G_N_ELEMENTS (pairs); f++) {
-    GstHarness *h8 = harness_new (pairs[f].narrow, w, h, &p);
-    GstHarness *h16 = harness_new (pairs[f].deep, w, h, &p);
-    GstVideoInfo info = info_for (pairs[f].deep, w, h);
+  channels_yuv_from_rgb (rgb, w, h, yuv);
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    const DeepFormat *df = deep_format (fmts[f]);
+    GstVideoInfo info = info_for (fmts[f], w, h);
     guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
-    Channel in8[GST_VIDEO_MAX_COMPONENTS], out8[GST_VIDEO_MAX_COMPONENTS];
-    DeepChannel in16[GST_VIDEO_MAX_COMPONENTS];
-    DeepChannel out16[GST_VIDEO_MAX_COMPONENTS];
+    gint bits = format_bits (fmts[f]), tolerance = bits > 12 ? 2 : 1;
+    gboolean is_yuv = GST_VIDEO_INFO_IS_YUV (&info);
+    Params p = { 0, cases[0].sigma_color, cases[0].sigma_space, FALSE };
+    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    DeepChannel in[GST_VIDEO_MAX_COMPONENTS];
     gint worst = 0;
 
-    gst_util_set_object_arg (G_OBJECT (h8->element), "method", "grid");
-    gst_util_set_object_arg (G_OBJECT (h16->element), "method", "grid");
+    gst_util_set_object_arg (G_OBJECT (harness->element), "method", "grid");
     for (c = 0; c < n; c++) {
-      gint x, y;
-
-      /* Smooth regions and an edge, mild noise: a picture, not noise (as
-       * the 8-bit grid test has it). */
-      in8[c].width = w;
-      in8[c].height = h;
-      in8[c].data = g_malloc ((gsize) w * h);
-      for (y = 0; y < h; y++)
-        for (x = 0; x < w; x++)
-          in8[c].data[y * w + x] =
-              (guint8) CLAMP (40 + 50 * (gint) c + (x * 60) / w + (x >
-                  w / 2 ? 80 : 0) + ((x * 7 + y * 13) % 9) - 4, 0, 255);
-      in16[c] = is_alpha (&info, c) ? deep_channel_noise (w, h, 16, 40 + c) :
-          widen (in8[c].data, w, h, 1, 0);
-    }
-    filter_frame (h8, pairs[f].narrow, w, h,
-        frame_from_channels (pairs[f].narrow, w, h, in8, FALSE, f), out8);
-    filter_deep_frame (h16, pairs[f].deep, w, h,
-        deep_frame_from_channels (pairs[f].deep, w, h, in16, TRUE, f), out16);
-    for (c = 0; c < n; c++) {
-      Channel got;
+      gint cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
+      gint ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
       gsize k;
 
       if (is_alpha (&info, c)) {
-        assert_deep_channel_matches (&out16[c], &in16[c], 0, "grid, alpha",
-            pairs[f].deep, c);
+        in[c] = deep_channel_noise (cw, ch, bits, 40 + c);
         continue;
       }
-      got = narrow (&out16[c]);
-      for (k = 0; k < (gsize) w * h; k++)
-        worst = MAX (worst, ABS ((gint) got.data[k] - out8[c].data[k]));
-      assert_channel_matches (&got, &out8[c], 2, "grid against 8-bit grid",
-          pairs[f].deep, c);
-      channels_free (&got, 1);
+      in[c] = deep_channel_new (cw, ch);
+      if (is_yuv) {
+        Channel plane = channel_subsample (&yuv[c], cw, ch);
+
+        for (k = 0; k < (gsize) cw * ch; k++)
+          in[c].data[k] = grid_widen (plane.data[k], bits);
+        channels_free (&plane, 1);
+      } else {
+        for (k = 0; k < (gsize) cw * ch; k++)
+          in[c].data[k] = grid_widen (n == 1 ? gray[k] : rgb[3 * k + c], bits);
+      }
     }
-    g_print ("grid, %s narrowed against %s: within %d\n", pairs[f].deep,
-        pairs[f].narrow, worst);
-    channels_free (in8, n);
-    channels_free (out8, n);
-    deep_channels_free (in16, n);
-    deep_channels_free (out16, n);
-    harness_free (h8);
-    harness_free (h16);
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      DeepChannel out[GST_VIDEO_MAX_COMPONENTS];
+      DeepChannel expected[GST_VIDEO_MAX_COMPONENTS];
+      gchar *what = g_strdup_printf ("grid against the reference grid, "
+          "sigma-space %g sigma-color %g", cases[i].sigma_space,
+          cases[i].sigma_color);
+      gsize k;
+
+      p.sigma_space = cases[i].sigma_space;
+      p.sigma_color = cases[i].sigma_color;
+      params_apply (harness->element, &p);
+      filter_deep_frame (harness, fmts[f], w, h,
+          deep_frame_from_channels (fmts[f], w, h, in, i % 2, f + i), out);
+      deep_grid_reference (df, n, bits, in, &p, expected);
+      for (c = 0; c < n; c++) {
+        gboolean alpha = is_alpha (&info, c);
+
+        assert_deep_channel_matches (&out[c], &expected[c], alpha ? 0 :
+            tolerance, alpha ? "grid, alpha" : what, fmts[f], c);
+        for (k = 0; k < (gsize) out[c].width * out[c].height; k++)
+          worst = MAX (worst, ABS ((gint) out[c].data[k] -
+                  expected[c].data[k]));
+      }
+      for (c = 0; c < n && g_str_equal (fmts[f], "P010_10LE"); c++) {
+        DeepChannel exact = deep_channel_new (in[c].width, in[c].height);
+        Params q = p;
+        gdouble db, db_input, db_reference;
+
+        if (c > 0)
+          cbf_reference_chroma_params (p.diameter, p.sigma_space, 2,
+              &q.diameter, &q.sigma_space);
+        cbf_reference_bilateral_deep (in[c].data, in[c].width, exact.data,
+            exact.width, exact.width, exact.height, 1, 0, 1, bits,
+            q.diameter, q.sigma_color, q.sigma_space);
+        db = deep_psnr (&out[c], &exact, bits);
+        db_input = deep_psnr (&in[c], &exact, bits);
+        db_reference = deep_psnr (&expected[c], &exact, bits);
+        g_print ("FIGURE grid astronaut.png %dx%d P010_10LE plane %c "
+            "sigma-space %g sigma-color %g: %.2f dB against the exact filter "
+            "(floor %.1f; unfiltered input %.2f dB; reference grid %.2f "
+            "dB)\n", w, h, "YUV"[c], p.sigma_space, p.sigma_color, db,
+            cases[i].floor[c], db_input, db_reference);
+        fail_unless (db >= cases[i].floor[c] && cases[i].floor[c] >=
+            db_input + 3, "P010_10LE plane %u, %s: the grid %.2f dB against "
+            "the exact filter, its floor %.1f, the unfiltered input %.2f dB",
+            c, what, db, cases[i].floor[c], db_input);
+        deep_channels_free (&exact, 1);
+      }
+      deep_channels_free (out, n);
+      deep_channels_free (expected, n);
+      g_free (what);
+    }
+    g_print ("grid, %s: within %d of the reference grid (allowed %d)\n",
+        fmts[f], worst, tolerance);
+    deep_channels_free (in, n);
+    harness_free (harness);
   }
+  channels_free (yuv, 3);
+  g_free (gray);
+  g_free (rgb);
 }
 
 GST_END_TEST;

@@ -259,58 +259,101 @@ GST_START_TEST (test_mask_channels)
 
 GST_END_TEST;
 
-/* method=grid on YUV: each channel (chroma with its scaled sigma-space)
- * close to the exact filter's (PSNR); U and V of NV12 and I420 go through
- * the paired launch, a grid each. */
+/* PSNR of @a against @b (8-bit levels). */
+static gdouble
+channel_psnr (const Channel * a, const Channel * b)
+{
+  gdouble se = 0;
+  gint i, n = a->width * a->height;
+
+  for (i = 0; i < n; i++) {
+    gdouble d = (gdouble) a->data[i] - b->data[i];
+
+    se += d * d;
+  }
+  return se == 0 ? 99 : 10 * log10 (255.0 * 255.0 * n / se);
+}
+
+/* method=grid on YUV and Y444: astronaut.png's 256 x 192 crop of the
+ * 8-bit grid test (test_gpu) in YUV (BT.601, chroma averaged down to each
+ * format's size), at that test's sigmas, changed while PLAYING: every
+ * channel within +-1 of the reference grid (chroma with its scaled
+ * sigma-space; U and V of NV12 and I420 go through the paired launch, a
+ * grid each; Y444's three channels a grid each, placed by their own
+ * level). NV12's planes are also held to floors of PSNR against the exact
+ * filter, about half a dB under the reference grid's and at least 3 dB
+ * above the unfiltered planes', printed as FIGURE lines. */
 GST_START_TEST (test_grid_channels)
 {
   static const gchar *fmts[] = { "NV12", "I420", "YUY2", "Y444" };
-  Params p = { 0, 30, 8, FALSE };
-  const gint w = 160, h = 120;
-  guint f, c;
+  static const struct
+  {
+    gdouble sigma_space, sigma_color;
+    gdouble floor[3];           /* NV12's Y, U and V, dB */
+  } cases[] = {
+    {8, 30, {42.5, 47.5, 50.5}}, {16, 30, {41.5, 47.5, 50.0}},
+    {32, 30, {40.5, 45.0, 46.5}}, {8, 60, {37.5, 46.5, 50.5}},
+    {16, 60, {36.0, 46.5, 49.5}}, {32, 60, {35.0, 44.0, 45.5}},
+  };
+  const gint w = 256, h = 192;
+  guint8 *rgb = picture_crop ("astronaut.png", 3, 128, 32, w, h);
+  Channel yuv[3];
+  guint f, c, i;
 
+  channels_yuv_from_rgb (rgb, w, h, yuv);
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    GstHarness *harness = harness_new (fmts[f], w, h, &p);
     GstVideoInfo info = info_for (fmts[f], w, h);
-    Channel in[3], out[3], expected[3];
-    guint n;
+    Params p = { 0, cases[0].sigma_color, cases[0].sigma_space, FALSE };
+    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    Channel in[3];
 
     gst_util_set_object_arg (G_OBJECT (harness->element), "method", "grid");
-    for (c = 0; c < 3; c++) {
-      gint cw = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
-      gint ch = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
-      gint x, y;
 
-      /* Smooth regions and an edge, mild noise: a picture, not noise. */
-      in[c] = (Channel) {
-      cw, ch, g_malloc ((gsize) cw * ch)};
-      for (y = 0; y < ch; y++)
-        for (x = 0; x < cw; x++)
-          in[c].data[y * cw + x] =
-              (guint8) CLAMP (40 + 50 * (gint) c + (x * 60) / cw + (x >
-                  cw / 2 ? 80 : 0) + ((x * 7 + y * 13) % 9) - 4, 0, 255);
-    }
-    filter_frame (harness, fmts[f], w, h,
-        frame_from_channels (fmts[f], w, h, in, TRUE, f), out);
-    n = channels_reference_for_format (&info, in, &p, expected);
-    for (c = 0; c < n; c++) {
-      double se = 0, db;
-      gint i, count = expected[c].width * expected[c].height;
+    for (c = 0; c < 3; c++)
+      in[c] = channel_subsample (&yuv[c], GST_VIDEO_INFO_COMP_WIDTH (&info,
+              c), GST_VIDEO_INFO_COMP_HEIGHT (&info, c));
+    for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+      Channel out[3], expected[3];
+      gchar *what = g_strdup_printf ("grid against the reference grid, "
+          "sigma-space %g sigma-color %g", cases[i].sigma_space,
+          cases[i].sigma_color);
+      guint n;
 
-      for (i = 0; i < count; i++) {
-        double d = (double) out[c].data[i] - expected[c].data[i];
-        se += d * d;
+      p.sigma_space = cases[i].sigma_space;
+      p.sigma_color = cases[i].sigma_color;
+      params_apply (harness->element, &p);
+      filter_frame (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, TRUE, f + i), out);
+      n = channels_reference_grid_for_format (&info, in, &p, expected);
+      for (c = 0; c < n; c++)
+        assert_channel_matches (&out[c], &expected[c], 1, what, fmts[f], c);
+      for (c = 0; c < n && g_str_equal (fmts[f], "NV12"); c++) {
+        Channel exact = channel_reference (&in[c], &p, c > 0);
+        gdouble db, db_input, db_reference;
+
+        db = channel_psnr (&out[c], &exact);
+        db_input = channel_psnr (&in[c], &exact);
+        db_reference = channel_psnr (&expected[c], &exact);
+        g_print ("FIGURE grid astronaut.png %dx%d NV12 plane %c sigma-space "
+            "%g sigma-color %g: %.2f dB against the exact filter (floor "
+            "%.1f; unfiltered input %.2f dB; reference grid %.2f dB)\n", w,
+            h, "YUV"[c], p.sigma_space, p.sigma_color, db, cases[i].floor[c],
+            db_input, db_reference);
+        fail_unless (db >= cases[i].floor[c] && cases[i].floor[c] >=
+            db_input + 3, "NV12 plane %u, %s: the grid %.2f dB against the "
+            "exact filter, its floor %.1f, the unfiltered input %.2f dB", c,
+            what, db, cases[i].floor[c], db_input);
+        channels_free (&exact, 1);
       }
-      db = se == 0 ? 99 : 10 * log10 (255.0 * 255.0 * count / se);
-      g_print ("grid against exact, %s channel %u: %.2f dB\n", fmts[f], c, db);
-      fail_unless (db >= 28.0, "%s channel %u: grid PSNR %.2f dB", fmts[f],
-          c, db);
+      channels_free (expected, n);
+      channels_free (out, 3);
+      g_free (what);
     }
-    channels_free (expected, n);
     channels_free (in, 3);
-    channels_free (out, 3);
     gst_harness_teardown (harness);
   }
+  channels_free (yuv, 3);
+  g_free (rgb);
 }
 
 GST_END_TEST;

@@ -252,6 +252,92 @@ GST_START_TEST (test_mask_reference)
 
 GST_END_TEST;
 
+/* PSNR of the @channels values at @offset of @pixel_bytes-byte pixels. */
+static gdouble
+psnr (const guint8 * a, const guint8 * b, gint n_pixels, gint pixel_bytes,
+    gint offset, gint channels)
+{
+  gdouble se = 0;
+  gint i, c;
+
+  for (i = 0; i < n_pixels; i++)
+    for (c = 0; c < channels; c++) {
+      gdouble d = (gdouble) a[i * pixel_bytes + offset + c] -
+          b[i * pixel_bytes + offset + c];
+
+      se += d * d;
+    }
+  return se == 0 ? 99 : 10 * log10 (255.0 * 255.0 * n_pixels * channels / se);
+}
+
+/* The grid's reference, documented cells (docs/design.md, "The bilateral
+ * grid, exactly"), a flat picture kept exactly, and on the golden
+ * pictures a filter that comes closer to the exact one than the input
+ * does (a reference that did nothing would not). */
+GST_START_TEST (test_grid_reference)
+{
+  static const gdouble sigmas[] = { 8, 16, 32 };
+  static const gchar *pictures[] = { "gray_camera_96x72.pgm",
+    "rgb_astronaut_96x72.ppm"
+  };
+  CbfReferenceGridCells g;
+  guint8 flat[40 * 30 * 4], flat_out[40 * 30 * 4];
+  guint p, s;
+
+  /* One channel, sigma-space 16, sigma-color 30: cells of 16 / sqrt 1.25
+   * pixels and 30 / sqrt 4.25 levels, four range passes; 100 x 50 pixels
+   * are 7 + 1 + 4 by 3 + 1 + 4 cells, 255 levels 18 + 1 + 16. */
+  cbf_reference_grid_cells (100, 50, 1, 8, 30, 16, &g);
+  fail_unless (g.cell_space == (float) (16 / sqrt (1.25)));
+  fail_unless (g.cell_range == (float) (30 / sqrt (4.25)));
+  fail_unless (g.range_passes == 4 && g.range_max == 255);
+  fail_unless (g.w == 12 && g.h == 8 && g.d == 35, "%d %d %d", g.w, g.h, g.d);
+  /* Colour: 0.4 sigma-color, one pass; the 10-bit range scaled. */
+  cbf_reference_grid_cells (100, 50, 3, 10, 30, 16, &g);
+  fail_unless (g.cell_range == (float) ((float) (12 / sqrt (1.25)) *
+          (1023 / 255.0)));
+  fail_unless (g.range_passes == 1 && g.range_max == 1023);
+  /* Small sigmas: cells held at 4 pixels and 255 / 96 levels, one pass. */
+  cbf_reference_grid_cells (100, 50, 1, 8, 2, 2, &g);
+  fail_unless (g.cell_space == 4 && g.cell_range == (float) (255.0 / 96));
+  fail_unless_equals_int (g.range_passes, 1);
+
+  for (p = 0; p < 40 * 30 * 4; p++)
+    flat[p] = p % 4 == 3 ? p % 251 : 60 + 70 * (p % 4);
+  cbf_reference_grid (flat, 40 * 4, flat_out, 40 * 4, 40, 30, 4, 0, 3, 30, 8);
+  fail_unless (memcmp (flat, flat_out, sizeof flat) == 0,
+      "a flat picture changed");
+
+  for (p = 0; p < G_N_ELEMENTS (pictures); p++) {
+    gint w, h, ch;
+    guint8 *in = golden_load_pnm (pictures[p], &w, &h, &ch);
+    guint8 *exact = g_malloc ((gsize) w * h * ch);
+    guint8 *grid = g_malloc ((gsize) w * h * ch);
+
+    for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
+      gdouble db_grid, db_input;
+
+      cbf_reference_bilateral (in, w * ch, exact, w * ch, w, h, ch, 0, ch, 0,
+          60, sigmas[s]);
+      cbf_reference_grid (in, w * ch, grid, w * ch, w, h, ch, 0, ch, 60,
+          sigmas[s]);
+      db_grid = psnr (grid, exact, w * h, ch, 0, ch);
+      db_input = psnr (in, exact, w * h, ch, 0, ch);
+      g_print ("reference grid against exact, %s, sigma-color 60, "
+          "sigma-space %g: %.2f dB (the input %.2f dB)\n", pictures[p],
+          sigmas[s], db_grid, db_input);
+      fail_unless (db_grid >= db_input + 3, "%s sigma-space %g: the grid "
+          "%.2f dB, the input %.2f dB", pictures[p], sigmas[s], db_grid,
+          db_input);
+    }
+    g_free (in);
+    g_free (exact);
+    g_free (grid);
+  }
+}
+
+GST_END_TEST;
+
 /* ---------------------------------------------------------------- */
 /* The kernels' host-side arithmetic against the reference. Only here do
  * the tests call kernels/ code other than through the element: the
@@ -261,6 +347,7 @@ GST_END_TEST;
 
 #include "bilateral.h"
 #include "gaussian.h"
+#include "grid.h"
 
 /* Fails unless @got is within @rel of @want, or within @abs of it where
  * @want is that small. */
@@ -466,6 +553,50 @@ GST_START_TEST (test_kernel_deep_tables)
 
 GST_END_TEST;
 
+/* The grid's cells, range passes and sizes (cbf_grid_cells,
+ * cbf_grid_dims) against the reference's, to the bit. */
+GST_START_TEST (test_kernel_grid_cells)
+{
+  static const gdouble sigmas_space[] = { 0, 1, 4, 5, 8, 10, 16, 24, 32, 75,
+    200
+  };
+  static const gdouble sigmas_color[] = { 0, 0.5, 2, 5, 10, 20, 30, 60, 75,
+    200
+  };
+  static const gint depths[] = { 8, 10, 12, 16 };
+  static const gint sizes[][2] = { {1, 1}, {97, 61}, {1920, 1080} };
+  guint a, b, c, d, z;
+
+  for (a = 0; a < G_N_ELEMENTS (sigmas_space); a++)
+    for (b = 0; b < G_N_ELEMENTS (sigmas_color); b++)
+      for (c = 1; c <= 3; c += 2)
+        for (d = 0; d < G_N_ELEMENTS (depths); d++)
+          for (z = 0; z < G_N_ELEMENTS (sizes); z++) {
+            CbfGridScratch grid = { {NULL, NULL}, 0, 0, 0, 0, 0 };
+            CbfReferenceGridCells ref;
+            CbfGridDims dims;
+
+            cbf_grid_cells (sigmas_space[a], sigmas_color[b], c, depths[d],
+                &grid);
+            dims = cbf_grid_dims (sizes[z][0], sizes[z][1], &grid);
+            cbf_reference_grid_cells (sizes[z][0], sizes[z][1], c, depths[d],
+                sigmas_color[b], sigmas_space[a], &ref);
+            fail_unless (grid.cell_space == ref.cell_space
+                && grid.cell_range == ref.cell_range
+                && grid.range_passes == ref.range_passes
+                && grid.range_max == ref.range_max && dims.w == ref.w
+                && dims.h == ref.h && dims.d == ref.d, "ss=%g sc=%g, %u "
+                "channels, %d bits: cells %g %g, %d passes, %dx%dx%d; the "
+                "reference %g %g, %d passes, %dx%dx%d", sigmas_space[a],
+                sigmas_color[b], c, depths[d], grid.cell_space,
+                grid.cell_range, grid.range_passes, dims.w, dims.h, dims.d,
+                ref.cell_space, ref.cell_range, ref.range_passes, ref.w,
+                ref.h, ref.d);
+          }
+}
+
+GST_END_TEST;
+
 /* A @bits-bit picture of @channels samples a pixel: a gradient, a bright
  * block with an edge, noise, and dark and bright single pixels (where a
  * rounded weight would show most). */
@@ -656,11 +787,13 @@ reference_suite (void)
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
   tcase_add_test (tc, test_mask_reference);
+  tcase_add_test (tc, test_grid_reference);
   /* The kernels' host-side arithmetic against the reference. */
   tcase_add_test (tc, test_kernel_rules);
   tcase_add_test (tc, test_kernel_tables);
   tcase_add_test (tc, test_kernel_gaussian_coefficients);
   tcase_add_test (tc, test_kernel_deep_tables);
+  tcase_add_test (tc, test_kernel_grid_cells);
   tcase_add_test (tc, test_deep_table_within_tolerance);
   tcase_add_test (tc, test_deep_computed_weights);
   return s;
