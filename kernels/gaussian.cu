@@ -37,8 +37,11 @@
 
 namespace {
 
+/* Deep layouts ask for two blocks an SM: left to itself, ptxas held the
+ * deep one-channel pair (whose load masks the sample to its depth) to 40
+ * or 48 registers and spilled one. */
 template <class T>
-__global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY)
+__global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY, T::kDeep ? 2 : 1)
     gaussian_chunked (Io io, int row_begin, int row_end, int radius,
         const float *__restrict__ coeffs_dev)
 {

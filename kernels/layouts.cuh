@@ -79,8 +79,8 @@ struct Io
   int width;
   int height;
   /* Bits the deep one-channel layouts' samples sit above the low end of
-   * their 16-bit containers (CbfPlane), and 4 x the largest sample they
-   * keep once shifted down: the plane's depth, at most the layout's. */
+   * their 16-bit containers (CbfPlane), and the bits of the container they
+   * keep: the sample's, its depth at most the layout's. */
   int sample_shift;
   uint32_t sample_mask;
 
@@ -423,10 +423,16 @@ struct DeepChannels : Channels<kChannels>
   {
     const uint32_t raw = *reinterpret_cast<const uint16_t *> (
         io.template in<0> (Base::channel (), y, x));
-    /* (raw >> shift & mask) << 2, the shift as a funnel shift and masked
-     * last: written plainly, it made ptxas spill a register in the chunked
-     * Gaussian for sm_80 to sm_89. */
-    return (__funnelshift_r (raw, 0u, io.sample_shift) << 2) & io.sample_mask;
+    /* (raw >> shift & mask) << 2, the shift as a funnel shift: written
+     * plainly, it made ptxas spill a register in the chunked Gaussian for
+     * sm_80 to sm_89. A 16-bit container's samples need no run-time mask;
+     * shallower ones are masked in place before the shift (the form that
+     * spilled nowhere). */
+    if constexpr (kRangeShift == 0)
+      return __funnelshift_r (raw & io.sample_mask, 0u, io.sample_shift) << 2;
+    else
+      return (__funnelshift_r (raw, 0u, io.sample_shift) << 2)
+          & (kSampleMask << 2);
   }
   /* 4 x the distance, its bucket's byte offset after the shift (the low
    * two bits cleared). */
@@ -775,7 +781,7 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   io->sample_shift = src->sample_shift;
   io->sample_mask = ((src->sample_bits ? (1u << src->sample_bits) - 1 : 0xffffu)
                         & LayoutSampleMask<T>::value)
-      << 2;
+      << src->sample_shift;
   io->width = src->width;
   io->height = src->height;
   /* Drop an error left by an earlier, unrelated runtime call on this thread
