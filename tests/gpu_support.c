@@ -10,6 +10,7 @@
 #include <gst/app/gstappsink.h>
 
 #include <cuda_runtime_api.h>
+#include <cuda.h>
 #include <dlfcn.h>
 #include <math.h>
 
@@ -948,4 +949,22 @@ deep_channels_reference (const GstVideoInfo * info, const DeepChannel * in,
   g_free (packed);
   g_free (result);
   return n;
+}
+
+gpointer
+gpu_test_driver_function (const gchar * name)
+{
+  typedef CUresult (*InitFunc) (unsigned int flags);
+  void *lib = dlopen ("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  InitFunc init;
+  gpointer func;
+
+  fail_unless (lib != NULL, "%s", dlerror ());
+  init = (InitFunc) dlsym (lib, "cuInit");
+  func = dlsym (lib, name);
+  fail_unless (init && func, "no %s in libcuda", name);
+  fail_unless_equals_int (init (0), CUDA_SUCCESS);
+  /* libcuda stays loaded: the runtime holds it too */
+  dlclose (lib);
+  return func;
 }

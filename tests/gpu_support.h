@@ -238,4 +238,8 @@ guint deep_channels_random (const gchar * format, gint width, gint height,
 guint deep_channels_reference (const GstVideoInfo * info,
     const DeepChannel * in, const Params * p, DeepChannel * expected);
 
+/* A function of the CUDA driver API, from libcuda itself (cuInit called),
+ * so that calling it goes through no runtime state. */
+gpointer gpu_test_driver_function (const gchar * name);
+
 #endif
