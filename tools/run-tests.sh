@@ -6,6 +6,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh || exit 1
 tools/build.sh || exit 1
+# The CUDA toolkit for build-asan as for build, on PATH or not.
+. tools/cuda-env.sh
 meson test -C build --print-errorlogs --num-processes 1
 status=$?
 # The CPU-side tests again under valgrind (errors and definite leaks fail).
@@ -18,11 +20,10 @@ fi
 # kernels do not run in these tests). The system plugins are scanned first
 # by the normal plugin scanner, so that only ours is loaded in-process.
 rm -f build-asan/meson-logs/testlog-sanitizers.json
-if [ ! -d build-asan ]; then
-  meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-    -Dgpu_arch=75 >/dev/null || status=1
-fi
-if ninja -C build-asan >/dev/null; then
+[ -f build-asan/build.ninja ] ||
+  echo "Building build-asan, the sanitizer build (the first time takes minutes)"
+if cbf_build build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dgpu_arch=75; then
   GST_REGISTRY_1_0=$PWD/build-asan/tests/registry.bin gst-inspect-1.0 \
     coreelements >/dev/null 2>&1 || true
   meson test -C build-asan --setup sanitizers --print-errorlogs \
