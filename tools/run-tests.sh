@@ -10,11 +10,16 @@ tools/build.sh || exit 1
 . tools/cuda-env.sh
 meson test -C build --print-errorlogs --num-processes 1
 status=$?
-# The CPU-side tests again under valgrind (errors and definite leaks fail).
+# The tests that need no GPU, again under valgrind and the sanitizers: the
+# reference, the element without a device, the copier's threads, the mask
+# file parser (the files it reads are untrusted) and the page-locking rules.
+cpu_tests=(reference element element-no-visible-gpu copier mask_file
+  hostregister)
+# Under valgrind: errors and definite leaks fail.
 rm -f build/meson-logs/testlog-valgrind.json
 if command -v valgrind >/dev/null; then
   meson test -C build --setup valgrind --print-errorlogs --num-processes 1 \
-    reference element element-no-visible-gpu copier || status=1
+    "${cpu_tests[@]}" || status=1
 fi
 # And built with AddressSanitizer and UBSan (one GPU architecture: the
 # kernels do not run in these tests). The system plugins are scanned first
@@ -27,8 +32,7 @@ if cbf_build build-asan -Db_sanitize=address,undefined -Db_lundef=false \
   GST_REGISTRY_1_0=$PWD/build-asan/tests/registry.bin gst-inspect-1.0 \
     coreelements >/dev/null 2>&1 || true
   meson test -C build-asan --setup sanitizers --print-errorlogs \
-    --num-processes 1 reference element element-no-visible-gpu copier ||
-    status=1
+    --num-processes 1 "${cpu_tests[@]}" || status=1
 else
   echo "error: the sanitizer build failed" >&2; status=1
 fi
