@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: install what is missing, build, run every test, and end
-# with one line "N passed, N failed, N skipped". Tests that need a GPU skip
-# (exit 77) where there is none.
+# with one line "N passed, N failed, N skipped (N checks run, N failed)".
+# Tests that need a GPU skip (exit 77) where there is none.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh || exit 1
