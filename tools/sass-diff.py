@@ -6,7 +6,7 @@ formatting) can be shown to.
     tools/sass-diff.py OLD NEW [--cuobjdump PATH]
 
 OLD and NEW are object files, fatbinaries or static libraries holding
-fatbinaries (build/kernels/libcbfkernels.a.p/bilateral_channel.cu.o, say).
+fatbinaries (build/kernels/bilateral_channel.cu.o, say).
 Addresses and encodings are ignored; functions are matched by name, with
 --strip REGEX (repeatable) removed from the names first, for changes that
 rename a parameter's type. Prints each function that differs and ends with
