@@ -43,12 +43,13 @@ bind /dev /dev
 bind "$cuda" /usr/local/cuda
 bind "$here" "$here"
 
-chroot "$root" env PATH=/usr/local/cuda/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-    CI="${CI:-}" sh -c "cd '$here' &&
+# The toolkit is found as on a fresh machine, by tools/cuda-env.sh in
+# /usr/local/cuda (off PATH); warnings are errors and the C tests required,
+# as in CI's other builds, unless CBF_MESON_OPTIONS says otherwise.
+chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin CUDA_HOME=/usr/local/cuda \
+    CBF_MESON_OPTIONS="${CBF_MESON_OPTIONS--Dwerror=true -Dtests=enabled}" \
+    CI="${CI:-}" bash -c "cd '$here' &&
   gst-inspect-1.0 --version | head -n 1 &&
-  { [ -f build-debian13/build.ninja ] ||
-    meson setup build-debian13 -Dgpu_arch=75 -Dwerror=true \
-      -Dtoolkit_dir=/usr/local/cuda \
-      >/dev/null; } &&
-  ninja -C build-debian13 >/dev/null &&
+  . tools/cuda-env.sh &&
+  cbf_build build-debian13 -Dgpu_arch=75 &&
   meson test -C build-debian13 --print-errorlogs --num-processes 1"
