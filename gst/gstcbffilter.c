@@ -639,8 +639,7 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
 
 /* The element's buffers for frames of @incaps, and its subclass's. */
 static gboolean
-configure_frames (GstCbfFilter * self, GstCaps * incaps,
-    GstVideoInfo * in_info)
+configure_frames (GstCbfFilter * self, GstCaps * incaps, GstVideoInfo * in_info)
 {
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
   gboolean ret;
@@ -1297,8 +1296,7 @@ wait_for_output (GstCbfFilterPrivate * priv, GstMemory * out)
 
   if (stream == priv->memory_stream)
     return cudaSuccess;
-  err = cudaEventRecord (priv->output_free, stream ? stream :
-      cudaStreamLegacy);
+  err = cudaEventRecord (priv->output_free, stream ? stream : cudaStreamLegacy);
   if (err == cudaSuccess)
     err = cudaStreamWaitEvent (priv->memory_stream, priv->output_free, 0);
   return err;

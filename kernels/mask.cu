@@ -71,11 +71,12 @@ __global__ void mask_blend (Views v, int pixel_bytes, int bytes_per_pixel,
     /* m = 0 leaves the input as it came, its bits below and above the
      * sample too; else the input is read as the filter reads it */
     for (int s = 0; s < bytes_per_pixel / 2; s++)
-      out16[s] = m == 0 ? in16[s]
-                        : (uint16_t)(cbf_mask_blend_sample (
-                                         (in16[s] >> sample_shift) & sample_mask,
-                                         out16[s] >> sample_shift, m)
-                              << sample_shift);
+      out16[s] = m == 0
+          ? in16[s]
+          : (uint16_t)(cbf_mask_blend_sample (
+                           (in16[s] >> sample_shift) & sample_mask,
+                           out16[s] >> sample_shift, m)
+              << sample_shift);
   } else {
     const uint32_t a = *reinterpret_cast<const uint32_t *> (in);
     uint32_t *o = reinterpret_cast<uint32_t *> (out);
@@ -118,8 +119,8 @@ extern "C" cudaError_t cbf_mask_blend (const CbfPlane *in, const CbfPlane *out,
       || mask->width != in->width || mask->height != in->height
       || in->sample_shift < 0 || in->sample_shift > 15
       || out->sample_shift != in->sample_shift
-      || (samples != CBF_SAMPLES_16 && in->sample_shift)
-      || in->sample_bits < 0 || in->sample_bits > 16)
+      || (samples != CBF_SAMPLES_16 && in->sample_shift) || in->sample_bits < 0
+      || in->sample_bits > 16)
     return cudaErrorInvalidValue;
   for (int i = 0; i < n_views; i++) {
     v.in[i] = in[i].data;

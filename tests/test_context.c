@@ -28,7 +28,8 @@ primary_context_active (void)
 {
   typedef CUresult (*StateFunc) (CUdevice dev, unsigned int *flags,
       int *active);
-  StateFunc state = (StateFunc) gpu_test_driver_function ("cuDevicePrimaryCtxGetState");
+  StateFunc state =
+      (StateFunc) gpu_test_driver_function ("cuDevicePrimaryCtxGetState");
   unsigned int flags = 0;
   int active = 0;
 
