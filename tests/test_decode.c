@@ -19,7 +19,6 @@
 #include "golden.h"
 #include "gpu_support.h"
 #include "reference.h"
-#include "bilateral.h"
 
 #define N_FRAMES 4
 #define DIAMETER 9
@@ -66,7 +65,7 @@ check_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
   guint bad;
 
   if (c > 0)
-    cbf_bilateral_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
+    cbf_reference_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
         &sigma_space);
   cbf_reference_bilateral (src, w, expected, w, w, h, 1, 0, 1, diameter,
       SIGMA_COLOR, sigma_space);
@@ -198,7 +197,7 @@ check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
   gchar *what = g_strdup_printf ("frame %u", frame_no);
 
   if (c > 0)
-    cbf_bilateral_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
+    cbf_reference_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
         &sigma_space);
   cbf_reference_bilateral_deep (src.data, src.width, expected.data,
       expected.width, src.width, src.height, 1, 0, 1, bits, diameter,

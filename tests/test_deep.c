@@ -15,7 +15,6 @@
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
 
-#include "bilateral.h"
 #include "golden.h"
 #include "gpu_support.h"
 #include "reference.h"
@@ -197,7 +196,7 @@ deep_reference (const DeepFormat * df, const DeepChannel * in,
       Params q = *p;
 
       if (c > 0)
-        cbf_bilateral_chroma_params (p->diameter, p->sigma_space, 2,
+        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
             &q.diameter, &q.sigma_space);
       expected[c] = deep_channel_new (in[c].width, in[c].height);
       deep_params_reference (&q, in[c].data, expected[c].data, in[c].width,

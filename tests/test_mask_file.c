@@ -148,38 +148,6 @@ GST_START_TEST (test_too_many_pixels)
 
 GST_END_TEST;
 
-/* A mask of CBF_MASK_MAX_PIXELS x 1, the widest accepted, scaled to a few
- * columns: its positions carry 37 bits. Each sample must equal the
- * bilinear value computed in double precision. */
-GST_START_TEST (test_widest_mask_positions)
-{
-  const gint src_w = (gint) CBF_MASK_MAX_PIXELS, dst_w = 7;
-  guint8 *mask = g_malloc (src_w);
-  gint i, x;
-
-  for (i = 0; i < src_w; i++)
-    mask[i] = (guint8) (i >> 18);       /* 0 at the left, 255 at the right */
-  for (x = 0; x < dst_w; x++) {
-    double pos = (x + 0.5) * src_w / dst_w - 0.5;
-    gint64 fixed = cbf_mask_source_position (x, src_w, dst_w);
-    gint x0 = (gint) pos;
-    double frac = pos - x0, expected;
-    guint8 got = cbf_mask_sample (mask, src_w, src_w, 1, dst_w, 1, x, 0);
-
-    fail_unless (fixed >= 0
-        && fixed <= ((gint64) (src_w - 1) << CBF_MASK_COEF_BITS));
-    fail_unless (ABS ((double) fixed / (1 << CBF_MASK_COEF_BITS) - pos) <
-        1.0 / (1 << CBF_MASK_COEF_BITS), "column %d: position %" G_GINT64_FORMAT
-        ", expected %f", x, fixed, pos);
-    expected = mask[x0] * (1 - frac) + mask[MIN (x0 + 1, src_w - 1)] * frac;
-    fail_unless (ABS (got - expected) <= 0.5 + 1e-9, "column %d: %u, "
-        "expected %f", x, got, expected);
-  }
-  g_free (mask);
-}
-
-GST_END_TEST;
-
 /* PNG's CRC-32 (ISO 3309) of @n bytes at @p. */
 static guint32
 png_crc (const guint8 * p, gsize n)
@@ -1127,7 +1095,6 @@ mask_file_suite (void)
   tcase_add_test (tc, test_png_and_jpeg_load);
   tcase_add_test (tc, test_broken_data_refused);
   tcase_add_test (tc, test_picture_probe);
-  tcase_add_test (tc, test_widest_mask_positions);
   tcase_add_test (tc, test_failed_reload_keeps_mask);
   tcase_add_test (tc, test_latest_request_wins);
   tcase_add_test (tc, test_failed_start_is_stopped);

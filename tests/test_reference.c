@@ -348,6 +348,7 @@ GST_END_TEST;
 #include "bilateral.h"
 #include "gaussian.h"
 #include "grid.h"
+#include "mask.h"
 
 /* Fails unless @got is within @rel of @want, or within @abs of it where
  * @want is that small. */
@@ -774,6 +775,39 @@ GST_START_TEST (test_deep_computed_weights)
 
 GST_END_TEST;
 
+/* A mask of CBF_MASK_MAX_PIXELS x 1, the widest accepted, scaled to a few
+ * columns: its positions carry 37 bits. Each sample must equal the
+ * bilinear value computed in double precision (the
+ * element's fixed point, mask.h, against the formula). */
+GST_START_TEST (test_widest_mask_positions)
+{
+  const gint src_w = (gint) CBF_MASK_MAX_PIXELS, dst_w = 7;
+  guint8 *mask = g_malloc (src_w);
+  gint i, x;
+
+  for (i = 0; i < src_w; i++)
+    mask[i] = (guint8) (i >> 18);       /* 0 at the left, 255 at the right */
+  for (x = 0; x < dst_w; x++) {
+    double pos = (x + 0.5) * src_w / dst_w - 0.5;
+    gint64 fixed = cbf_mask_source_position (x, src_w, dst_w);
+    gint x0 = (gint) pos;
+    double frac = pos - x0, expected;
+    guint8 got = cbf_mask_sample (mask, src_w, src_w, 1, dst_w, 1, x, 0);
+
+    fail_unless (fixed >= 0
+        && fixed <= ((gint64) (src_w - 1) << CBF_MASK_COEF_BITS));
+    fail_unless (ABS ((double) fixed / (1 << CBF_MASK_COEF_BITS) - pos) <
+        1.0 / (1 << CBF_MASK_COEF_BITS), "column %d: position %" G_GINT64_FORMAT
+        ", expected %f", x, fixed, pos);
+    expected = mask[x0] * (1 - frac) + mask[MIN (x0 + 1, src_w - 1)] * frac;
+    fail_unless (ABS (got - expected) <= 0.5 + 1e-9, "column %d: %u, "
+        "expected %f", x, got, expected);
+  }
+  g_free (mask);
+}
+
+GST_END_TEST;
+
 static Suite *
 reference_suite (void)
 {
@@ -796,6 +830,7 @@ reference_suite (void)
   tcase_add_test (tc, test_kernel_grid_cells);
   tcase_add_test (tc, test_deep_table_within_tolerance);
   tcase_add_test (tc, test_deep_computed_weights);
+  tcase_add_test (tc, test_widest_mask_positions);
   return s;
 }
 
