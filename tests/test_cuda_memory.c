@@ -14,6 +14,8 @@
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 
+#include <cuda_runtime_api.h>
+
 #include "gpu_support.h"
 
 #define GST_USE_UNSTABLE_API

@@ -16,6 +16,8 @@
 #include <glib/gstdio.h>
 
 #include "golden.h"
+#include <cuda_runtime_api.h>
+
 #include "gpu_support.h"
 #include "reference.h"
 

@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include "gpu_support.h"
 
 static guint
