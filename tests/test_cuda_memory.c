@@ -596,7 +596,7 @@ GST_START_TEST (test_waits_for_downstream_reader)
   GstStructure *config;
   GstVideoInfo info;
   GstVideoFrame frame;
-  GstBuffer *out, *host;
+  GstBuffer *out, *host, *inputs[2];
   GstMapInfo map;
   Channel in[2][4], expected[2][3], seen[4], second[4];
   guint8 *busy, *copy;
@@ -620,10 +620,14 @@ GST_START_TEST (test_waits_for_downstream_reader)
   gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
   up_pool = active_cuda_pool (ctx, caps);
 
+  /* Both inputs uploaded first: an upload waits for the legacy default
+   * stream, which waits for downstream's (blocking) stream, and would
+   * finish its read before the second frame. */
   for (f = 0; f < 2; f++) {
     channels_for_format ("RGBA", w, h, 500 + f, in[f]);
     fail_unless_equals_int (channels_reference_for_format (&sys, in[f], &p,
             expected[f]), 3);
+    inputs[f] = cuda_frame_from_channels (up_pool, "RGBA", w, h, in[f]);
   }
   fail_unless (gst_cuda_context_push (ctx));
   s = (cudaStream_t) gst_cuda_stream_get_handle (stream);
@@ -631,8 +635,7 @@ GST_START_TEST (test_waits_for_downstream_reader)
   fail_unless (cudaMalloc ((void **) &copy, row * h) == cudaSuccess);
   gst_cuda_context_pop (NULL);
 
-  out = gst_harness_push_and_pull (harness, cuda_frame_from_channels (up_pool,
-          "RGBA", w, h, in[0]));
+  out = gst_harness_push_and_pull (harness, inputs[0]);
   fail_unless (out != NULL);
   fail_unless (out->pool == down_pool, "the output is not from the pool "
       "downstream proposed");
@@ -649,8 +652,7 @@ GST_START_TEST (test_waits_for_downstream_reader)
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (out);
 
-  out = gst_harness_push_and_pull (harness, cuda_frame_from_channels (up_pool,
-          "RGBA", w, h, in[1]));
+  out = gst_harness_push_and_pull (harness, inputs[1]);
   fail_unless (out != NULL);
   fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
   for (c = 0; c < 4; c++)
