@@ -178,6 +178,23 @@ set_malformed_error (GError ** error, const gchar * kind,
       G_GSIZE_FORMAT ")", kind, detail, offset);
 }
 
+/* Big-endian fields of a picture's header, read a byte at a time: the file
+ * is read into memory as it comes, and its fields are not aligned
+ * (GStreamer's GST_READ_UINT32_BE loads them whole where the processor
+ * allows, which is undefined behaviour in C). */
+static guint32
+read_be32 (const guint8 * p)
+{
+  return (guint32) p[0] << 24 | (guint32) p[1] << 16 | (guint32) p[2] << 8 |
+      p[3];
+}
+
+static guint16
+read_be16 (const guint8 * p)
+{
+  return (guint16) (p[0] << 8 | p[1]);
+}
+
 /* The PNG in @data: its size from the IHDR chunk, which must follow the
  * signature (the decoder takes its size from there too), and its length up
  * to the end of its IEND chunk, so that the decoder is never handed a second
@@ -188,21 +205,21 @@ probe_png (const guint8 * data, gsize size, guint32 * width,
 {
   gsize pos = sizeof (png_signature);
 
-  if (size < pos + 8 + 13 + 4 || GST_READ_UINT32_BE (data + pos) != 13
+  if (size < pos + 8 + 13 + 4 || read_be32 (data + pos) != 13
       || memcmp (data + pos + 4, "IHDR", 4) != 0) {
     set_malformed_error (error, "PNG", "no IHDR chunk after the signature",
         pos);
     return FALSE;
   }
-  *width = GST_READ_UINT32_BE (data + pos + 8);
-  *height = GST_READ_UINT32_BE (data + pos + 12);
+  *width = read_be32 (data + pos + 8);
+  *height = read_be32 (data + pos + 12);
   if (!size_allowed (*width, *height)) {
     set_size_error (error, *width, *height);
     return FALSE;
   }
   /* Chunks: length, type, data, CRC; the length is at most 2^31 - 1. */
   while (size - pos >= 12) {
-    guint32 chunk = GST_READ_UINT32_BE (data + pos);
+    guint32 chunk = read_be32 (data + pos);
     gboolean end = memcmp (data + pos + 4, "IEND", 4) == 0;
 
     if (chunk > G_MAXINT32 || chunk > size - pos - 12) {
@@ -270,7 +287,7 @@ probe_jpeg (const guint8 * data, gsize size, guint32 * width,
     }
     if ((marker >= 0xd0 && marker <= 0xd7) || marker == 0x01)
       continue;                 /* RSTn and TEM: no segment */
-    if (size - pos < 2 || (segment = GST_READ_UINT16_BE (data + pos)) < 2
+    if (size - pos < 2 || (segment = read_be16 (data + pos)) < 2
         || segment > size - pos) {
       set_malformed_error (error, "JPEG", "a segment runs past the end of "
           "the file", pos - 2);
@@ -282,8 +299,8 @@ probe_jpeg (const guint8 * data, gsize size, guint32 * width,
             "header" : "a frame header too short", pos - 2);
         return FALSE;
       }
-      *height = GST_READ_UINT16_BE (data + pos + 3);
-      *width = GST_READ_UINT16_BE (data + pos + 5);
+      *height = read_be16 (data + pos + 3);
+      *width = read_be16 (data + pos + 5);
       if (!size_allowed (*width, *height)) {
         set_size_error (error, *width, *height);
         return FALSE;
