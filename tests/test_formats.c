@@ -275,7 +275,7 @@ channel_psnr (const Channel * a, const Channel * b)
 }
 
 /* method=grid on YUV and Y444: astronaut.png's 256 x 192 crop of the
- * 8-bit grid test (test_gpu) in YUV (BT.601, chroma averaged down to each
+ * 8-bit grid test (test_grid) in YUV (BT.601, chroma averaged down to each
  * format's size), at that test's sigmas, changed while PLAYING: every
  * channel within +-1 of the reference grid (chroma with its scaled
  * sigma-space; U and V of NV12 and I420 go through the paired launch, a

@@ -14,7 +14,7 @@
  * running is a warning and keeps the mask, at start an error. And an
  * element whose start failed is a stopped element: setting properties then
  * posts nothing. The element-level tests of the running cases are in
- * test_gpu. */
+ * test_mask. */
 
 /* O_CLOEXEC and mkfifo under -std=c11. */
 #define _XOPEN_SOURCE 700

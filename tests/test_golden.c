@@ -1,0 +1,148 @@
+/* cudabilateral on a GPU, the packed 8-bit formats (the 32-bit RGB
+ * formats and GRAY8) against OpenCV: every golden file of the bilateral
+ * filter and of GaussianBlur (mode=gaussian) within +-1 on every pixel,
+ * every other case with padded rows; then odd and degenerate sizes, frames
+ * cut into bands, padded strides and every kernel's radii (specialised,
+ * wide and generic; Gaussian kernel sizes 1 to 601) against the C
+ * reference. The byte the element passes through (alpha, padding) must
+ * come back unchanged; output buffers are poisoned before each checked
+ * frame, so an unwritten pixel fails. Exits 77 without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+
+#include "golden.h"
+#include "gpu_support.h"
+#include "packed_image.h"
+
+/* The golden cases of @channels channels, of the bilateral filter or of
+ * GaussianBlur (@gaussian). */
+static void
+check_golden (gint channels, gboolean gaussian)
+{
+  guint n_cases, i, n_checked = 0;
+  GoldenCase *cases = gaussian ? golden_load_gaussian_cases (&n_cases) :
+      golden_load_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenCase *c = &cases[i];
+    const PackedFormat *f =
+        channels == 1 ? PACKED_GRAY8 : &packed_formats[i % N_PACKED_COLOUR];
+    Params p = { c->diameter, c->sigma_color, c->sigma_space, gaussian };
+    gint w, h, ch;
+    guint8 *src, *dst;
+    Image in, expected, out;
+    GstHarness *harness;
+
+    if (c->channels != channels)
+      continue;
+    src = golden_load_pnm (c->input, &w, &h, &ch);
+    dst = golden_load_pnm (c->output, &w, &h, &ch);
+    /* Every other case with padded rows. */
+    in = image_from_golden (f, src, w, h, ch, (i % 2) ? 3 * f->pixel_bytes +
+        8 : 0, i);
+    expected = image_from_golden (f, dst, w, h, ch, 0, i);
+    harness = image_harness_new (&in, &p);
+    out = image_filter (harness, &in);
+    image_assert_matches (&out, &expected, &in, c->name);
+    gst_harness_teardown (harness);
+    image_free (&in);
+    image_free (&expected);
+    image_free (&out);
+    g_free (src);
+    g_free (dst);
+    n_checked++;
+  }
+  fail_unless (n_checked >= 6 * 4, "only %u golden cases", n_checked);
+  golden_free_cases (cases);
+}
+
+GST_START_TEST (test_golden_gray8)
+{
+  check_golden (1, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_golden_colour)
+{
+  check_golden (3, FALSE);
+}
+
+GST_END_TEST;
+
+/* mode=gaussian against OpenCV's GaussianBlur: 55 GRAY8 cases and 55
+ * colour ones, including even and derived kernel sizes. */
+GST_START_TEST (test_golden_gaussian)
+{
+  check_golden (1, TRUE);
+  check_golden (3, TRUE);
+}
+
+GST_END_TEST;
+
+/* Odd and degenerate sizes, frames cut into bands, padded strides, every
+ * specialised radius and the generic kernel's (tiled and large-window),
+ * against the C reference. */
+GST_START_TEST (test_sizes_and_radii)
+{
+  /* 1 x 500 and 200 x 300 are cut into bands (7 and 4). */
+  static const gint sizes[][2] = { {1, 1}, {3, 7}, {1, 500}, {500, 1},
+  {33, 9}, {130, 67}, {200, 300}
+  };
+  /* Radii 2, 35 and 45 (the generic kernel) and 1, then every specialised
+   * radius not in the golden set (3, 5, 6, 8), and the wide kernel's first
+   * (9), two of its radii not multiples of four (13, 29) and its last
+   * (30). */
+  static const Params params[] = { {5, 30, 5, FALSE}, {71, 25, 12, FALSE},
+  {0, 60, 30, FALSE}, {2, 0, 0, FALSE}, {7, 40, 3, FALSE},
+  {11, 30, 4, FALSE}, {13, 50, 6, FALSE}, {17, 45, 9, FALSE},
+  {19, 35, 7, FALSE}, {27, 20, 5, FALSE}, {59, 40, 15, FALSE},
+  {0, 25, 20, FALSE},
+  /* The extremes of the range weights, which the one-channel kernel
+   * rounds to 16-bit integers (bilateral_fast.cuh): none left at a
+   * difference of 1 level, and nearly flat. */
+  {9, 0.05, 3, FALSE}, {15, 1000, 5, FALSE},
+  /* Gaussian: ksize 1, 5, 31 (sigma derived), 255, and 601 (from
+   * sigma 100: wider than every frame here) */
+  {1, 0, 2, TRUE}, {5, 0, 1.5, TRUE}, {31, 0, 0, TRUE}, {255, 0, 40, TRUE},
+  {0, 0, 100, TRUE}
+  };
+  const PackedFormat *fmts[] =
+      { PACKED_GRAY8, &packed_formats[0], &packed_formats[7] };
+  guint s, p, fi, seed = 1;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++) {
+        Image in = image_random (fmts[fi], sizes[s][0], sizes[s][1],
+            (seed % 2) ? 0 : 5 * fmts[fi]->pixel_bytes, seed);
+        GstHarness *h = image_harness_new (&in, &params[p]);
+        gchar *what = g_strdup_printf ("%s d=%d sc=%g ss=%g",
+            params[p].gaussian ? "gaussian" : "bilateral", params[p].diameter,
+            params[p].sigma_color, params[p].sigma_space);
+
+        image_check_filtered (h, &in, &params[p], what);
+        g_free (what);
+        gst_harness_teardown (h);
+        image_free (&in);
+        seed++;
+      }
+}
+
+GST_END_TEST;
+
+static Suite *
+golden_suite (void)
+{
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-golden", 600, &tc);
+
+  tcase_add_test (tc, test_golden_gray8);
+  tcase_add_test (tc, test_golden_colour);
+  tcase_add_test (tc, test_golden_gaussian);
+  tcase_add_test (tc, test_sizes_and_radii);
+  return s;
+}
+
+TEST_MAIN (golden_suite, TEST_NEEDS_GPU, NULL);
