@@ -185,36 +185,159 @@ padded_buffer_new (const GstVideoInfo * base, gboolean padded, guint32 seed)
   return buf;
 }
 
+gint
+format_bits (GstVideoFormat format)
+{
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY16_LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_Y444_16LE:
+    case GST_VIDEO_FORMAT_RGBA64_LE:
+    case GST_VIDEO_FORMAT_BGRA64_LE:
+      return 16;
+    case GST_VIDEO_FORMAT_P012_LE:
+    case GST_VIDEO_FORMAT_I420_12LE:
+    case GST_VIDEO_FORMAT_I422_12LE:
+      return 12;
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_Y444_10LE:
+    case GST_VIDEO_FORMAT_GBR_10LE:
+    case GST_VIDEO_FORMAT_BGR10A2_LE:
+    case GST_VIDEO_FORMAT_RGB10A2_LE:
+      return 10;
+    default:
+      fail_unless (GST_VIDEO_FORMAT_INFO_DEPTH (gst_video_format_get_info
+              (format), 0) == 8, "the bits of %s are not known here",
+          gst_video_format_to_string (format));
+      return 8;
+  }
+}
+
+gint
+format_tolerance (GstVideoFormat format)
+{
+  return format_bits (format) > 12 ? 16 : 1;
+}
+
+/* Where component @c of a 10A2 format lies in its 32-bit word: GStreamer's
+ * format info gives every component shift 0 there (they are unpacked by
+ * code), so the layout is spelled out. BGR10A2_LE holds B in bits 0-9 and R
+ * in 20-29, RGB10A2_LE the reverse; alpha is bits 30-31 in both. Returns
+ * FALSE for the formats of 8- and 16-bit samples. */
+static gboolean
+word_field (GstVideoFormat format, guint c, guint * shift, guint32 * mask)
+{
+  static const guint bgr[] = { 20, 10, 0, 30 }, rgb[] = { 0, 10, 20, 30 };
+
+  if (format != GST_VIDEO_FORMAT_BGR10A2_LE
+      && format != GST_VIDEO_FORMAT_RGB10A2_LE)
+    return FALSE;
+  fail_unless (c < 4);
+  *shift = format == GST_VIDEO_FORMAT_BGR10A2_LE ? bgr[c] : rgb[c];
+  *mask = c == 3 ? 0x3 : 0x3ff;
+  return TRUE;
+}
+
+/* Where component @c's first sample lies in @frame. GStreamer's format
+ * table (1.20 to 1.26 at least) gives V of P010_10LE, P012_LE and P016_LE
+ * NV12's byte offset, 1, where the sample lies at 2 (as GStreamer's own
+ * pack and unpack code has it); samples deeper than 8 bits (@deep) lie at
+ * even offsets, so the offset is rounded up to one. */
+static guint8 *
+component_data (GstVideoFrame * frame, guint c, gboolean deep)
+{
+  guint offset = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+
+  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+      GST_VIDEO_FRAME_COMP_PLANE (frame, c)) + (deep ? GST_ROUND_UP_2 (offset)
+      : offset);
+}
+
+Channel
+channel_new (gint width, gint height, gint bits)
+{
+  Channel ch = { width, height, bits,
+    g_new0 (guint16, (gsize) width * height)
+  };
+
+  return ch;
+}
+
 void
 write_component (GstVideoFrame * frame, guint c, const Channel * ch)
 {
-  guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
+  gboolean deep = format_bits (format) > 8;
+  guint8 *data = component_data (frame, c, deep);
   gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
   gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
+  guint shift = 0;
+  guint32 mask = 0;
+  gboolean in_word = word_field (format, c, &shift, &mask);
+  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
   gint x, y;
 
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
   for (y = 0; y < ch->height; y++)
-    for (x = 0; x < ch->width; x++)
-      data[y * stride + x * pstride] = ch->data[y * ch->width + x];
+    for (x = 0; x < ch->width; x++) {
+      guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      guint32 v = ch->data[(gsize) y * ch->width + x];
+
+      if (!deep) {
+        /* (Checked without fail_unless, which marks every pass: 4K
+         * frames are written here.) */
+        if (v > G_MAXUINT8)
+          fail ("%u does not fit component %u", v, c);
+        *p = (guint8) v;
+      } else if (in_word) {
+        fail_unless (v <= mask, "%u does not fit component %u", v, c);
+        GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~(mask << shift)) |
+            (v << shift));
+      } else {
+        fail_unless (v << sample_shift <= G_MAXUINT16,
+            "%u does not fit component %u", v, c);
+        GST_WRITE_UINT16_LE (p, v << sample_shift);
+      }
+    }
 }
 
 Channel
 read_component (GstVideoFrame * frame, guint c)
 {
-  const guint8 *data = GST_VIDEO_FRAME_COMP_DATA (frame, c);
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
+  gboolean deep = format_bits (format) > 8;
+  const guint8 *data = component_data (frame, c, deep);
   gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
   gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-  Channel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
-    GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
-  };
+  guint shift = 0;
+  guint32 mask = 0;
+  gboolean in_word = word_field (format, c, &shift, &mask);
+  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
+  guint below = (1u << sample_shift) - 1;
+  Channel ch = channel_new (GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
+      GST_VIDEO_FRAME_COMP_HEIGHT (frame, c),
+      GST_VIDEO_FRAME_COMP_DEPTH (frame, c));
   gint x, y;
 
-  ch.data = g_malloc ((gsize) ch.width * ch.height);
   for (y = 0; y < ch.height; y++)
-    for (x = 0; x < ch.width; x++)
-      ch.data[y * ch.width + x] = data[y * stride + x * pstride];
+    for (x = 0; x < ch.width; x++) {
+      const guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      guint v;
+
+      if (!deep) {
+        ch.data[(gsize) y * ch.width + x] = *p;
+        continue;
+      }
+      v = in_word ? GST_READ_UINT32_LE (p) : GST_READ_UINT16_LE (p);
+      fail_unless (in_word || (v & below) == 0, "%s component %u at %d,%d: "
+          "0x%04x has bits set below its sample",
+          gst_video_format_to_string (format), c, x, y, v);
+      ch.data[(gsize) y * ch.width + x] = in_word ? (v >> shift) & mask :
+          v >> sample_shift;
+    }
   return ch;
 }
 
@@ -287,19 +410,28 @@ void
 assert_channel_matches (const Channel * out, const Channel * expected,
     gint tolerance, const gchar * what, const gchar * format, guint c)
 {
-  gint max_diff, fx, fy;
-  guint bad;
+  gint max_diff = 0, fx = -1, fy = -1, x, y;
+  guint bad = 0;
 
   fail_unless (out->width == expected->width
       && out->height == expected->height, "%s %s component %u: %dx%d, "
       "expected %dx%d", what, format, c, out->width, out->height,
       expected->width, expected->height);
-  bad = images_diff_beyond_one (out->data, out->width, expected->data,
-      expected->width, out->width, out->height, 1, 0, 1, 0, 1, &max_diff, &fx,
-      &fy);
-  fail_unless (bad == 0 && max_diff <= tolerance, "%s %s component %u: %u "
-      "values off by more than 1, max %d (allowed %d), first at %d,%d", what,
-      format, c, bad, max_diff, tolerance, fx, fy);
+  for (y = 0; y < out->height; y++)
+    for (x = 0; x < out->width; x++) {
+      gsize k = (gsize) y * out->width + x;
+      gint d = ABS ((gint) out->data[k] - (gint) expected->data[k]);
+
+      if (d > tolerance && bad++ == 0) {
+        fx = x;
+        fy = y;
+      }
+      max_diff = MAX (max_diff, d);
+    }
+  fail_unless (bad == 0, "%s %s component %u: %u values off by more than %d, "
+      "max %d, first at %d,%d (%u, expected %u)", what, format, c, bad,
+      tolerance, max_diff, fx, fy, bad ? out->data[(gsize) fy * out->width +
+          fx] : 0, bad ? expected->data[(gsize) fy * out->width + fx] : 0);
 }
 
 void
@@ -316,18 +448,23 @@ channels_free (Channel * ch, guint n)
 Channel
 channel_from_pgm (const gchar * file)
 {
+  gint width, height, channels;
+  guint8 *pixels = golden_load_pnm (file, &width, &height, &channels);
   Channel ch;
-  gint channels;
+  gsize k;
 
-  ch.data = golden_load_pnm (file, &ch.width, &ch.height, &channels);
   fail_unless_equals_int (channels, 1);
+  ch = channel_new (width, height, 8);
+  for (k = 0; k < (gsize) width * height; k++)
+    ch.data[k] = pixels[k];
+  g_free (pixels);
   return ch;
 }
 
 Channel
 channel_random (gint width, gint height, guint32 seed)
 {
-  Channel ch = { width, height, g_malloc ((gsize) width * height) };
+  Channel ch = channel_new (width, height, 8);
   GRand *rand = g_rand_new_with_seed (seed);
   gint x, y;
 
@@ -341,53 +478,73 @@ channel_random (gint width, gint height, guint32 seed)
   return ch;
 }
 
-/* The reference of the exact method or the grid (@grid). */
+/* The reference of @p's mode, or the reference grid (@grid), on @width x
+ * @height packed pixels of @channels samples of @bits bits: the 8-bit
+ * reference on 8 bits (through bytes: its interface), the deep reference
+ * on more. */
 static void
-reference_of (const Params * p, gboolean grid, const guint8 * src,
-    gsize src_stride, guint8 * dst, gsize dst_stride, gint width, gint height,
-    gint pixel_bytes, gint colour_offset, gint channels)
+reference_packed (const Params * p, gboolean grid, gint bits,
+    const guint16 * src, guint16 * dst, gint width, gint height, gint channels)
 {
-  (grid ? params_reference_grid : params_reference) (p, src, src_stride, dst,
-      dst_stride, width, height, pixel_bytes, colour_offset, channels);
+  gsize stride = (gsize) width * channels, n = stride * height, k;
+
+  if (bits == 8) {
+    guint8 *src8 = g_malloc (n), *dst8 = g_malloc (n);
+
+    for (k = 0; k < n; k++) {
+      if (src[k] > G_MAXUINT8)
+        fail ("%u is no 8-bit sample", src[k]);
+      src8[k] = (guint8) src[k];
+    }
+    (grid ? params_reference_grid : params_reference) (p, src8, stride, dst8,
+        stride, width, height, channels, 0, channels);
+    for (k = 0; k < n; k++)
+      dst[k] = dst8[k];
+    g_free (src8);
+    g_free (dst8);
+    return;
+  }
+  fail_unless (bits == 10 || bits == 12 || bits == 16, "no reference for "
+      "samples of %d bits", bits);
+  if (grid)
+    cbf_reference_grid_deep (src, stride, dst, stride, width, height,
+        channels, 0, channels, bits, p->sigma_color, p->sigma_space);
+  else if (p->gaussian)
+    cbf_reference_gaussian_deep (src, stride, dst, stride, width, height,
+        channels, 0, channels, p->diameter, p->sigma_space);
+  else
+    cbf_reference_bilateral_deep (src, stride, dst, stride, width, height,
+        channels, 0, channels, bits, p->diameter, p->sigma_color,
+        p->sigma_space);
 }
 
-/* The expected channel by the C reference, luma or chroma parameters. */
+/* The expected channel by the reference at @bits, luma or chroma
+ * parameters, the exact method or the grid. */
 static Channel
-channel_reference_of (const Channel * in, const Params * p, gboolean chroma,
-    gboolean grid)
+channel_reference_at (const Channel * in, gint bits, const Params * p,
+    gboolean chroma, gboolean grid)
 {
-  Channel out = { in->width, in->height,
-    g_malloc ((gsize) in->width * in->height)
-  };
-  gint diameter = p->diameter;
-  gdouble sigma_space = p->sigma_space;
+  Channel out = channel_new (in->width, in->height, bits);
+  Params q = *p;
 
-  if (chroma) {
-    Params scaled = *p;
-
-    cbf_reference_chroma_params (p->diameter, p->sigma_space, 2, &diameter,
-        &sigma_space);
-    scaled.diameter = diameter;
-    scaled.sigma_space = sigma_space;
-    reference_of (&scaled, grid, in->data, in->width, out.data, out.width,
-        in->width, in->height, 1, 0, 1);
-  } else {
-    reference_of (p, grid, in->data, in->width, out.data, out.width,
-        in->width, in->height, 1, 0, 1);
-  }
+  if (chroma)
+    cbf_reference_chroma_params (p->diameter, p->sigma_space, 2, &q.diameter,
+        &q.sigma_space);
+  reference_packed (&q, grid, bits, in->data, out.data, in->width,
+      in->height, 1);
   return out;
 }
 
 Channel
 channel_reference (const Channel * in, const Params * p, gboolean chroma)
 {
-  return channel_reference_of (in, p, chroma, FALSE);
+  return channel_reference_at (in, in->bits, p, chroma, FALSE);
 }
 
 Channel
 channel_reference_grid (const Channel * in, const Params * p, gboolean chroma)
 {
-  return channel_reference_of (in, p, chroma, TRUE);
+  return channel_reference_at (in, in->bits, p, chroma, TRUE);
 }
 
 guint8 *
@@ -521,8 +678,7 @@ channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,
   gint c, i;
 
   for (c = 0; c < 3; c++)
-    yuv[c] = (Channel) {
-    width, height, g_malloc ((gsize) width * height)};
+    yuv[c] = channel_new (width, height, 8);
   for (i = 0; i < width * height; i++) {
     gdouble r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
     gdouble v[3] = { 0.299 * r + 0.587 * g + 0.114 * b,
@@ -539,7 +695,7 @@ Channel
 channel_subsample (const Channel * in, gint width, gint height)
 {
   gint fx = in->width / width, fy = in->height / height, x, y, i, j;
-  Channel out = { width, height, g_malloc ((gsize) width * height) };
+  Channel out = channel_new (width, height, in->bits);
 
   fail_unless (fx * width == in->width && fy * height == in->height);
   for (y = 0; y < height; y++)
@@ -549,22 +705,47 @@ channel_subsample (const Channel * in, gint width, gint height)
       for (j = 0; j < fy; j++)
         for (i = 0; i < fx; i++)
           sum += in->data[(y * fy + j) * in->width + x * fx + i];
-      out.data[y * width + x] = (guint8) ((2 * sum + fx * fy) / (2 * fx * fy));
+      out.data[y * width + x] = (guint16) ((2 * sum + fx * fy) / (2 * fx * fy));
     }
   return out;
 }
 
-/* Random channels of @format's sizes. */
-void
+guint
 channels_for_format (const gchar * format, gint width, gint height,
     guint32 seed, Channel * ch)
 {
   GstVideoInfo info = info_for (format, width, height);
-  guint c;
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (&info));
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
 
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-    ch[c] = channel_random (GST_VIDEO_INFO_COMP_WIDTH (&info, c),
-        GST_VIDEO_INFO_COMP_HEIGHT (&info, c), seed + c);
+  for (c = 0; c < n; c++) {
+    gint w = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
+    gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
+    gint top = alpha ? (1 << GST_VIDEO_INFO_COMP_DEPTH (&info, c)) - 1 :
+        (1 << bits) - 1;
+    GRand *rand;
+    Channel base = channel_random (w, h, seed + c);
+    gsize k;
+
+    if (bits == 8) {
+      ch[c] = base;
+      continue;
+    }
+    rand = g_rand_new_with_seed (seed + c);
+    ch[c] = channel_new (w, h, GST_VIDEO_INFO_COMP_DEPTH (&info, c));
+    for (k = 0; k < (gsize) w * h; k++) {
+      /* Alpha is noise over its depth: it must come back as it was. */
+      gint v = alpha ? g_rand_int_range (rand, 0, top + 1) :
+          base.data[k] * top / 255 + g_rand_int_range (rand, 0,
+          MAX (top / 255, 1));
+
+      ch[c].data[k] = (guint16) MIN (v, top);
+    }
+    channels_free (&base, 1);
+    g_rand_free (rand);
+  }
+  return n;
 }
 
 static guint
@@ -572,26 +753,28 @@ channels_reference_of (const GstVideoInfo * info, const Channel * in,
     const Params * p, gboolean grid, Channel * expected)
 {
   guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
-  gint w = in[0].width, h = in[0].height, i;
-  guint8 *packed, *result;
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
+  gint w = in[0].width, h = in[0].height;
+  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
+      && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
+  guint16 *packed, *result;
+  gsize i;
 
-  if (n < 3 || (GST_VIDEO_INFO_IS_YUV (info)
-          && GST_VIDEO_INFO_FORMAT (info) != GST_VIDEO_FORMAT_Y444)) {
+  if (!colour) {
     for (c = 0; c < n; c++)
-      expected[c] = channel_reference_of (&in[c], p, c > 0, grid);
+      expected[c] = channel_reference_at (&in[c], bits, p, c > 0, grid);
     return n;
   }
   /* The three channels together: the reference on them packed. */
-  packed = g_malloc ((gsize) w * h * 3);
-  result = g_malloc ((gsize) w * h * 3);
-  for (i = 0; i < w * h; i++)
+  packed = g_new (guint16, (gsize) w * h * 3);
+  result = g_new (guint16, (gsize) w * h * 3);
+  for (i = 0; i < (gsize) w * h; i++)
     for (c = 0; c < 3; c++)
       packed[i * 3 + c] = in[c].data[i];
-  reference_of (p, grid, packed, w * 3, result, w * 3, w, h, 3, 0, 3);
+  reference_packed (p, grid, bits, packed, result, w, h, 3);
   for (c = 0; c < 3; c++) {
-    expected[c] = (Channel) {
-    w, h, g_malloc ((gsize) w * h)};
-    for (i = 0; i < w * h; i++)
+    expected[c] = channel_new (w, h, bits);
+    for (i = 0; i < (gsize) w * h; i++)
       expected[c].data[i] = result[i * 3 + c];
   }
   g_free (packed);
@@ -636,319 +819,6 @@ gpu_test_offer_pool (GstHarness * h, GstBufferPool * pool)
 {
   gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_QUERY_DOWNSTREAM,
       offer_pool, gst_object_ref (pool), gst_object_unref);
-}
-
-gint
-deep_format_bits (GstVideoFormat format)
-{
-  switch (format) {
-    case GST_VIDEO_FORMAT_GRAY16_LE:
-    case GST_VIDEO_FORMAT_P016_LE:
-    case GST_VIDEO_FORMAT_Y444_16LE:
-    case GST_VIDEO_FORMAT_RGBA64_LE:
-    case GST_VIDEO_FORMAT_BGRA64_LE:
-      return 16;
-    case GST_VIDEO_FORMAT_P012_LE:
-    case GST_VIDEO_FORMAT_I420_12LE:
-    case GST_VIDEO_FORMAT_I422_12LE:
-      return 12;
-    case GST_VIDEO_FORMAT_P010_10LE:
-    case GST_VIDEO_FORMAT_I420_10LE:
-    case GST_VIDEO_FORMAT_I422_10LE:
-    case GST_VIDEO_FORMAT_Y444_10LE:
-    case GST_VIDEO_FORMAT_GBR_10LE:
-    case GST_VIDEO_FORMAT_BGR10A2_LE:
-    case GST_VIDEO_FORMAT_RGB10A2_LE:
-      return 10;
-    default:
-      return 0;
-  }
-}
-
-/* Where component @c of a 10A2 format lies in its 32-bit word: GStreamer's
- * format info gives every component shift 0 there (they are unpacked by
- * code), so the layout is spelled out. BGR10A2_LE holds B in bits 0-9 and R
- * in 20-29, RGB10A2_LE the reverse; alpha is bits 30-31 in both. Returns
- * FALSE for the formats of 16-bit samples. */
-static gboolean
-word_field (GstVideoFormat format, guint c, guint * shift, guint32 * mask)
-{
-  static const guint bgr[] = { 20, 10, 0, 30 }, rgb[] = { 0, 10, 20, 30 };
-
-  if (format != GST_VIDEO_FORMAT_BGR10A2_LE
-      && format != GST_VIDEO_FORMAT_RGB10A2_LE)
-    return FALSE;
-  fail_unless (c < 4);
-  *shift = format == GST_VIDEO_FORMAT_BGR10A2_LE ? bgr[c] : rgb[c];
-  *mask = c == 3 ? 0x3 : 0x3ff;
-  return TRUE;
-}
-
-/* Where component @c's first sample lies in @frame. GStreamer's format
- * table (1.20 to 1.26 at least) gives V of P010_10LE, P012_LE and P016_LE
- * NV12's byte offset, 1, where the sample lies at 2 (as GStreamer's own
- * pack and unpack code has it); 16-bit samples lie at even offsets, so the
- * offset is rounded up to one. */
-static guint8 *
-deep_component_data (GstVideoFrame * frame, guint c)
-{
-  guint offset = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
-
-  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
-      GST_VIDEO_FRAME_COMP_PLANE (frame, c)) + GST_ROUND_UP_2 (offset);
-}
-
-void
-write_deep_component (GstVideoFrame * frame, guint c, const DeepChannel * ch)
-{
-  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
-  guint8 *data = deep_component_data (frame, c);
-  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
-  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-  guint shift = 0;
-  guint32 mask = 0;
-  gboolean in_word = word_field (format, c, &shift, &mask);
-  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
-  gint x, y;
-
-  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
-  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
-  for (y = 0; y < ch->height; y++)
-    for (x = 0; x < ch->width; x++) {
-      guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
-      guint32 v = ch->data[(gsize) y * ch->width + x];
-
-      if (in_word) {
-        fail_unless (v <= mask, "%u does not fit component %u", v, c);
-        GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~(mask << shift)) |
-            (v << shift));
-      } else {
-        fail_unless (v << sample_shift <= G_MAXUINT16,
-            "%u does not fit component %u", v, c);
-        GST_WRITE_UINT16_LE (p, v << sample_shift);
-      }
-    }
-}
-
-DeepChannel
-read_deep_component (GstVideoFrame * frame, guint c)
-{
-  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
-  const guint8 *data = deep_component_data (frame, c);
-  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
-  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-  guint shift = 0;
-  guint32 mask = 0;
-  gboolean in_word = word_field (format, c, &shift, &mask);
-  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
-  guint below = (1u << sample_shift) - 1;
-  DeepChannel ch = { GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
-    GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), NULL
-  };
-  gint x, y;
-
-  ch.data = g_new (guint16, (gsize) ch.width * ch.height);
-  for (y = 0; y < ch.height; y++)
-    for (x = 0; x < ch.width; x++) {
-      const guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
-      guint v = in_word ? GST_READ_UINT32_LE (p) : GST_READ_UINT16_LE (p);
-
-      fail_unless (in_word || (v & below) == 0, "%s component %u at %d,%d: "
-          "0x%04x has bits set below its sample",
-          gst_video_format_to_string (format), c, x, y, v);
-      ch.data[(gsize) y * ch.width + x] = in_word ? (v >> shift) & mask :
-          v >> sample_shift;
-    }
-  return ch;
-}
-
-GstBuffer *
-deep_frame_from_channels (const gchar * format, gint width, gint height,
-    const DeepChannel * in, gboolean padded, guint32 seed)
-{
-  GstVideoInfo info = info_for (format, width, height);
-  GstBuffer *buf = padded_buffer_new (&info, padded, seed);
-  GstVideoFrame frame;
-  guint c;
-
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-    write_deep_component (&frame, c, &in[c]);
-  gst_video_frame_unmap (&frame);
-  return buf;
-}
-
-void
-push_and_read_deep_channels (GstHarness * h, const gchar * format,
-    gint width, gint height, GstBuffer * buf, DeepChannel * out)
-{
-  GstVideoInfo info = info_for (format, width, height);
-  GstVideoFrame frame;
-  GstBuffer *result = push_and_pull_checked (h, format, width, height, buf);
-  guint c;
-
-  fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info); c++)
-    out[c] = read_deep_component (&frame, c);
-  gst_video_frame_unmap (&frame);
-  gst_buffer_unref (result);
-}
-
-void
-filter_deep_frame (GstHarness * h, const gchar * format, gint width,
-    gint height, GstBuffer * buf, DeepChannel * out)
-{
-  gpu_test_poison_output_pool (h->element);
-  push_and_read_deep_channels (h, format, width, height, buf, out);
-}
-
-void
-assert_deep_channel_matches (const DeepChannel * out,
-    const DeepChannel * expected, gint tolerance, const gchar * what,
-    const gchar * format, guint c)
-{
-  gint max_diff = 0, fx = -1, fy = -1, x, y;
-  guint bad = 0;
-
-  fail_unless (out->width == expected->width
-      && out->height == expected->height, "%s %s component %u: %dx%d, "
-      "expected %dx%d", what, format, c, out->width, out->height,
-      expected->width, expected->height);
-  for (y = 0; y < out->height; y++)
-    for (x = 0; x < out->width; x++) {
-      gsize k = (gsize) y * out->width + x;
-      gint d = ABS ((gint) out->data[k] - (gint) expected->data[k]);
-
-      if (d > tolerance && bad++ == 0) {
-        fx = x;
-        fy = y;
-      }
-      max_diff = MAX (max_diff, d);
-    }
-  fail_unless (bad == 0, "%s %s component %u: %u values off by more than %d, "
-      "max %d, first at %d,%d (%u, expected %u)", what, format, c, bad,
-      tolerance, max_diff, fx, fy, bad ? out->data[(gsize) fy * out->width +
-          fx] : 0, bad ? expected->data[(gsize) fy * out->width + fx] : 0);
-}
-
-void
-deep_channels_free (DeepChannel * ch, guint n)
-{
-  guint i;
-
-  for (i = 0; i < n; i++) {
-    g_free (ch[i].data);
-    ch[i].data = NULL;
-  }
-}
-
-gint
-deep_format_tolerance (GstVideoFormat format)
-{
-  gint bits = deep_format_bits (format);
-
-  fail_unless (bits > 0, "%s is not a deep format",
-      gst_video_format_to_string (format));
-  return bits > 12 ? 16 : 1;
-}
-
-guint
-deep_channels_random (const gchar * format, gint width, gint height,
-    guint32 seed, DeepChannel * ch)
-{
-  GstVideoInfo info = info_for (format, width, height);
-  gint bits = deep_format_bits (GST_VIDEO_INFO_FORMAT (&info));
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
-
-  fail_unless (bits > 0, "%s is not a deep format", format);
-  for (c = 0; c < n; c++) {
-    gint w = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
-    gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
-    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
-    gint top = alpha ? (1 << GST_VIDEO_INFO_COMP_DEPTH (&info, c)) - 1 :
-        (1 << bits) - 1;
-    GRand *rand = g_rand_new_with_seed (seed + c);
-    Channel base = channel_random (w, h, seed + c);
-    gsize k;
-
-    ch[c].width = w;
-    ch[c].height = h;
-    ch[c].data = g_new (guint16, (gsize) w * h);
-    for (k = 0; k < (gsize) w * h; k++) {
-      /* Alpha is noise over its depth: it must come back as it was. */
-      gint v = alpha ? g_rand_int_range (rand, 0, top + 1) :
-          base.data[k] * top / 255 + g_rand_int_range (rand, 0,
-          MAX (top / 255, 1));
-
-      ch[c].data[k] = (guint16) MIN (v, top);
-    }
-    channels_free (&base, 1);
-    g_rand_free (rand);
-  }
-  return n;
-}
-
-/* The deep reference of @p's mode on packed pixels of @channels samples. */
-static void
-deep_reference_packed (const Params * p, const guint16 * src, guint16 * dst,
-    gint width, gint height, gint channels, gint bits)
-{
-  if (p->gaussian)
-    cbf_reference_gaussian_deep (src, (gsize) width * channels, dst,
-        (gsize) width * channels, width, height, channels, 0, channels,
-        p->diameter, p->sigma_space);
-  else
-    cbf_reference_bilateral_deep (src, (gsize) width * channels, dst,
-        (gsize) width * channels, width, height, channels, 0, channels, bits,
-        p->diameter, p->sigma_color, p->sigma_space);
-}
-
-guint
-deep_channels_reference (const GstVideoInfo * info, const DeepChannel * in,
-    const Params * p, DeepChannel * expected)
-{
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
-  gint bits = deep_format_bits (GST_VIDEO_INFO_FORMAT (info));
-  gint w = in[0].width, h = in[0].height;
-  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
-      && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
-  guint16 *packed, *result;
-  gsize i;
-
-  fail_unless (bits > 0, "%s is not a deep format", GST_VIDEO_INFO_NAME (info));
-  if (!colour) {
-    for (c = 0; c < n; c++) {
-      Params q = *p;
-
-      /* Chroma's parameters, as the README gives them. */
-      if (c > 0) {
-        q.diameter = p->diameter <= 0 ? p->diameter : MAX (p->diameter / 2, 1);
-        q.sigma_space = p->sigma_space / 2;
-      }
-      expected[c].width = in[c].width;
-      expected[c].height = in[c].height;
-      expected[c].data = g_new (guint16, (gsize) in[c].width * in[c].height);
-      deep_reference_packed (&q, in[c].data, expected[c].data, in[c].width,
-          in[c].height, 1, bits);
-    }
-    return n;
-  }
-  packed = g_new (guint16, (gsize) w * h * 3);
-  result = g_new (guint16, (gsize) w * h * 3);
-  for (i = 0; i < (gsize) w * h; i++)
-    for (c = 0; c < 3; c++)
-      packed[i * 3 + c] = in[c].data[i];
-  deep_reference_packed (p, packed, result, w, h, 3, bits);
-  for (c = 0; c < n; c++) {
-    expected[c].width = w;
-    expected[c].height = h;
-    expected[c].data = g_new (guint16, (gsize) w * h);
-    for (i = 0; i < (gsize) w * h; i++)
-      expected[c].data[i] = c < 3 ? result[i * 3 + c] : in[c].data[i];
-  }
-  g_free (packed);
-  g_free (result);
-  return n;
 }
 
 gpointer

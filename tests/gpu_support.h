@@ -88,13 +88,6 @@ void params_reference_grid (const Params * p, const guint8 * src,
     gsize src_stride, guint8 * dst, gsize dst_stride, gint width,
     gint height, gint pixel_bytes, gint colour_offset, gint channels);
 
-/* One channel of a frame, packed: width x height bytes. */
-typedef struct
-{
-  gint width, height;
-  guint8 *data;
-} Channel;
-
 /* Caps and video info of a system-memory frame. */
 GstCaps *caps_for (const gchar * format, gint width, gint height);
 GstVideoInfo info_for (const gchar * format, gint width, gint height);
@@ -111,7 +104,42 @@ GstVideoInfo padded_info (const GstVideoInfo * base, guint top,
 GstBuffer *padded_buffer_new (const GstVideoInfo * base, gboolean padded,
     guint32 seed);
 
-/* Component @c of a mapped frame from / into a packed channel. */
+/* The bits of the range a format's samples are filtered in, what the
+ * element scales sigma-color to (times (2^bits - 1) / 255): 8 for the
+ * 8-bit formats, 16 for 16-bit samples, 10 or 12 for samples of that many
+ * bits in the low or the high bits of 16 (I420_10LE, P010_10LE) and for
+ * the 10-bit fields of BGR10A2_LE and RGB10A2_LE. Fails for a format it
+ * does not know. */
+gint format_bits (GstVideoFormat format);
+
+/* The largest difference from the reference a filtered sample of @format
+ * may show: 1 at 8, 10 and 12 bits, 16 at 16 bits (the 12-bit precision
+ * of the deep range weights). */
+gint format_tolerance (GstVideoFormat format);
+
+/* One component of a frame, packed: width x height values as the element
+ * filters them, of @bits bits: an 8-bit format's bytes (8), a 16-bit
+ * sample's value (P010's and P012's MSB-aligned samples shifted down to
+ * their 10 or 12 bits, I420_10LE's as stored in the low bits), or a field
+ * of the 32-bit word of BGR10A2_LE and RGB10A2_LE (10 bits, or the 2 of
+ * alpha). The reference takes a channel of 8 bits with the 8-bit
+ * reference (OpenCV's arithmetic), a deeper one with the double-precision
+ * deep reference at its bits. */
+typedef struct
+{
+  gint width, height;
+  gint bits;
+  guint16 *data;
+} Channel;
+
+/* A channel of @width x @height values of @bits bits, all 0. */
+Channel channel_new (gint width, gint height, gint bits);
+
+/* Component @c of a mapped frame from / into a packed channel; components
+ * numbered as GStreamer does (R, G, B, A; Y, U, V). The channel read has
+ * the component's depth as its bits. MSB-aligned samples are shifted;
+ * reading fails where a bit below one is set (the element leaves them
+ * zero, as decoders write them), writing where a value does not fit. */
 void write_component (GstVideoFrame * frame, guint c, const Channel * ch);
 Channel read_component (GstVideoFrame * frame, guint c);
 
@@ -129,25 +157,28 @@ void push_and_read_channels (GstHarness * h, const gchar * format,
 void filter_frame (GstHarness * h, const gchar * format, gint width,
     gint height, GstBuffer * buf, Channel * out);
 
-/* Fails the test unless @out is within @tolerance of @expected. */
+/* Fails the test unless every value of @out is within @tolerance of
+ * @expected's. */
 void assert_channel_matches (const Channel * out, const Channel * expected,
     gint tolerance, const gchar * what, const gchar * format, guint c);
 
 void channels_free (Channel * ch, guint n);
+/* A PGM file's picture (8 bits). */
 Channel channel_from_pgm (const gchar * file);
-/* Gradient, an edge and noise. */
+/* Gradient, an edge and noise (8 bits). */
 Channel channel_random (gint width, gint height, guint32 seed);
-/* The C reference on @in, with @p, or with chroma's parameters derived from
- * @p; channel_reference_grid: method=grid's. */
+/* The reference of @p's mode on @in at its bits, with @p, or with chroma's
+ * parameters derived from @p; channel_reference_grid: method=grid's. */
 Channel channel_reference (const Channel * in, const Params * p,
     gboolean chroma);
 Channel channel_reference_grid (const Channel * in, const Params * p,
     gboolean chroma);
-/* The expected output channels, by the C reference, of a frame of @info
- * holding @in: the three colour channels filtered together for RGB formats
- * and Y444, else each channel on its own (chroma with chroma's parameters).
- * Returns how many it wrote into @expected (an alpha channel is not among
- * them). */
+/* The expected output channels, by the reference at the format's bits, of
+ * a frame of @info holding @in: the three colour channels filtered
+ * together where chroma is not subsampled (the RGB formats, Y444 and its
+ * deep kin), else each channel on its own (chroma with chroma's
+ * parameters). Returns how many it wrote into @expected: the filtered
+ * ones (an alpha channel, which passes unchanged, is not among them). */
 guint channels_reference_for_format (const GstVideoInfo * info,
     const Channel * in, const Params * p, Channel * expected);
 /* The same for method=grid (mode=bilateral): the colour formats' three
@@ -157,7 +188,7 @@ guint channels_reference_grid_for_format (const GstVideoInfo * info,
     const Channel * in, const Params * p, Channel * expected);
 
 /* Y, U and V of packed RGB pixels (@width x @height), BT.601 full range,
- * each rounded, at full size, into @yuv[0..2]. */
+ * each rounded, at full size, into @yuv[0..2] (8 bits). */
 void channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,
     Channel * yuv);
 
@@ -165,78 +196,13 @@ void channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,
  * rounded mean of its block): the chroma of a subsampled format. */
 Channel channel_subsample (const Channel * in, gint width, gint height);
 
-/* Random channels of @format's component sizes, one per component (up to
- * GST_VIDEO_MAX_COMPONENTS). */
-void channels_for_format (const gchar * format, gint width, gint height,
+/* Random channels of @format's component sizes and depths, one per
+ * component (up to GST_VIDEO_MAX_COMPONENTS), seeded @seed + c: for 8-bit
+ * formats channel_random's; for deeper ones its gradient, edge and noise
+ * scaled to the format's bits with noise in the bits below, alpha uniform
+ * over its own depth. Returns the number of components. */
+guint channels_for_format (const gchar * format, gint width, gint height,
     guint32 seed, Channel * ch);
-
-/* One channel of a frame of samples deeper than 8 bits, packed: width x
- * height values as the element filters them: a 16-bit sample's value
- * (P010's and P012's MSB-aligned samples shifted down to their 10 or 12
- * bits, I420_10LE's as stored in the low bits), or a field of the 32-bit
- * word of BGR10A2_LE and RGB10A2_LE (10 bits, or the 2 of alpha). */
-typedef struct
-{
-  gint width, height;
-  guint16 *data;
-} DeepChannel;
-
-/* The bits of the range a format's samples are filtered in, what the
- * element scales sigma-color to (times (2^bits - 1) / 255): 16 for 16-bit
- * samples, 10 or 12 for samples of that many bits in the low or the high
- * bits of 16 (I420_10LE, P010_10LE) and for the 10-bit fields of
- * BGR10A2_LE and RGB10A2_LE; 0 for 8-bit formats. */
-gint deep_format_bits (GstVideoFormat format);
-
-/* Component @c of a mapped frame of a deep format from / into a packed
- * channel; components numbered as GStreamer does (R, G, B, A; Y, U, V).
- * MSB-aligned samples are shifted; reading fails where a bit below one is
- * set (the element leaves them zero, as decoders write them). */
-void write_deep_component (GstVideoFrame * frame, guint c,
-    const DeepChannel * ch);
-DeepChannel read_deep_component (GstVideoFrame * frame, guint c);
-
-/* A frame of the deep @format holding @in[c] in component c, laid out as
- * frame_from_channels does. */
-GstBuffer *deep_frame_from_channels (const gchar * format, gint width,
-    gint height, const DeepChannel * in, gboolean padded, guint32 seed);
-
-/* push_and_read_channels and filter_frame for deep formats. */
-void push_and_read_deep_channels (GstHarness * h, const gchar * format,
-    gint width, gint height, GstBuffer * buf, DeepChannel * out);
-void filter_deep_frame (GstHarness * h, const gchar * format, gint width,
-    gint height, GstBuffer * buf, DeepChannel * out);
-
-/* Fails the test unless every value of @out is within @tolerance of
- * @expected's. */
-void assert_deep_channel_matches (const DeepChannel * out,
-    const DeepChannel * expected, gint tolerance, const gchar * what,
-    const gchar * format, guint c);
-
-void deep_channels_free (DeepChannel * ch, guint n);
-
-/* The largest difference from the deep reference a filtered sample of
- * @format may show: 1 at 10 and 12 bits, 16 at 16 bits (the 12-bit
- * precision of the deep range weights). */
-gint deep_format_tolerance (GstVideoFormat format);
-
-/* Random channels of the deep @format's component sizes, one per
- * component: channel_random's gradient, edge and noise scaled to the
- * format's bits (deep_format_bits) with noise in the bits below, alpha
- * uniform over its own depth. Returns the number of components. */
-guint deep_channels_random (const gchar * format, gint width, gint height,
-    guint32 seed, DeepChannel * ch);
-
-/* The expected output channels, by the double-precision deep reference
- * (cbf_reference_bilateral_deep, or cbf_reference_gaussian_deep for
- * mode=gaussian), of a frame of the deep @info holding @in: the three
- * colour channels together where there are three or more components and
- * chroma is not subsampled (RGB, Y444), else each component on its own,
- * chroma with chroma's parameters (diameter / 2, at least 1, when
- * diameter > 0; sigma-space / 2); alpha as it came. Returns the number of
- * components. */
-guint deep_channels_reference (const GstVideoInfo * info,
-    const DeepChannel * in, const Params * p, DeepChannel * expected);
 
 /* A function of the CUDA driver API, from libcuda itself (cuInit called),
  * so that calling it goes through no runtime state. */

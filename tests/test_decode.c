@@ -16,9 +16,7 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
-#include "golden.h"
 #include "gpu_support.h"
-#include "reference.h"
 
 #define N_FRAMES 4
 #define DIAMETER 9
@@ -49,35 +47,25 @@ keep_input (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
   return GST_PAD_PROBE_OK;
 }
 
-/* Component @c of @out against the reference run on @in's. */
+/* Component @c of @out against the reference run on @in's, at the
+ * format's bits: within 1, 16 for 16-bit samples. */
 static void
 check_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
     guint frame_no)
 {
-  gint w = GST_VIDEO_FRAME_COMP_WIDTH (in, c);
-  gint h = GST_VIDEO_FRAME_COMP_HEIGHT (in, c);
-  guint8 *src = read_component (in, c).data;
-  guint8 *got = read_component (out, c).data;
-  guint8 *expected = g_malloc ((gsize) w * h);
-  gint diameter = DIAMETER;
-  gdouble sigma_space = SIGMA_SPACE;
-  gint max_diff, fx, fy;
-  guint bad;
+  const Params p = { DIAMETER, SIGMA_COLOR, SIGMA_SPACE, FALSE };
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (in);
+  Channel src = read_component (in, c);
+  Channel got = read_component (out, c);
+  Channel expected = channel_reference (&src, &p, c > 0);
+  gchar *what = g_strdup_printf ("frame %u", frame_no);
 
-  if (c > 0)
-    cbf_reference_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
-        &sigma_space);
-  cbf_reference_bilateral (src, w, expected, w, w, h, 1, 0, 1, diameter,
-      SIGMA_COLOR, sigma_space);
-  bad = images_diff_beyond_one (got, w, expected, w, w, h, 1, 0, 1, 0, 1,
-      &max_diff, &fx, &fy);
-  fail_unless (bad == 0, "frame %u component %u: %u values off by more than "
-      "1 (max %d, first at %d,%d)", frame_no, c, bad, max_diff, fx, fy);
-  GST_INFO ("frame %u component %u (%dx%d): max difference %d", frame_no, c,
-      w, h, max_diff);
-  g_free (src);
-  g_free (got);
-  g_free (expected);
+  assert_channel_matches (&got, &expected, format_tolerance (format), what,
+      gst_video_format_to_string (format), c);
+  channels_free (&src, 1);
+  channels_free (&got, 1);
+  channels_free (&expected, 1);
+  g_free (what);
 }
 
 /* The next sample of @sink within 30 s; fails the test with @pipeline's
@@ -180,36 +168,6 @@ GST_START_TEST (test_decoded_nv12)
 
 GST_END_TEST;
 
-/* Component @c of the deep frame @out against the deep reference run on
- * @in's: within 16 for 16-bit samples, else 1 (P010's 10 bits). */
-static void
-check_deep_component (GstVideoFrame * in, GstVideoFrame * out, guint c,
-    guint frame_no)
-{
-  gint bits = deep_format_bits (GST_VIDEO_FRAME_FORMAT (in));
-  DeepChannel src = read_deep_component (in, c);
-  DeepChannel got = read_deep_component (out, c);
-  DeepChannel expected = { src.width, src.height,
-    g_new (guint16, (gsize) src.width * src.height)
-  };
-  gint diameter = DIAMETER;
-  gdouble sigma_space = SIGMA_SPACE;
-  gchar *what = g_strdup_printf ("frame %u", frame_no);
-
-  if (c > 0)
-    cbf_reference_chroma_params (DIAMETER, SIGMA_SPACE, 2, &diameter,
-        &sigma_space);
-  cbf_reference_bilateral_deep (src.data, src.width, expected.data,
-      expected.width, src.width, src.height, 1, 0, 1, bits, diameter,
-      SIGMA_COLOR, sigma_space);
-  assert_deep_channel_matches (&got, &expected, bits > 12 ? 16 : 1, what,
-      gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (in)), c);
-  deep_channels_free (&src, 1);
-  deep_channels_free (&got, 1);
-  deep_channels_free (&expected, 1);
-  g_free (what);
-}
-
 /* The 10-bit format nvh265dec gives, 4:2:0 YUV whose planes the element
  * filters each on its own. */
 static void
@@ -217,7 +175,7 @@ assert_decoded_deep_yuv (const GstVideoInfo * info, guint frame_no)
 {
   GstVideoFormat format = GST_VIDEO_INFO_FORMAT (info);
 
-  fail_unless (deep_format_bits (format) > 0 && GST_VIDEO_INFO_IS_YUV (info)
+  fail_unless (format_bits (format) > 8 && GST_VIDEO_INFO_IS_YUV (info)
       && GST_VIDEO_INFO_N_COMPONENTS (info) == 3
       && GST_VIDEO_INFO_COMP_WIDTH (info, 1) < GST_VIDEO_INFO_WIDTH (info),
       "the Main 10 clip decoded as %s, not subsampled deep YUV",
@@ -238,7 +196,7 @@ GST_START_TEST (test_decoded_main10)
       "appsink name=sink sync=false max-buffers=2", main10_clip_path (),
       DIAMETER, SIGMA_COLOR, SIGMA_SPACE);
 
-  check_decoded (desc, assert_decoded_deep_yuv, check_deep_component);
+  check_decoded (desc, assert_decoded_deep_yuv, check_component);
   g_free (desc);
 }
 
@@ -278,16 +236,47 @@ pull_frames (const gchar * desc, GstVideoInfo * info,
   gst_object_unref (pipeline);
 }
 
-/* pull_frames' @read for 8-bit frames: the components' bytes, into
- * @data's guint8 *[N_FRAMES][3]. */
+/* pull_frames' @read: the components, into @data's
+ * Channel [N_FRAMES][GST_VIDEO_MAX_COMPONENTS]. */
 static void
 read_channels (GstVideoFrame * frame, guint frame_no, gpointer data)
 {
-  guint8 *(*frames)[3] = data;
+  Channel (*frames)[GST_VIDEO_MAX_COMPONENTS] = data;
   guint c;
 
   for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
-    frames[frame_no][c] = read_component (frame, c).data;
+    frames[frame_no][c] = read_component (frame, c);
+}
+
+/* The frames of @on_gpu (the filter in the decoder's CUDA memory) and of
+ * @on_host (in its downloaded frames): the same format (@check_format on
+ * it, where not NULL) and, plane by plane, the same frames within 1: the
+ * same kernels on the same samples either way. */
+static void
+check_same_frames (const gchar * on_gpu, const gchar * on_host,
+    void (*check_format) (const GstVideoInfo * info, guint frame_no))
+{
+  Channel a[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
+  Channel b[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
+  GstVideoInfo info_a, info_b;
+  guint i, c;
+
+  pull_frames (on_gpu, &info_a, read_channels, a);
+  pull_frames (on_host, &info_b, read_channels, b);
+  fail_unless (gst_video_info_is_equal (&info_a, &info_b));
+  if (check_format)
+    check_format (&info_a, 0);
+  for (i = 0; i < N_FRAMES; i++)
+    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
+      gchar *what = g_strdup_printf ("frame %u in CUDA memory against "
+          "system memory", i);
+
+      assert_channel_matches (&a[i][c], &b[i][c], 1, what,
+          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info_a)), c);
+      channels_free (&a[i][c], 1);
+      channels_free (&b[i][c], 1);
+      g_free (what);
+    }
 }
 
 /* Filtering the decoder's CUDA memory in place of its downloaded frames
@@ -306,46 +295,13 @@ GST_START_TEST (test_decoded_cuda_memory)
       "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
       "appsink name=sink sync=false", clip_path (), DIAMETER, SIGMA_COLOR,
       SIGMA_SPACE);
-  guint8 *a[N_FRAMES][3] = { {NULL}
-  }, *b[N_FRAMES][3] = { {NULL}
-  };
-  GstVideoInfo info_a, info_b;
-  guint i, c;
 
-  pull_frames (on_gpu, &info_a, read_channels, a);
-  pull_frames (on_host, &info_b, read_channels, b);
-  fail_unless (gst_video_info_is_equal (&info_a, &info_b));
-  for (i = 0; i < N_FRAMES; i++)
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
-      gint w = GST_VIDEO_INFO_COMP_WIDTH (&info_a, c);
-      gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info_a, c);
-      gint max_diff, fx, fy;
-      guint bad = images_diff_beyond_one (a[i][c], w, b[i][c], w, w, h, 1, 0,
-          1, 0, 1, &max_diff, &fx, &fy);
-
-      fail_unless (bad == 0, "frame %u component %u: %u values differ by "
-          "more than 1 (max %d, first at %d,%d)", i, c, bad, max_diff, fx, fy);
-      GST_INFO ("frame %u component %u: max difference %d", i, c, max_diff);
-      g_free (a[i][c]);
-      g_free (b[i][c]);
-    }
+  check_same_frames (on_gpu, on_host, NULL);
   g_free (on_gpu);
   g_free (on_host);
 }
 
 GST_END_TEST;
-
-/* pull_frames' @read for deep frames: the components' 16-bit samples,
- * into @data's DeepChannel [N_FRAMES][GST_VIDEO_MAX_COMPONENTS]. */
-static void
-read_deep_channels (GstVideoFrame * frame, guint frame_no, gpointer data)
-{
-  DeepChannel (*frames)[GST_VIDEO_MAX_COMPONENTS] = data;
-  guint c;
-
-  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (frame); c++)
-    frames[frame_no][c] = read_deep_component (frame, c);
-}
 
 /* test_decoded_cuda_memory for the Main 10 clip: nvh265dec's 10-bit frames
  * filtered in its CUDA memory give what filtering its downloaded frames
@@ -363,28 +319,8 @@ GST_START_TEST (test_decoded_main10_cuda_memory)
       "cudabilateral diameter=%d sigma-color=%g sigma-space=%g ! "
       "appsink name=sink sync=false", main10_clip_path (), DIAMETER,
       SIGMA_COLOR, SIGMA_SPACE);
-  DeepChannel a[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
-  DeepChannel b[N_FRAMES][GST_VIDEO_MAX_COMPONENTS];
-  GstVideoInfo info_a, info_b;
-  guint i, c;
 
-  pull_frames (on_gpu, &info_a, read_deep_channels, a);
-  pull_frames (on_host, &info_b, read_deep_channels, b);
-  fail_unless (gst_video_info_is_equal (&info_a, &info_b));
-  assert_decoded_deep_yuv (&info_a, 0);
-  for (i = 0; i < N_FRAMES; i++)
-    for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&info_a); c++) {
-      gchar *what = g_strdup_printf ("frame %u in CUDA memory against "
-          "system memory", i);
-
-      /* The same kernels on the same samples either way; within 1, as the
-       * H.264 frames are. */
-      assert_deep_channel_matches (&a[i][c], &b[i][c], 1, what,
-          gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (&info_a)), c);
-      deep_channels_free (&a[i][c], 1);
-      deep_channels_free (&b[i][c], 1);
-      g_free (what);
-    }
+  check_same_frames (on_gpu, on_host, assert_decoded_deep_yuv);
   g_free (on_gpu);
   g_free (on_host);
 }

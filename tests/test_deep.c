@@ -23,41 +23,20 @@
 
 #include <math.h>
 
-typedef struct
-{
-  const gchar *name;
-  gboolean colour;              /* the three colour channels together, else
-                                 * each component on its own */
-} DeepFormat;
-
 /* P010's and P012's samples are written MSB-aligned, their low bits zero,
- * as a decoder writes them (write_deep_component). */
-static const DeepFormat deep_formats[] = {
-  {"GRAY16_LE", FALSE}, {"P010_10LE", FALSE}, {"P012_LE", FALSE},
-  {"P016_LE", FALSE}, {"I420_10LE", FALSE}, {"I422_10LE", FALSE},
-  {"I420_12LE", FALSE}, {"I422_12LE", FALSE}, {"Y444_16LE", TRUE},
-  {"Y444_10LE", TRUE}, {"GBR_10LE", TRUE}, {"RGBA64_LE", TRUE},
-  {"BGRA64_LE", TRUE}, {"BGR10A2_LE", TRUE}, {"RGB10A2_LE", TRUE},
+ * as a decoder writes them (write_component). */
+static const gchar *deep_formats[] = { "GRAY16_LE", "P010_10LE", "P012_LE",
+  "P016_LE", "I420_10LE", "I422_10LE", "I420_12LE", "I422_12LE",
+  "Y444_16LE", "Y444_10LE", "GBR_10LE", "RGBA64_LE", "BGRA64_LE",
+  "BGR10A2_LE", "RGB10A2_LE"
 };
 
-static const DeepFormat *
-deep_format (const gchar * name)
-{
-  guint i;
-
-  for (i = 0; i < G_N_ELEMENTS (deep_formats); i++)
-    if (g_str_equal (deep_formats[i].name, name))
-      return &deep_formats[i];
-  fail ("%s is not among the deep formats", name);
-  return NULL;
-}
-
 static gint
-format_bits (const gchar * format)
+deep_bits (const gchar * format)
 {
-  gint bits = deep_format_bits (gst_video_format_from_string (format));
+  gint bits = format_bits (gst_video_format_from_string (format));
 
-  fail_unless (bits > 0, "%s has no deep bits", format);
+  fail_unless (bits > 8, "%s has no deep bits", format);
   return bits;
 }
 
@@ -66,7 +45,7 @@ format_bits (const gchar * format)
 static gint
 tolerance_for (const gchar * format)
 {
-  return format_bits (format) > 12 ? 16 : 1;
+  return deep_bits (format) > 12 ? 16 : 1;
 }
 
 static GstHarness *
@@ -94,21 +73,13 @@ harness_free (GstHarness * h)
   gst_harness_teardown (h);
 }
 
-static DeepChannel
-deep_channel_new (gint width, gint height)
-{
-  DeepChannel ch = { width, height, g_new (guint16, (gsize) width * height) };
-
-  return ch;
-}
-
 /* channel_random's gradient, edge and noise, scaled from 8-bit levels to
  * @bits bits with noise in the bits below too. */
-static DeepChannel
+static Channel
 deep_channel_random (gint width, gint height, gint bits, guint32 seed)
 {
   Channel base = channel_random (width, height, seed);
-  DeepChannel ch = deep_channel_new (width, height);
+  Channel ch = channel_new (width, height, bits);
   GRand *rand = g_rand_new_with_seed (seed ^ 0x5a5a);
   gint top = (1 << bits) - 1, fine = MAX (top / 255, 1);
   gsize k;
@@ -124,10 +95,10 @@ deep_channel_random (gint width, gint height, gint bits, guint32 seed)
 }
 
 /* Uniform noise over @bits bits: alpha, which must come back unchanged. */
-static DeepChannel
+static Channel
 deep_channel_noise (gint width, gint height, gint bits, guint32 seed)
 {
-  DeepChannel ch = deep_channel_new (width, height);
+  Channel ch = channel_new (width, height, bits);
   GRand *rand = g_rand_new_with_seed (seed);
   gsize k;
 
@@ -144,12 +115,13 @@ is_alpha (const GstVideoInfo * info, guint c)
   return GST_VIDEO_INFO_HAS_ALPHA (info) && c == GST_VIDEO_COMP_A;
 }
 
-/* Input channels of @df's component sizes; alpha random over its depth. */
+/* Input channels of @format's component sizes; alpha random over its
+ * depth. */
 static guint
-deep_channels_for_format (const DeepFormat * df, gint width, gint height,
-    guint32 seed, DeepChannel * ch)
+deep_channels_for_format (const gchar * format, gint width, gint height,
+    guint32 seed, Channel * ch)
 {
-  GstVideoInfo info = info_for (df->name, width, height);
+  GstVideoInfo info = info_for (format, width, height);
   guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
 
   for (c = 0; c < n; c++) {
@@ -158,101 +130,64 @@ deep_channels_for_format (const DeepFormat * df, gint width, gint height,
 
     ch[c] = is_alpha (&info, c) ?
         deep_channel_noise (w, h, GST_VIDEO_INFO_COMP_DEPTH (&info, c),
-        seed + c) : deep_channel_random (w, h, format_bits (df->name),
-        seed + c);
+        seed + c) : deep_channel_random (w, h, deep_bits (format), seed + c);
   }
   return n;
 }
 
-/* The reference of @p's mode on packed pixels of @channels samples of
- * @bits bits. */
-static void
-deep_params_reference (const Params * p, const guint16 * src, guint16 * dst,
-    gint width, gint height, gint channels, gint bits)
-{
-  if (p->gaussian)
-    cbf_reference_gaussian_deep (src, width * channels, dst, width * channels,
-        width, height, channels, 0, channels, p->diameter, p->sigma_space);
-  else
-    cbf_reference_bilateral_deep (src, width * channels, dst,
-        width * channels, width, height, channels, 0, channels, bits,
-        p->diameter, p->sigma_color, p->sigma_space);
-}
-
-/* What the element must output for @in, a frame of @df: components 0 to 2
- * filtered together for the colour formats, else each on its own, chroma
- * (components 1 and 2) with the chroma parameters the 8-bit YUV formats
- * use; alpha as it came. Returns the number of components. */
-static guint
-deep_reference (const DeepFormat * df, const DeepChannel * in,
-    const Params * p, DeepChannel * expected)
-{
-  GstVideoInfo info = info_for (df->name, in[0].width, in[0].height);
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
-  gint bits = format_bits (df->name), w = in[0].width, h = in[0].height;
-  guint16 *packed, *result;
-  gsize i;
-
-  if (!df->colour) {
-    for (c = 0; c < n; c++) {
-      Params q = *p;
-
-      if (c > 0)
-        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
-            &q.diameter, &q.sigma_space);
-      expected[c] = deep_channel_new (in[c].width, in[c].height);
-      deep_params_reference (&q, in[c].data, expected[c].data, in[c].width,
-          in[c].height, 1, bits);
-    }
-    return n;
-  }
-  packed = g_new (guint16, (gsize) w * h * 3);
-  result = g_new (guint16, (gsize) w * h * 3);
-  for (i = 0; i < (gsize) w * h; i++)
-    for (c = 0; c < 3; c++)
-      packed[i * 3 + c] = in[c].data[i];
-  deep_params_reference (p, packed, result, w, h, 3, bits);
-  for (c = 0; c < n; c++) {
-    expected[c] = deep_channel_new (w, h);
-    for (i = 0; i < (gsize) w * h; i++)
-      expected[c].data[i] = c < 3 ? result[i * 3 + c] : in[c].data[i];
-  }
-  g_free (packed);
-  g_free (result);
-  return n;
-}
-
-/* One frame of @df through the element with @p against the reference;
- * returns the largest difference of a filtered value. */
+/* Fails unless @out (the element's components of a frame of @info) is
+ * the reference @expected (its filtered components, @n_expected) within
+ * @tolerance, alpha @in's exactly (@alpha_what: what to call it); returns
+ * the largest difference of a value. */
 static gint
-check_against_reference (const DeepFormat * df, gint w, gint h,
-    const Params * p, gboolean padded, guint32 seed)
+assert_deep_output (const GstVideoInfo * info, const Channel * out,
+    const Channel * in, const Channel * expected, guint n_expected,
+    gint tolerance, const gchar * what, const gchar * alpha_what)
 {
-  GstHarness *harness = harness_new (df->name, w, h, p);
-  GstVideoInfo info = info_for (df->name, w, h);
-  DeepChannel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
-  DeepChannel expected[GST_VIDEO_MAX_COMPONENTS];
-  gchar *what = g_strdup_printf ("%dx%d%s %s d=%d sc=%g ss=%g", w, h,
-      padded ? " padded" : "", p->gaussian ? "gaussian" : "bilateral",
-      p->diameter, p->sigma_color, p->sigma_space);
-  guint n = deep_channels_for_format (df, w, h, seed, in), c;
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  const gchar *format = GST_VIDEO_INFO_NAME (info);
   gint worst = 0;
   gsize k;
 
-  filter_deep_frame (harness, df->name, w, h,
-      deep_frame_from_channels (df->name, w, h, in, padded, seed), out);
-  fail_unless_equals_int (deep_reference (df, in, p, expected), n);
   for (c = 0; c < n; c++) {
-    gboolean alpha = is_alpha (&info, c);
+    gboolean alpha = is_alpha (info, c);
+    const Channel *e = alpha ? &in[c] : &expected[c];
 
-    assert_deep_channel_matches (&out[c], &expected[c], alpha ? 0 :
-        tolerance_for (df->name), alpha ? "alpha" : what, df->name, c);
+    fail_unless (alpha != (c < n_expected), "%s component %u: %s, but the "
+        "reference %s it", format, c, alpha ? "alpha" : "not alpha",
+        c < n_expected ? "filtered" : "did not filter");
+    assert_channel_matches (&out[c], e, alpha ? 0 : tolerance,
+        alpha ? alpha_what : what, format, c);
     for (k = 0; k < (gsize) out[c].width * out[c].height; k++)
-      worst = MAX (worst, ABS ((gint) out[c].data[k] - expected[c].data[k]));
+      worst = MAX (worst, ABS ((gint) out[c].data[k] - e->data[k]));
   }
-  deep_channels_free (in, n);
-  deep_channels_free (out, n);
-  deep_channels_free (expected, n);
+  return worst;
+}
+
+/* One frame of @format through the element with @p against the
+ * reference; returns the largest difference of a filtered value. */
+static gint
+check_against_reference (const gchar * format, gint w, gint h,
+    const Params * p, gboolean padded, guint32 seed)
+{
+  GstHarness *harness = harness_new (format, w, h, p);
+  GstVideoInfo info = info_for (format, w, h);
+  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+  Channel expected[GST_VIDEO_MAX_COMPONENTS];
+  gchar *what = g_strdup_printf ("%dx%d%s %s d=%d sc=%g ss=%g", w, h,
+      padded ? " padded" : "", p->gaussian ? "gaussian" : "bilateral",
+      p->diameter, p->sigma_color, p->sigma_space);
+  guint n = deep_channels_for_format (format, w, h, seed, in), n_expected;
+  gint worst;
+
+  filter_frame (harness, format, w, h,
+      frame_from_channels (format, w, h, in, padded, seed), out);
+  n_expected = channels_reference_for_format (&info, in, p, expected);
+  worst = assert_deep_output (&info, out, in, expected, n_expected,
+      tolerance_for (format), what, "alpha");
+  channels_free (in, n);
+  channels_free (out, n);
+  channels_free (expected, n_expected);
   harness_free (harness);
   g_free (what);
   return worst;
@@ -275,13 +210,12 @@ check_formats (const Params * params, guint n_params, guint pad_phase,
     for (p = 0; p < n_params; p++) {
       gboolean small = params[p].diameter > 61;
 
-      worst = MAX (worst, check_against_reference (&deep_formats[f],
+      worst = MAX (worst, check_against_reference (deep_formats[f],
               small ? 33 : 67, small ? 17 : 45, &params[p],
               (f + p + pad_phase) % 2, seed_step * f + p));
     }
     g_print ("%s: %s within %d of the reference (allowed %d)\n",
-        deep_formats[f].name, what, worst,
-        tolerance_for (deep_formats[f].name));
+        deep_formats[f], what, worst, tolerance_for (deep_formats[f]));
   }
 }
 
@@ -320,10 +254,10 @@ GST_END_TEST;
 /* Channel @c of packed 8-bit pixels of @pixel_bytes bytes, widened to 16
  * bits: v x 257 spans 0 to 65535, and sigma-color scaled by 65535 / 255 =
  * 257 keeps every weight OpenCV used. */
-static DeepChannel
+static Channel
 widen (const guint8 * pixels, gint width, gint height, gint pixel_bytes, gint c)
 {
-  DeepChannel ch = deep_channel_new (width, height);
+  Channel ch = channel_new (width, height, 16);
   gsize k;
 
   for (k = 0; k < (gsize) width * height; k++)
@@ -333,15 +267,13 @@ widen (const guint8 * pixels, gint width, gint height, gint pixel_bytes, gint c)
 
 /* Back to 8 bits: / 257, rounded. */
 static Channel
-narrow (const DeepChannel * ch)
+narrow (const Channel * ch)
 {
-  Channel out = { ch->width, ch->height,
-    g_malloc ((gsize) ch->width * ch->height)
-  };
+  Channel out = channel_new (ch->width, ch->height, 8);
   gsize k;
 
   for (k = 0; k < (gsize) ch->width * ch->height; k++)
-    out.data[k] = (guint8) ((2 * ch->data[k] + 257) / 514);
+    out.data[k] = (guint16) ((2 * ch->data[k] + 257) / 514);
   return out;
 }
 
@@ -370,18 +302,16 @@ check_golden_widened (gboolean gaussian)
       GstHarness *harness = harness_new (fmts[f], w, h, &p);
       GstVideoInfo info = info_for (fmts[f], w, h);
       guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
-      DeepChannel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
 
       fail_unless (n >= (guint) ch);
       for (c = 0; c < n; c++)
         in[c] = c < (guint) ch ? widen (src, w, h, ch, c) :
             deep_channel_noise (w, h, 16, i + c);
-      filter_deep_frame (harness, fmts[f], w, h,
-          deep_frame_from_channels (fmts[f], w, h, in, (i + f) % 2, i), out);
+      filter_frame (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, (i + f) % 2, i), out);
       for (c = 0; c < (guint) ch; c++) {
-        Channel got = narrow (&out[c]), expected = { w, h,
-          g_malloc ((gsize) w * h)
-        };
+        Channel got = narrow (&out[c]), expected = channel_new (w, h, 8);
         gsize k;
 
         for (k = 0; k < (gsize) w * h; k++)
@@ -391,9 +321,9 @@ check_golden_widened (gboolean gaussian)
         channels_free (&expected, 1);
       }
       for (c = ch; c < n; c++)
-        assert_deep_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
-      deep_channels_free (in, n);
-      deep_channels_free (out, n);
+        assert_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
+      channels_free (in, n);
+      channels_free (out, n);
       harness_free (harness);
       n_checked++;
     }
@@ -436,20 +366,22 @@ GST_START_TEST (test_deep_golden_widened_yuv)
     const GoldenYuvCase *gc = &cases[i];
     Params p = { gc->diameter, gc->sigma_color, gc->sigma_space, FALSE };
     GstHarness *harness;
-    DeepChannel in[3], out[3];
+    Channel in[3], out[3];
 
     if (gc->subsampling != 420)
       continue;
     for (c = 0; c < 3; c++) {
-      Channel plane = channel_from_pgm (gc->input[c]);
+      gint pw, ph, channels;
+      guint8 *plane = golden_load_pnm (gc->input[c], &pw, &ph, &channels);
 
-      in[c] = widen (plane.data, plane.width, plane.height, 1, 0);
-      channels_free (&plane, 1);
+      fail_unless_equals_int (channels, 1);
+      in[c] = widen (plane, pw, ph, 1, 0);
+      g_free (plane);
     }
     harness = harness_new ("P016_LE", gc->width, gc->height, &p);
-    filter_deep_frame (harness, "P016_LE", gc->width, gc->height,
-        deep_frame_from_channels ("P016_LE", gc->width, gc->height, in, i % 2,
-            i), out);
+    filter_frame (harness, "P016_LE", gc->width, gc->height,
+        frame_from_channels ("P016_LE", gc->width, gc->height, in, i % 2, i),
+        out);
     for (c = 0; c < 3; c++) {
       Channel got = narrow (&out[c]);
       Channel expected = channel_from_pgm (gc->output[c]);
@@ -458,8 +390,8 @@ GST_START_TEST (test_deep_golden_widened_yuv)
       channels_free (&got, 1);
       channels_free (&expected, 1);
     }
-    deep_channels_free (in, 3);
-    deep_channels_free (out, 3);
+    channels_free (in, 3);
+    channels_free (out, 3);
     harness_free (harness);
     n_checked++;
   }
@@ -481,7 +413,7 @@ grid_widen (guint8 v, gint bits)
 
 /* PSNR of @a against @b, samples of @bits bits. */
 static gdouble
-deep_psnr (const DeepChannel * a, const DeepChannel * b, gint bits)
+deep_psnr (const Channel * a, const Channel * b, gint bits)
 {
   gdouble se = 0, top = (1 << bits) - 1;
   gsize k, n = (gsize) a->width * a->height;
@@ -492,51 +424,6 @@ deep_psnr (const DeepChannel * a, const DeepChannel * b, gint bits)
     se += d * d;
   }
   return se == 0 ? 99 : 10 * log10 (top * top * n / se);
-}
-
-/* What method=grid must output for @in, a frame of @df with @n components
- * of @bits bits: cbf_reference_grid_deep on components 0 to 2 together
- * for the colour formats (a grid each), else on each on its own, chroma
- * (components 1 and 2) with chroma's sigma-space; alpha as it came. */
-static void
-deep_grid_reference (const DeepFormat * df, guint n, gint bits,
-    const DeepChannel * in, const Params * p, DeepChannel * expected)
-{
-  gint w = in[0].width, h = in[0].height;
-  guint c;
-  gsize i;
-
-  if (!df->colour) {
-    for (c = 0; c < n; c++) {
-      Params q = *p;
-
-      if (c > 0)
-        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
-            &q.diameter, &q.sigma_space);
-      expected[c] = deep_channel_new (in[c].width, in[c].height);
-      cbf_reference_grid_deep (in[c].data, in[c].width, expected[c].data,
-          in[c].width, in[c].width, in[c].height, 1, 0, 1, bits,
-          q.sigma_color, q.sigma_space);
-    }
-    return;
-  }
-  {
-    guint16 *packed = g_new (guint16, (gsize) w * h * 3);
-    guint16 *result = g_new (guint16, (gsize) w * h * 3);
-
-    for (i = 0; i < (gsize) w * h; i++)
-      for (c = 0; c < 3; c++)
-        packed[i * 3 + c] = in[c].data[i];
-    cbf_reference_grid_deep (packed, w * 3, result, w * 3, w, h, 3, 0, 3,
-        bits, p->sigma_color, p->sigma_space);
-    for (c = 0; c < n; c++) {
-      expected[c] = deep_channel_new (w, h);
-      for (i = 0; i < (gsize) w * h; i++)
-        expected[c].data[i] = c < 3 ? result[i * 3 + c] : in[c].data[i];
-    }
-    g_free (packed);
-    g_free (result);
-  }
 }
 
 /* method=grid on deep samples against the reference grid at their depth
@@ -573,14 +460,13 @@ GST_START_TEST (test_deep_grid)
 
   channels_yuv_from_rgb (rgb, w, h, yuv);
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    const DeepFormat *df = deep_format (fmts[f]);
     GstVideoInfo info = info_for (fmts[f], w, h);
     guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
-    gint bits = format_bits (fmts[f]), tolerance = bits > 12 ? 2 : 1;
+    gint bits = deep_bits (fmts[f]), tolerance = bits > 12 ? 2 : 1;
     gboolean is_yuv = GST_VIDEO_INFO_IS_YUV (&info);
     Params p = { 0, cases[0].sigma_color, cases[0].sigma_space, FALSE };
     GstHarness *harness = harness_new (fmts[f], w, h, &p);
-    DeepChannel in[GST_VIDEO_MAX_COMPONENTS];
+    Channel in[GST_VIDEO_MAX_COMPONENTS];
     gint worst = 0;
 
     gst_util_set_object_arg (G_OBJECT (harness->element), "method", "grid");
@@ -593,7 +479,7 @@ GST_START_TEST (test_deep_grid)
         in[c] = deep_channel_noise (cw, ch, bits, 40 + c);
         continue;
       }
-      in[c] = deep_channel_new (cw, ch);
+      in[c] = channel_new (cw, ch, bits);
       if (is_yuv) {
         Channel plane = channel_subsample (&yuv[c], cw, ch);
 
@@ -606,39 +492,26 @@ GST_START_TEST (test_deep_grid)
       }
     }
     for (i = 0; i < G_N_ELEMENTS (cases); i++) {
-      DeepChannel out[GST_VIDEO_MAX_COMPONENTS];
-      DeepChannel expected[GST_VIDEO_MAX_COMPONENTS];
+      Channel out[GST_VIDEO_MAX_COMPONENTS];
+      Channel expected[GST_VIDEO_MAX_COMPONENTS];
       gchar *what = g_strdup_printf ("grid against the reference grid, "
           "sigma-space %g sigma-color %g", cases[i].sigma_space,
           cases[i].sigma_color);
-      gsize k;
+      guint n_expected;
 
       p.sigma_space = cases[i].sigma_space;
       p.sigma_color = cases[i].sigma_color;
       params_apply (harness->element, &p);
-      filter_deep_frame (harness, fmts[f], w, h,
-          deep_frame_from_channels (fmts[f], w, h, in, i % 2, f + i), out);
-      deep_grid_reference (df, n, bits, in, &p, expected);
-      for (c = 0; c < n; c++) {
-        gboolean alpha = is_alpha (&info, c);
-
-        assert_deep_channel_matches (&out[c], &expected[c], alpha ? 0 :
-            tolerance, alpha ? "grid, alpha" : what, fmts[f], c);
-        for (k = 0; k < (gsize) out[c].width * out[c].height; k++)
-          worst = MAX (worst, ABS ((gint) out[c].data[k] -
-                  expected[c].data[k]));
-      }
+      filter_frame (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, i % 2, f + i), out);
+      n_expected = channels_reference_grid_for_format (&info, in, &p, expected);
+      worst = MAX (worst, assert_deep_output (&info, out, in, expected,
+              n_expected, tolerance, what, "grid, alpha"));
       for (c = 0; c < n && g_str_equal (fmts[f], "P010_10LE"); c++) {
-        DeepChannel exact = deep_channel_new (in[c].width, in[c].height);
-        Params q = p;
+        /* The exact filter at 10 bits (chroma with its parameters). */
+        Channel exact = channel_reference (&in[c], &p, c > 0);
         gdouble db, db_input, db_reference;
 
-        if (c > 0)
-          cbf_reference_chroma_params (p.diameter, p.sigma_space, 2,
-              &q.diameter, &q.sigma_space);
-        cbf_reference_bilateral_deep (in[c].data, in[c].width, exact.data,
-            exact.width, exact.width, exact.height, 1, 0, 1, bits,
-            q.diameter, q.sigma_color, q.sigma_space);
         db = deep_psnr (&out[c], &exact, bits);
         db_input = deep_psnr (&in[c], &exact, bits);
         db_reference = deep_psnr (&expected[c], &exact, bits);
@@ -651,15 +524,15 @@ GST_START_TEST (test_deep_grid)
             db_input + 3, "P010_10LE plane %u, %s: the grid %.2f dB against "
             "the exact filter, its floor %.1f, the unfiltered input %.2f dB",
             c, what, db, cases[i].floor[c], db_input);
-        deep_channels_free (&exact, 1);
+        channels_free (&exact, 1);
       }
-      deep_channels_free (out, n);
-      deep_channels_free (expected, n);
+      channels_free (out, n);
+      channels_free (expected, n_expected);
       g_free (what);
     }
     g_print ("grid, %s: within %d of the reference grid (allowed %d)\n",
         fmts[f], worst, tolerance);
-    deep_channels_free (in, n);
+    channels_free (in, n);
     harness_free (harness);
   }
   channels_free (yuv, 3);
@@ -707,27 +580,25 @@ GST_START_TEST (test_deep_mask)
     mask[i] = (guint8) ((i % mask_w) * 13 + (i / mask_w) * 7);
   write_gray_png (path, mask, mask_w, mask_h);
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    const DeepFormat *df = deep_format (fmts[f]);
     GstHarness *plain = harness_new (fmts[f], w, h, &p);
     GstHarness *masked = harness_new (fmts[f], w, h, &p);
     GstVideoInfo info = info_for (fmts[f], w, h);
-    DeepChannel in[GST_VIDEO_MAX_COMPONENTS];
-    DeepChannel plain_out[GST_VIDEO_MAX_COMPONENTS];
-    DeepChannel masked_out[GST_VIDEO_MAX_COMPONENTS];
+    Channel in[GST_VIDEO_MAX_COMPONENTS];
+    Channel plain_out[GST_VIDEO_MAX_COMPONENTS];
+    Channel masked_out[GST_VIDEO_MAX_COMPONENTS];
     guint n;
 
     g_object_set (masked->element, "mask-location", path, NULL);
-    n = deep_channels_for_format (df, w, h, 90 + f, in);
-    filter_deep_frame (plain, fmts[f], w, h,
-        deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1), plain_out);
-    filter_deep_frame (masked, fmts[f], w, h,
-        deep_frame_from_channels (fmts[f], w, h, in, TRUE, 2), masked_out);
+    n = deep_channels_for_format (fmts[f], w, h, 90 + f, in);
+    filter_frame (plain, fmts[f], w, h,
+        frame_from_channels (fmts[f], w, h, in, FALSE, 1), plain_out);
+    filter_frame (masked, fmts[f], w, h,
+        frame_from_channels (fmts[f], w, h, in, TRUE, 2), masked_out);
     for (c = 0; c < n; c++) {
-      const DeepChannel *out = &masked_out[c];
+      const Channel *out = &masked_out[c];
 
       if (is_alpha (&info, c)) {
-        assert_deep_channel_matches (out, &in[c], 0, "masked, alpha",
-            fmts[f], c);
+        assert_channel_matches (out, &in[c], 0, "masked, alpha", fmts[f], c);
         continue;
       }
       for (y = 0; y < out->height; y++)
@@ -743,9 +614,9 @@ GST_START_TEST (test_deep_mask)
               plain_out[c].data[k], level);
         }
     }
-    deep_channels_free (in, n);
-    deep_channels_free (plain_out, n);
-    deep_channels_free (masked_out, n);
+    channels_free (in, n);
+    channels_free (plain_out, n);
+    channels_free (masked_out, n);
     harness_free (plain);
     harness_free (masked);
   }
@@ -759,7 +630,7 @@ GST_END_TEST;
 /* P010_10LE and P012_LE from a source that leaves noise in the bits below
  * its samples: the element filters the samples alone, so that the output
  * is the one of the same frame with those bits clear, and writes them
- * zero (read_deep_component fails on a bit set there). */
+ * zero (read_component fails on a bit set there). */
 GST_START_TEST (test_deep_low_bits)
 {
   static const gchar *fmts[] = { "P010_10LE", "P012_LE" };
@@ -770,16 +641,15 @@ GST_START_TEST (test_deep_low_bits)
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstHarness *harness = harness_new (fmts[f], w, h, &p);
     GstVideoInfo info = info_for (fmts[f], w, h);
-    DeepChannel in[3], clean[3], noisy[3];
+    Channel in[3], clean[3], noisy[3];
     GRand *rand = g_rand_new_with_seed (70 + f);
     GstVideoFrame frame;
     GstBuffer *buf;
-    guint n = deep_channels_for_format (deep_format (fmts[f]), w, h, 60 + f,
-        in), pl;
+    guint n = deep_channels_for_format (fmts[f], w, h, 60 + f, in), pl;
 
-    filter_deep_frame (harness, fmts[f], w, h,
-        deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1), clean);
-    buf = deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1);
+    filter_frame (harness, fmts[f], w, h,
+        frame_from_channels (fmts[f], w, h, in, FALSE, 1), clean);
+    buf = frame_from_channels (fmts[f], w, h, in, FALSE, 1);
     fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
     for (pl = 0; pl < GST_VIDEO_FRAME_N_PLANES (&frame); pl++) {
       gint comp[GST_VIDEO_MAX_COMPONENTS], x, y;
@@ -800,14 +670,14 @@ GST_START_TEST (test_deep_low_bits)
       }
     }
     gst_video_frame_unmap (&frame);
-    filter_deep_frame (harness, fmts[f], w, h, buf, noisy);
+    filter_frame (harness, fmts[f], w, h, buf, noisy);
     for (c = 0; c < n; c++)
-      assert_deep_channel_matches (&noisy[c], &clean[c], 0,
+      assert_channel_matches (&noisy[c], &clean[c], 0,
           "noise below the samples", fmts[f], c);
     g_rand_free (rand);
-    deep_channels_free (in, n);
-    deep_channels_free (clean, n);
-    deep_channels_free (noisy, n);
+    channels_free (in, n);
+    channels_free (clean, n);
+    channels_free (noisy, n);
     harness_free (harness);
   }
 }
@@ -851,25 +721,24 @@ GST_START_TEST (test_deep_high_bits)
     mask[i] = (guint8) (1 + (i * 37) % 255);
   write_gray_png (path, mask, mask_w, mask_h);
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    const DeepFormat *df = deep_format (fmts[f]);
     GstVideoInfo info = info_for (fmts[f], w, h);
-    guint above = 0xffffu & ~((1u << format_bits (fmts[f])) - 1);
+    guint above = 0xffffu & ~((1u << deep_bits (fmts[f])) - 1);
 
     for (m = 0; m < G_N_ELEMENTS (modes); m++) {
       GstHarness *harness = harness_new (fmts[f], w, h, &modes[m].p);
-      DeepChannel in[3], clean[3], faulty[3];
+      Channel in[3], clean[3], faulty[3];
       GRand *rand = g_rand_new_with_seed (170 + 10 * f + m);
       GstVideoFrame frame;
       GstBuffer *buf;
-      guint n = deep_channels_for_format (df, w, h, 160 + f, in), pl;
+      guint n = deep_channels_for_format (fmts[f], w, h, 160 + f, in), pl;
 
       gst_util_set_object_arg (G_OBJECT (harness->element), "method",
           modes[m].method);
       if (modes[m].mask)
         g_object_set (harness->element, "mask-location", path, NULL);
-      filter_deep_frame (harness, fmts[f], w, h,
-          deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1), clean);
-      buf = deep_frame_from_channels (fmts[f], w, h, in, FALSE, 1);
+      filter_frame (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, 1), clean);
+      buf = frame_from_channels (fmts[f], w, h, in, FALSE, 1);
       fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
       for (pl = 0; pl < GST_VIDEO_FRAME_N_PLANES (&frame); pl++) {
         gint comp[GST_VIDEO_MAX_COMPONENTS], x, y;
@@ -890,14 +759,14 @@ GST_START_TEST (test_deep_high_bits)
         }
       }
       gst_video_frame_unmap (&frame);
-      filter_deep_frame (harness, fmts[f], w, h, buf, faulty);
+      filter_frame (harness, fmts[f], w, h, buf, faulty);
       for (c = 0; c < n; c++)
-        assert_deep_channel_matches (&faulty[c], &clean[c], 0,
+        assert_channel_matches (&faulty[c], &clean[c], 0,
             modes[m].what, fmts[f], c);
       g_rand_free (rand);
-      deep_channels_free (in, n);
-      deep_channels_free (clean, n);
-      deep_channels_free (faulty, n);
+      channels_free (in, n);
+      channels_free (clean, n);
+      channels_free (faulty, n);
       harness_free (harness);
     }
   }
@@ -1016,35 +885,33 @@ GST_START_TEST (test_deep_cuda_memory)
   };
   guint f, r, c, n_run = 0;
   for (f = 0; f < G_N_ELEMENTS (deep_formats); f++) {
-    const DeepFormat *df = &deep_formats[f];
+    const gchar *format = deep_formats[f];
 
-    if (!cuda_elements_take (df->name)) {
+    if (!cuda_elements_take (format)) {
       g_print ("%s: not in cudaupload's and cudadownload's formats here, "
-          "not run in CUDA memory\n", df->name);
+          "not run in CUDA memory\n", format);
       continue;
     }
     for (r = 0; r < G_N_ELEMENTS (runs); r++) {
       gint w = runs[r].width, h = runs[r].height;
-      GstHarness *cuda = cuda_harness_new (df->name, w, h, &runs[r].p);
-      GstHarness *sys = harness_new (df->name, w, h, &runs[r].p);
-      DeepChannel in[GST_VIDEO_MAX_COMPONENTS];
-      DeepChannel cuda_out[GST_VIDEO_MAX_COMPONENTS];
-      DeepChannel sys_out[GST_VIDEO_MAX_COMPONENTS];
-      guint n = deep_channels_for_format (df, w, h, 300 + 10 * f + r, in);
+      GstHarness *cuda = cuda_harness_new (format, w, h, &runs[r].p);
+      GstHarness *sys = harness_new (format, w, h, &runs[r].p);
+      Channel in[GST_VIDEO_MAX_COMPONENTS];
+      Channel cuda_out[GST_VIDEO_MAX_COMPONENTS];
+      Channel sys_out[GST_VIDEO_MAX_COMPONENTS];
+      guint n = deep_channels_for_format (format, w, h, 300 + 10 * f + r, in);
 
-      push_and_read_deep_channels (cuda, df->name, w, h,
-          deep_frame_from_channels (df->name, w, h, in, runs[r].padded, f),
-          cuda_out);
-      assert_filter_in_cuda_memory (cuda, df->name);
-      filter_deep_frame (sys, df->name, w, h,
-          deep_frame_from_channels (df->name, w, h, in, runs[r].padded, f),
-          sys_out);
+      push_and_read_channels (cuda, format, w, h,
+          frame_from_channels (format, w, h, in, runs[r].padded, f), cuda_out);
+      assert_filter_in_cuda_memory (cuda, format);
+      filter_frame (sys, format, w, h,
+          frame_from_channels (format, w, h, in, runs[r].padded, f), sys_out);
       for (c = 0; c < n; c++)
-        assert_deep_channel_matches (&cuda_out[c], &sys_out[c], 0,
-            "CUDA memory against system memory", df->name, c);
-      deep_channels_free (in, n);
-      deep_channels_free (cuda_out, n);
-      deep_channels_free (sys_out, n);
+        assert_channel_matches (&cuda_out[c], &sys_out[c], 0,
+            "CUDA memory against system memory", format, c);
+      channels_free (in, n);
+      channels_free (cuda_out, n);
+      channels_free (sys_out, n);
       harness_free (cuda);
       harness_free (sys);
     }

@@ -98,10 +98,8 @@ check_golden_rgb3 (gboolean gaussian)
     src = golden_load_pnm (gc->input, &w, &h, &ch);
     dst = golden_load_pnm (gc->output, &w, &h, &ch);
     for (c = 0; c < 3; c++) {
-      in[c] = (Channel) {
-      w, h, g_malloc ((gsize) w * h)};
-      expected[c] = (Channel) {
-      w, h, g_malloc ((gsize) w * h)};
+      in[c] = channel_new (w, h, 8);
+      expected[c] = channel_new (w, h, 8);
       for (x = 0; x < w * h; x++) {
         in[c].data[x] = src[x * 3 + c];
         expected[c].data[x] = dst[x * 3 + c];
@@ -231,14 +229,12 @@ GST_START_TEST (test_mask_channels)
     filter_frame (masked, fmts[f], w, h,
         frame_from_channels (fmts[f], w, h, in, TRUE, 2), masked_out);
     for (c = 0; c < 3; c++) {
-      Channel expected = { in[c].width, in[c].height,
-        g_malloc ((gsize) in[c].width * in[c].height)
-      };
+      Channel expected = channel_new (in[c].width, in[c].height, 8);
 
       for (y = 0; y < expected.height; y++)
         for (x = 0; x < expected.width; x++) {
           gint k = y * expected.width + x;
-          expected.data[k] = (guint8) cbf_reference_mask_blend (in[c].data[k],
+          expected.data[k] = (guint16) cbf_reference_mask_blend (in[c].data[k],
               plain_out[c].data[k], cbf_reference_mask_sample (mask, mask_w,
                   mask_w, mask_h, expected.width, expected.height, x, y));
         }

@@ -78,11 +78,10 @@ layout_info (const GstVideoInfo * base, gboolean padded)
       padded_info (base, 0, 0, 0, 0);
 }
 
-/* @in's components (or @deep_in's, for a deep format) in a @layout frame,
- * its bytes elsewhere random. */
+/* @in's components in a @layout frame, its bytes elsewhere random. */
 static guint8 *
 frame_bytes (const GstVideoInfo * base, const GstVideoInfo * layout,
-    const Channel * in, const DeepChannel * deep_in, guint32 seed)
+    const Channel * in, guint32 seed)
 {
   GstBuffer *buf = gst_buffer_new_allocate (NULL, layout->size, NULL);
   GRand *rand = g_rand_new_with_seed (seed);
@@ -102,12 +101,8 @@ frame_bytes (const GstVideoInfo * base, const GstVideoInfo * layout,
       GST_VIDEO_INFO_HEIGHT (base), GST_VIDEO_INFO_N_PLANES (layout),
       (gsize *) layout->offset, (gint *) layout->stride);
   fail_unless (gst_video_frame_map (&frame, base, buf, GST_MAP_WRITE));
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (base); c++) {
-    if (deep_in)
-      write_deep_component (&frame, c, &deep_in[c]);
-    else
-      write_component (&frame, c, &in[c]);
-  }
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (base); c++)
+    write_component (&frame, c, &in[c]);
   gst_video_frame_unmap (&frame);
   bytes = g_malloc (layout->size);
   gst_buffer_extract (buf, 0, bytes, layout->size);
@@ -149,16 +144,16 @@ add_meta (GstBuffer * buf, const GstVideoInfo * base,
       (gsize *) layout->offset, (gint *) layout->stride);
 }
 
-/* The input buffer of @layout holding @in (or @deep_in); *@bytes and
- * *@size: what it holds, to check it is left untouched. */
+/* The input buffer of @layout holding @in; *@bytes and *@size: what it
+ * holds, to check it is left untouched. */
 static GstBuffer *
 input_buffer (InLayout layout, const GstVideoInfo * base, const Channel * in,
-    const DeepChannel * deep_in, guint32 seed, guint8 ** bytes, gsize * size)
+    guint32 seed, guint8 ** bytes, gsize * size)
 {
   GstVideoInfo info = layout_info (base, layout == IN_META_PADDED
       || layout == IN_PLANE_MEMORIES);
   GstBuffer *buf = NULL;
-  guint8 *data = frame_bytes (base, &info, in, deep_in, seed);
+  guint8 *data = frame_bytes (base, &info, in, seed);
   gsize cuts[GST_VIDEO_MAX_PLANES + 8];
   guint n = 0, p;
 
@@ -235,49 +230,30 @@ downstream_pool (OutLayout out, const GstVideoInfo * info, GstCaps * caps)
 }
 
 /* The output components of @result, a frame of @info, against the
- * reference of @in (8-bit formats) or @deep_in (deep ones): colour within
- * +-1 (deep: within the format's tolerance), alpha exact. */
+ * reference of @in: colour within the format's tolerance (+-1; the 16-bit
+ * formats within 16), alpha exact. */
 static void
 check_output (const GstVideoInfo * info, GstBuffer * result,
-    const Channel * in, const DeepChannel * deep_in, const gchar * format,
-    const gchar * what)
+    const Channel * in, const gchar * format, const gchar * what)
 {
   guint n = GST_VIDEO_INFO_N_COMPONENTS (info), n_expected, c;
+  gint tolerance = format_tolerance (GST_VIDEO_INFO_FORMAT (info));
+  Channel out[GST_VIDEO_MAX_COMPONENTS];
+  Channel expected[GST_VIDEO_MAX_COMPONENTS];
   GstVideoFrame frame;
 
   fail_unless (gst_video_frame_map (&frame, info, result, GST_MAP_READ));
-  if (deep_in) {
-    DeepChannel out[GST_VIDEO_MAX_COMPONENTS];
-    DeepChannel expected[GST_VIDEO_MAX_COMPONENTS];
-    gint tolerance = deep_format_tolerance (GST_VIDEO_INFO_FORMAT (info));
-
-    for (c = 0; c < n; c++)
-      out[c] = read_deep_component (&frame, c);
-    fail_unless_equals_int (deep_channels_reference (info, deep_in, &params,
-            expected), n);
-    for (c = 0; c < n; c++) {
-      gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (info)
-          && c == GST_VIDEO_COMP_A;
-
-      assert_deep_channel_matches (&out[c], &expected[c], alpha ? 0 :
-          tolerance, what, format, c);
-    }
-    deep_channels_free (out, n);
-    deep_channels_free (expected, n);
-  } else {
-    Channel out[GST_VIDEO_MAX_COMPONENTS];
-    Channel expected[GST_VIDEO_MAX_COMPONENTS];
-
-    for (c = 0; c < n; c++)
-      out[c] = read_component (&frame, c);
-    n_expected = channels_reference_for_format (info, in, &params, expected);
-    for (c = 0; c < n_expected; c++)
-      assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
-    for (c = n_expected; c < n; c++)    /* alpha */
-      assert_channel_matches (&out[c], &in[c], 0, what, format, c);
-    channels_free (out, n);
-    channels_free (expected, n_expected);
-  }
+  for (c = 0; c < n; c++)
+    out[c] = read_component (&frame, c);
+  n_expected = channels_reference_for_format (info, in, &params, expected);
+  fail_unless_equals_int (n_expected, GST_VIDEO_INFO_HAS_ALPHA (info) ?
+      n - 1 : n);
+  for (c = 0; c < n_expected; c++)
+    assert_channel_matches (&out[c], &expected[c], tolerance, what, format, c);
+  for (c = n_expected; c < n; c++)      /* alpha */
+    assert_channel_matches (&out[c], &in[c], 0, what, format, c);
+  channels_free (out, n);
+  channels_free (expected, n_expected);
   gst_video_frame_unmap (&frame);
 }
 
@@ -291,9 +267,7 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
   GstCaps *caps = caps_for (format, w, h);
   GstHarness *harness = gst_harness_new ("cudabilateral");
   GstBufferPool *pool = downstream_pool (out_layout, &info, caps);
-  gboolean deep = deep_format_bits (GST_VIDEO_INFO_FORMAT (&info)) > 0;
   Channel in[GST_VIDEO_MAX_COMPONENTS];
-  DeepChannel deep_in[GST_VIDEO_MAX_COMPONENTS];
   guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
   GstBuffer *buf, *result;
   GstMapInfo map;
@@ -310,14 +284,8 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
         NULL);
   gst_harness_set_caps (harness, gst_caps_ref (caps), gst_caps_ref (caps));
 
-  if (deep) {
-    fail_unless_equals_int (deep_channels_random (format, w, h, seed,
-            deep_in), n);
-  } else {
-    channels_for_format (format, w, h, seed, in);
-  }
-  buf = input_buffer (in_layout, &info, deep ? NULL : in,
-      deep ? deep_in : NULL, seed, &bytes, &size);
+  fail_unless_equals_int (channels_for_format (format, w, h, seed, in), n);
+  buf = input_buffer (in_layout, &info, in, seed, &bytes, &size);
   if (in_layout == IN_READONLY_SHARED)
     gst_buffer_ref (buf);       /* shared with another branch, say */
   gpu_test_poison_output_pool (harness->element);
@@ -339,8 +307,7 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
             0), "%s %s: output not padded", format, what);
   }
 
-  check_output (&info, result, deep ? NULL : in, deep ? deep_in : NULL,
-      format, what);
+  check_output (&info, result, in, format, what);
 
   /* The input is as it was. */
   fail_unless (gst_buffer_map (buf, &map, GST_MAP_READ));
@@ -351,10 +318,7 @@ check_layout (const gchar * format, gint w, gint h, InLayout in_layout,
   GST_INFO ("%s %s: ok", format, what);
   gst_buffer_unref (buf);
   gst_buffer_unref (result);
-  if (deep)
-    deep_channels_free (deep_in, n);
-  else
-    channels_free (in, n);
+  channels_free (in, n);
   g_free (bytes);
   g_free (what);
   gst_harness_teardown (harness);

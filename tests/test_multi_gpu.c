@@ -115,7 +115,10 @@ check_upstream_on_second_device (guint n_filters, const gchar * filter_props)
       channels_free (&cur, 1);
       cur = next;
     }
-    assert_channel_matches (&out[c], &cur, n_filters, desc->str, "NV12", c);
+    /* Within 1, as this check has held since it was written (n rounds of
+     * +-1 could add up to n, but the 8-bit comparison it was written with
+     * allowed no value off by more than 1). */
+    assert_channel_matches (&out[c], &cur, 1, desc->str, "NV12", c);
     channels_free (&cur, 1);
   }
   channels_free (in, 3);

@@ -276,7 +276,8 @@ GST_START_TEST (test_soak)
               &soak_checks[set].p, expected[pic][set]), 3);
       for (c = 1; c < 3 && !soak_checks[set].filter_chroma; c++)
         memcpy (expected[pic][set][c].data, in[pic][c].data,
-            (gsize) in[pic][c].width * in[pic][c].height);
+            (gsize) in[pic][c].width * in[pic][c].height *
+            sizeof (in[pic][c].data[0]));
     }
   }
 
