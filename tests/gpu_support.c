@@ -240,19 +240,38 @@ word_field (GstVideoFormat format, guint c, guint * shift, guint32 * mask)
   return TRUE;
 }
 
-/* Where component @c's first sample lies in @frame. GStreamer's format
- * table (1.20 to 1.26 at least) gives V of P010_10LE, P012_LE and P016_LE
- * NV12's byte offset, 1, where the sample lies at 2 (as GStreamer's own
- * pack and unpack code has it); samples deeper than 8 bits (@deep) lie at
- * even offsets, so the offset is rounded up to one. */
-static guint8 *
-component_data (GstVideoFrame * frame, guint c, gboolean deep)
+/* Where and how component @c of a mapped frame holds its values. */
+typedef struct
 {
-  guint offset = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+  gboolean deep;                /* in 16-bit containers or 32-bit words */
+  gboolean in_word;             /* a field of a 10A2 word (word_field) */
+  guint8 *data;                 /* the first sample */
+  gint stride, pstride;
+  guint shift;                  /* in_word: where the field lies */
+  guint32 mask;                 /* in_word: the field's bits */
+  guint sample_shift;           /* MSB-aligned samples: the bits below */
+} Samples;
 
-  return (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
-      GST_VIDEO_FRAME_COMP_PLANE (frame, c)) + (deep ? GST_ROUND_UP_2 (offset)
-      : offset);
+/* GStreamer's format table (1.20 to 1.26 at least) gives V of P010_10LE,
+ * P012_LE and P016_LE NV12's byte offset, 1, where the sample lies at 2
+ * (as GStreamer's own pack and unpack code has it); samples deeper than 8
+ * bits lie at even offsets, so their offset is rounded up to one. */
+static Samples
+component_samples (GstVideoFrame * frame, guint c)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
+  guint offset = GST_VIDEO_FRAME_COMP_POFFSET (frame, c);
+  Samples s = { format_bits (format) > 8, FALSE, NULL,
+    GST_VIDEO_FRAME_COMP_STRIDE (frame, c),
+    GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c), 0, 0,
+    GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c)
+  };
+
+  s.in_word = word_field (format, c, &s.shift, &s.mask);
+  s.data = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+      GST_VIDEO_FRAME_COMP_PLANE (frame, c)) + (s.deep ?
+      GST_ROUND_UP_2 (offset) : offset);
+  return s;
 }
 
 Channel
@@ -268,38 +287,30 @@ channel_new (gint width, gint height, gint bits)
 void
 write_component (GstVideoFrame * frame, guint c, const Channel * ch)
 {
-  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
-  gboolean deep = format_bits (format) > 8;
-  guint8 *data = component_data (frame, c, deep);
-  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
-  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-  guint shift = 0;
-  guint32 mask = 0;
-  gboolean in_word = word_field (format, c, &shift, &mask);
-  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
+  Samples s = component_samples (frame, c);
   gint x, y;
 
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (frame, c), ch->width);
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (frame, c), ch->height);
   for (y = 0; y < ch->height; y++)
     for (x = 0; x < ch->width; x++) {
-      guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      guint8 *p = s.data + (gsize) y * s.stride + (gsize) x * s.pstride;
       guint32 v = ch->data[(gsize) y * ch->width + x];
 
-      if (!deep) {
+      if (!s.deep) {
         /* (Checked without fail_unless, which marks every pass: 4K
          * frames are written here.) */
         if (v > G_MAXUINT8)
           fail ("%u does not fit component %u", v, c);
         *p = (guint8) v;
-      } else if (in_word) {
-        fail_unless (v <= mask, "%u does not fit component %u", v, c);
-        GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) & ~(mask << shift)) |
-            (v << shift));
+      } else if (s.in_word) {
+        fail_unless (v <= s.mask, "%u does not fit component %u", v, c);
+        GST_WRITE_UINT32_LE (p, (GST_READ_UINT32_LE (p) &
+                ~(s.mask << s.shift)) | (v << s.shift));
       } else {
-        fail_unless (v << sample_shift <= G_MAXUINT16,
+        fail_unless (v << s.sample_shift <= G_MAXUINT16,
             "%u does not fit component %u", v, c);
-        GST_WRITE_UINT16_LE (p, v << sample_shift);
+        GST_WRITE_UINT16_LE (p, v << s.sample_shift);
       }
     }
 }
@@ -307,16 +318,8 @@ write_component (GstVideoFrame * frame, guint c, const Channel * ch)
 Channel
 read_component (GstVideoFrame * frame, guint c)
 {
-  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (frame);
-  gboolean deep = format_bits (format) > 8;
-  const guint8 *data = component_data (frame, c, deep);
-  gint stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
-  gint pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c);
-  guint shift = 0;
-  guint32 mask = 0;
-  gboolean in_word = word_field (format, c, &shift, &mask);
-  guint sample_shift = GST_VIDEO_FORMAT_INFO_SHIFT (frame->info.finfo, c);
-  guint below = (1u << sample_shift) - 1;
+  Samples s = component_samples (frame, c);
+  guint below = (1u << s.sample_shift) - 1;
   Channel ch = channel_new (GST_VIDEO_FRAME_COMP_WIDTH (frame, c),
       GST_VIDEO_FRAME_COMP_HEIGHT (frame, c),
       GST_VIDEO_FRAME_COMP_DEPTH (frame, c));
@@ -324,19 +327,20 @@ read_component (GstVideoFrame * frame, guint c)
 
   for (y = 0; y < ch.height; y++)
     for (x = 0; x < ch.width; x++) {
-      const guint8 *p = data + (gsize) y * stride + (gsize) x * pstride;
+      const guint8 *p = s.data + (gsize) y * s.stride + (gsize) x * s.pstride;
       guint v;
 
-      if (!deep) {
+      if (!s.deep) {
         ch.data[(gsize) y * ch.width + x] = *p;
         continue;
       }
-      v = in_word ? GST_READ_UINT32_LE (p) : GST_READ_UINT16_LE (p);
-      fail_unless (in_word || (v & below) == 0, "%s component %u at %d,%d: "
+      v = s.in_word ? GST_READ_UINT32_LE (p) : GST_READ_UINT16_LE (p);
+      fail_unless (s.in_word || (v & below) == 0, "%s component %u at %d,%d: "
           "0x%04x has bits set below its sample",
-          gst_video_format_to_string (format), c, x, y, v);
-      ch.data[(gsize) y * ch.width + x] = in_word ? (v >> shift) & mask :
-          v >> sample_shift;
+          gst_video_format_to_string (GST_VIDEO_FRAME_FORMAT (frame)), c, x,
+          y, v);
+      ch.data[(gsize) y * ch.width + x] = s.in_word ? (v >> s.shift) & s.mask :
+          v >> s.sample_shift;
     }
   return ch;
 }
