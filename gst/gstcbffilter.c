@@ -48,7 +48,7 @@
 #include "gstcbffilter.h"
 #include "gstcbfpinnedallocator.h"
 #include "cbfcopier.h"
-#include "cbfhostregister.h"
+#include "cbfhostframe.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/gstcudabufferpool.h>
@@ -100,15 +100,6 @@ enum
   PROP_DEVICE_ID,
 };
 
-/* Where one plane of a frame lives in the staging buffers (its device
- * buffers are dev_in[p] and dev_out[p]). */
-typedef struct
-{
-  gsize row_bytes;
-  gint height;
-  gsize staging_offset;         /* in the staging buffers, rows packed */
-} PlaneBuffers;
-
 typedef struct
 {
   gint device_id;               /* property: -1 = first device */
@@ -148,8 +139,11 @@ typedef struct
 
   /* From set_info to the next set_info or stop. */
   gboolean cuda_memory;         /* caps with memory:CUDAMemory */
-  guint n_planes;
-  PlaneBuffers planes[GST_VIDEO_MAX_PLANES];
+  /* Where each plane lives: its device buffers are dev_in[p] and
+   * dev_out[p], its rows packed at staging_offset[p] in the staging
+   * buffers. */
+  CbfFrameShape shape;
+  gsize staging_offset[GST_VIDEO_MAX_PLANES];
   CbfPlane dev_in[GST_VIDEO_MAX_PLANES];
   CbfPlane dev_out[GST_VIDEO_MAX_PLANES];
   guint8 *staging_in;           /* pinned, for input that is not */
@@ -211,17 +205,18 @@ free_frame_buffers (GstCbfFilter * self)
   GstCbfFilterPrivate *priv = PRIV (self);
   guint i;
 
-  for (i = 0; i < priv->n_planes; i++) {
+  for (i = 0; i < priv->shape.n_planes; i++) {
     cudaFree (priv->dev_in[i].data);
     cudaFree (priv->dev_out[i].data);
   }
   cudaFreeHost (priv->staging_in);
   cudaFreeHost (priv->staging_out);
-  memset (priv->planes, 0, sizeof (priv->planes));
+  memset (priv->shape.planes, 0, sizeof (priv->shape.planes));
+  memset (priv->staging_offset, 0, sizeof (priv->staging_offset));
   memset (priv->dev_in, 0, sizeof (priv->dev_in));
   memset (priv->dev_out, 0, sizeof (priv->dev_out));
   priv->staging_in = priv->staging_out = NULL;
-  priv->n_planes = 0;
+  priv->shape.n_planes = 0;
 }
 
 static void
@@ -574,9 +569,9 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
   free_frame_buffers (self);
 
   priv->cuda_memory = caps_are_cuda_memory (incaps);
-  priv->n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
-  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
-    PlaneBuffers *pb = &priv->planes[p];
+  priv->shape.n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
+  for (p = 0; p < priv->shape.n_planes && err == cudaSuccess; p++) {
+    CbfPlaneShape *pb = &priv->shape.planes[p];
     CbfPlane *in = &priv->dev_in[p], *out = &priv->dev_out[p];
     gint comp[GST_VIDEO_MAX_COMPONENTS];
     gint width, height;
@@ -589,7 +584,7 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
     in->width = out->width = width;
     in->pixel_bytes = out->pixel_bytes =
         GST_VIDEO_INFO_COMP_PSTRIDE (in_info, comp[0]);
-    pb->staging_offset = staging_size;
+    priv->staging_offset[p] = staging_size;
     staging_size += pb->row_bytes * height;
     if (priv->cuda_memory)
       continue;
@@ -620,15 +615,15 @@ set_frame_buffers (GstCbfFilter * self, GstCaps * incaps,
   /* Bands only for one-plane formats, whose rows map one to one, in system
    * memory. */
   priv->n_bands = 1;
-  if (priv->n_planes == 1 && !priv->cuda_memory) {
+  if (priv->shape.n_planes == 1 && !priv->cuda_memory) {
     const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
     gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
         DEFAULT_BAND_BYTES;
-    gsize n = MIN ((gsize) (priv->planes[0].height / MIN_BAND_ROWS),
+    gsize n = MIN ((gsize) (priv->shape.planes[0].height / MIN_BAND_ROWS),
         staging_size / band_bytes);
     priv->n_bands = CLAMP (n, 1, MAX_BANDS);
   }
-  priv->band_rows = (priv->planes[0].height + priv->n_bands - 1) /
+  priv->band_rows = (priv->shape.planes[0].height + priv->n_bands - 1) /
       priv->n_bands;
 
   GST_DEBUG_OBJECT (self, "%s for %" GST_PTR_FORMAT ", %u bands of %d rows",
@@ -768,188 +763,6 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 /* ------------------------------------------------------------------ */
 /* Frames in system memory */
 
-/* A frame in system memory as the element reads or writes it: each plane's
- * first row and stride as the buffer's video meta gives them, or else as
- * the caps' default layout (GStreamer's rule for a buffer without a meta).
- * Planes are mapped memory by memory, so that a buffer of one memory per
- * plane is used in place; where a plane runs across memories (a buffer put
- * together from pieces), the whole buffer is mapped at once, which merges
- * them. GstVideoFrame does neither: without a meta it maps the first plane
- * only, and with one it maps just the memory where a plane starts. */
-typedef struct
-{
-  GstMapInfo maps[GST_VIDEO_MAX_PLANES];
-  guint n_maps;
-  guint plane_map[GST_VIDEO_MAX_PLANES];        /* index into maps */
-  guint8 *data[GST_VIDEO_MAX_PLANES];
-  gsize stride[GST_VIDEO_MAX_PLANES];
-  gboolean pinned;              /* every plane in page-locked memory */
-} HostFrame;
-
-/* Bytes from a plane's first byte to the end of its last row's pixels. */
-static gsize
-plane_span (const PlaneBuffers * pb, gsize stride)
-{
-  return (gsize) (pb->height - 1) * stride + pb->row_bytes;
-}
-
-/* Where the planes of @buf lie (@offset, @stride), by its video meta or by
- * @info's default layout, in system or CUDA memory alike. Returns NULL if
- * they lie inside the buffer, else what is wrong, for an error message (to
- * free). */
-static gchar *
-frame_layout (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
-    GstBuffer * buf, gsize * offset, gint * stride)
-{
-  GstVideoMeta *meta = gst_buffer_get_video_meta (buf);
-  gsize size = gst_buffer_get_size (buf);
-  guint p;
-
-  if (!meta) {
-    if (size < GST_VIDEO_INFO_SIZE (info))
-      return g_strdup_printf ("buffer of %" G_GSIZE_FORMAT " bytes, caps "
-          "need %" G_GSIZE_FORMAT " for a %dx%d %s frame (the buffer has no "
-          "video meta)", size, GST_VIDEO_INFO_SIZE (info),
-          GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-          GST_VIDEO_INFO_NAME (info));
-    for (p = 0; p < priv->n_planes; p++) {
-      offset[p] = GST_VIDEO_INFO_PLANE_OFFSET (info, p);
-      stride[p] = GST_VIDEO_INFO_PLANE_STRIDE (info, p);
-    }
-    return NULL;
-  }
-
-  if (meta->format != GST_VIDEO_INFO_FORMAT (info)
-      || meta->n_planes != priv->n_planes
-      || meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
-      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info))
-    return g_strdup_printf ("its video meta describes a %ux%u %s frame of %u "
-        "planes, the caps a %dx%d %s frame", meta->width, meta->height,
-        gst_video_format_to_string (meta->format), meta->n_planes,
-        GST_VIDEO_INFO_WIDTH (info), GST_VIDEO_INFO_HEIGHT (info),
-        GST_VIDEO_INFO_NAME (info));
-  for (p = 0; p < priv->n_planes; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
-
-    offset[p] = meta->offset[p];
-    stride[p] = meta->stride[p];
-    if (stride[p] < 0 || (gsize) stride[p] < pb->row_bytes)
-      return g_strdup_printf ("its video meta gives plane %u a stride of %d "
-          "bytes, less than the %" G_GSIZE_FORMAT " bytes of a row", p,
-          stride[p], pb->row_bytes);
-    if (offset[p] > size || plane_span (pb, stride[p]) > size - offset[p])
-      return g_strdup_printf ("its video meta puts plane %u (offset %"
-          G_GSIZE_FORMAT ", stride %d, %d rows of %" G_GSIZE_FORMAT
-          " bytes) at bytes %" G_GSIZE_FORMAT " to %" G_GSIZE_FORMAT
-          ", outside the buffer's %" G_GSIZE_FORMAT " bytes", p, offset[p],
-          stride[p], pb->height, pb->row_bytes, offset[p],
-          offset[p] + plane_span (pb, stride[p]), size);
-  }
-  return NULL;
-}
-
-static void
-host_frame_unmap (GstBuffer * buf, HostFrame * frame)
-{
-  guint m;
-
-  for (m = 0; m < frame->n_maps; m++)
-    gst_buffer_unmap (buf, &frame->maps[m]);
-  frame->n_maps = 0;
-}
-
-/* Pinned memory can be copied by DMA straight away: a pool of ours, or a
- * plane inside the registration of the very memory it is mapped from, at
- * the address of this map. Not what the driver says of the address: it
- * may hold another memory's registration there, with that memory's pages,
- * and undo it whenever that memory is freed. Memory an upstream
- * page-locked itself cannot be told from the address safely either, and
- * is staged. */
-static gboolean
-host_frame_is_pinned (GstCbfFilterPrivate * priv, const HostFrame * frame)
-{
-  guint p;
-
-  for (p = 0; p < priv->n_planes; p++) {
-    GstMemory *mem = frame->maps[frame->plane_map[p]].memory;
-
-    if (gst_memory_is_type (mem, GST_CBF_PINNED_MEMORY_TYPE))
-      continue;
-    if (!cbf_host_register_covers (mem, frame->data[p],
-            plane_span (&priv->planes[p], frame->stride[p])))
-      return FALSE;
-  }
-  return TRUE;
-}
-
-/* Maps @buf, a frame of @info, for @flags. On failure returns FALSE and in
- * @why what is wrong with the buffer (to free). */
-static gboolean
-host_frame_map (GstCbfFilterPrivate * priv, const GstVideoInfo * info,
-    GstBuffer * buf, GstMapFlags flags, HostFrame * frame, gchar ** why)
-{
-  gsize offset[GST_VIDEO_MAX_PLANES], skip[GST_VIDEO_MAX_PLANES];
-  gint stride[GST_VIDEO_MAX_PLANES];
-  guint first[GST_VIDEO_MAX_PLANES];
-  gboolean whole = FALSE;
-  guint p, m;
-
-  memset (frame, 0, sizeof (*frame));
-  *why = frame_layout (priv, info, buf, offset, stride);
-  if (*why)
-    return FALSE;
-  for (p = 0; p < priv->n_planes; p++) {
-    guint length = 0;
-
-    if (!gst_buffer_find_memory (buf, offset[p], plane_span (&priv->planes[p],
-                stride[p]), &first[p], &length, &skip[p]))
-      length = 0;
-    whole |= length != 1;
-  }
-
-  if (whole) {
-    if (!gst_buffer_map (buf, &frame->maps[0], flags))
-      goto map_failed;
-    frame->n_maps = 1;
-  }
-  for (p = 0; p < priv->n_planes; p++) {
-    if (whole) {
-      frame->data[p] = frame->maps[0].data + offset[p];
-    } else {
-      /* Planes that share a memory share its map. */
-      for (m = 0; m < p && first[m] != first[p]; m++);
-      if (m == p) {
-        m = frame->n_maps;
-        if (!gst_buffer_map_range (buf, first[p], 1, &frame->maps[m], flags))
-          goto map_failed;
-        frame->n_maps++;
-      } else {
-        m = frame->plane_map[m];
-      }
-      frame->plane_map[p] = m;
-      frame->data[p] = frame->maps[m].data + skip[p];
-    }
-    frame->stride[p] = stride[p];
-  }
-  frame->pinned = host_frame_is_pinned (priv, frame);
-  if (!frame->pinned) {
-    gboolean registered = FALSE;
-
-    for (m = 0; m < frame->n_maps; m++)
-      registered |= cbf_host_register_recycled (priv->context,
-          frame->maps[m].memory, &frame->maps[m]);
-    if (registered)
-      frame->pinned = host_frame_is_pinned (priv, frame);
-  }
-  return TRUE;
-
-map_failed:
-  host_frame_unmap (buf, frame);
-  *why = g_strdup_printf ("it cannot be mapped for %s",
-      (flags & GST_MAP_WRITE) ? "writing" : "reading");
-  return FALSE;
-}
-
 /* The process's copier for frames in pageable memory, taken the first
  * time one comes (its threads are not needed otherwise). */
 static void
@@ -976,7 +789,7 @@ static void
 band_rows (GstCbfFilterPrivate * priv, guint band, guint p, gint * begin,
     gint * end)
 {
-  gint height = priv->planes[p].height;
+  gint height = priv->shape.planes[p].height;
 
   if (priv->n_bands == 1) {
     *begin = 0;
@@ -995,7 +808,7 @@ static void
 upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
     gint halo_rows, gint * begin, gint * end)
 {
-  gint height = priv->planes[p].height;
+  gint height = priv->shape.planes[p].height;
 
   band_rows (priv, band, p, begin, end);
   if (priv->n_bands == 1)
@@ -1008,7 +821,7 @@ upload_rows (GstCbfFilterPrivate * priv, guint band, guint p,
  * buffer, on the copier's threads, while the previous band's copy to the
  * device runs. */
 static cudaError_t
-upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
+upload_band (GstCbfFilterPrivate * priv, const CbfHostFrame * frame, guint band,
     gint halo_rows)
 {
   cudaError_t err = cudaSuccess;
@@ -1016,13 +829,13 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
   gint begin[GST_VIDEO_MAX_PLANES], end[GST_VIDEO_MAX_PLANES];
   guint p, n_staged = 0;
 
-  for (p = 0; p < priv->n_planes; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
+  for (p = 0; p < priv->shape.n_planes; p++) {
+    const CbfPlaneShape *pb = &priv->shape.planes[p];
 
     upload_rows (priv, band, p, halo_rows, &begin[p], &end[p]);
     if (!frame->pinned && begin[p] < end[p])
       staged[n_staged++] =
-          cbf_copy_rows (priv->staging_in + pb->staging_offset +
+          cbf_copy_rows (priv->staging_in + priv->staging_offset[p] +
           begin[p] * pb->row_bytes, pb->row_bytes,
           frame->data[p] + begin[p] * frame->stride[p], frame->stride[p],
           pb->row_bytes, end[p] - begin[p]);
@@ -1030,8 +843,8 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
   if (n_staged)
     cbf_copier_run (priv->copier, staged, n_staged);
 
-  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
+  for (p = 0; p < priv->shape.n_planes && err == cudaSuccess; p++) {
+    const CbfPlaneShape *pb = &priv->shape.planes[p];
     const CbfPlane *dev = &priv->dev_in[p];
     const guint8 *data = frame->data[p];
     gsize stride = frame->stride[p];
@@ -1039,7 +852,7 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
     if (begin[p] >= end[p])
       continue;
     if (!frame->pinned) {
-      data = priv->staging_in + pb->staging_offset;
+      data = priv->staging_in + priv->staging_offset[p];
       stride = pb->row_bytes;
     }
     err = cudaMemcpy2DAsync (dev->data + begin[p] * dev->pitch_bytes,
@@ -1052,20 +865,21 @@ upload_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band,
 /* Copies band @band of the output from the staging buffer to pageable
  * @frame, once it has arrived there. */
 static void
-copy_out_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
+copy_out_band (GstCbfFilterPrivate * priv, const CbfHostFrame * frame,
+    guint band)
 {
   CbfCopy copies[GST_VIDEO_MAX_PLANES];
   guint p, n = 0;
 
-  for (p = 0; p < priv->n_planes; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
+  for (p = 0; p < priv->shape.n_planes; p++) {
+    const CbfPlaneShape *pb = &priv->shape.planes[p];
     gint begin, end;
 
     band_rows (priv, band, p, &begin, &end);
     if (begin >= end)
       continue;
     copies[n++] = cbf_copy_rows (frame->data[p] + begin * frame->stride[p],
-        frame->stride[p], priv->staging_out + pb->staging_offset +
+        frame->stride[p], priv->staging_out + priv->staging_offset[p] +
         begin * pb->row_bytes, pb->row_bytes, pb->row_bytes, end - begin);
   }
   cbf_copier_run (priv->copier, copies, n);
@@ -1087,13 +901,14 @@ band_arrived (GstCbfFilterPrivate * priv, guint band)
 /* Pageable output lands in the staging buffer, copied out band by band
  * as each arrives (filter_host_frame). */
 static cudaError_t
-download_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
+download_band (GstCbfFilterPrivate * priv, const CbfHostFrame * frame,
+    guint band)
 {
   cudaError_t err = cudaSuccess;
   guint p;
 
-  for (p = 0; p < priv->n_planes && err == cudaSuccess; p++) {
-    const PlaneBuffers *pb = &priv->planes[p];
+  for (p = 0; p < priv->shape.n_planes && err == cudaSuccess; p++) {
+    const CbfPlaneShape *pb = &priv->shape.planes[p];
     guint8 *data = frame->data[p];
     gsize stride = frame->stride[p];
     gint begin, end;
@@ -1102,7 +917,7 @@ download_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
     if (begin >= end)
       continue;
     if (!frame->pinned) {
-      data = priv->staging_out + pb->staging_offset;
+      data = priv->staging_out + priv->staging_offset[p];
       stride = pb->row_bytes;
     }
     err = cudaMemcpy2DAsync (data + begin * stride, stride,
@@ -1117,8 +932,8 @@ download_band (GstCbfFilterPrivate * priv, const HostFrame * frame, guint band)
 /* Uploads, filters and downloads a frame in bands (see the top of this
  * file). */
 static GstFlowReturn
-filter_host_frame (GstCbfFilter * self, const HostFrame * in,
-    const HostFrame * out)
+filter_host_frame (GstCbfFilter * self, const CbfHostFrame * in,
+    const CbfHostFrame * out)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
@@ -1179,23 +994,6 @@ filter_host_frame (GstCbfFilter * self, const HostFrame * in,
   return GST_FLOW_OK;
 }
 
-/* Posts the element error for @buf, the input (!@output) or the output
- * frame, that does not hold a frame of the caps for reason @why (freed). */
-static GstFlowReturn
-frame_error (GstCbfFilter * self, GstBuffer * buf, gboolean output, gchar * why)
-{
-  if (output)
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("Output buffer cannot be written: %s.", why),
-        ("%" GST_PTR_FORMAT, buf));
-  else
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("Input buffer cannot be filtered: %s.", why),
-        ("%" GST_PTR_FORMAT, buf));
-  g_free (why);
-  return GST_FLOW_ERROR;
-}
-
 /* A frame in system memory, whatever its layout. A buffer that does not
  * hold a frame of the caps is an element error and nothing is pushed
  * (GstVideoFilter's own transform would warn and push an unwritten
@@ -1206,20 +1004,21 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
 {
   GstCbfFilterPrivate *priv = PRIV (self);
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
-  HostFrame in, out;
+  CbfHostFrame in, out;
   gchar *why = NULL;
   GstFlowReturn ret;
 
-  if (!host_frame_map (priv, &vfilter->in_info, inbuf, GST_MAP_READ, &in, &why))
-    return frame_error (self, inbuf, FALSE, why);
-  if (!host_frame_map (priv, &vfilter->out_info, outbuf, GST_MAP_WRITE, &out,
-          &why)) {
-    host_frame_unmap (inbuf, &in);
-    return frame_error (self, outbuf, TRUE, why);
+  if (!cbf_host_frame_map (&priv->shape, priv->context, &vfilter->in_info,
+          inbuf, GST_MAP_READ, &in, &why))
+    return cbf_frame_error (GST_ELEMENT (self), inbuf, FALSE, why);
+  if (!cbf_host_frame_map (&priv->shape, priv->context, &vfilter->out_info,
+          outbuf, GST_MAP_WRITE, &out, &why)) {
+    cbf_host_frame_unmap (inbuf, &in);
+    return cbf_frame_error (GST_ELEMENT (self), outbuf, TRUE, why);
   }
   ret = filter_host_frame (self, &in, &out);
-  host_frame_unmap (outbuf, &out);
-  host_frame_unmap (inbuf, &in);
+  cbf_host_frame_unmap (outbuf, &out);
+  cbf_host_frame_unmap (inbuf, &in);
   return ret;
 }
 
@@ -1247,7 +1046,7 @@ planes_of_cuda_frame (GstCbfFilterPrivate * priv, GstVideoFrame * frame,
 {
   guint p;
 
-  for (p = 0; p < priv->n_planes; p++) {
+  for (p = 0; p < priv->shape.n_planes; p++) {
     planes[p] = priv->dev_in[p];
     planes[p].data = GST_VIDEO_FRAME_PLANE_DATA (frame, p);
     planes[p].pitch_bytes = GST_VIDEO_FRAME_PLANE_STRIDE (frame, p);
@@ -1382,12 +1181,14 @@ transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
   /* The kernels read and write every row the caps describe, so memory
    * that ends early (GStreamer 1.24's CUDA allocator gives NV21 of odd
    * height one chroma row too few) is refused, never overrun. */
-  why = frame_layout (priv, &vfilter->in_info, inbuf, offset, stride);
+  why = cbf_frame_layout (&priv->shape, &vfilter->in_info, inbuf,
+      offset, stride);
   if (why)
-    return frame_error (self, inbuf, FALSE, why);
-  why = frame_layout (priv, &vfilter->out_info, outbuf, offset, stride);
+    return cbf_frame_error (GST_ELEMENT (self), inbuf, FALSE, why);
+  why = cbf_frame_layout (&priv->shape, &vfilter->out_info, outbuf,
+      offset, stride);
   if (why)
-    return frame_error (self, outbuf, TRUE, why);
+    return cbf_frame_error (GST_ELEMENT (self), outbuf, TRUE, why);
   if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
           GST_MAP_READ | GST_MAP_CUDA)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."),
