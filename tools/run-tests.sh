@@ -12,9 +12,10 @@ meson test -C build --print-errorlogs --num-processes 1
 status=$?
 # The tests that need no GPU, again under valgrind and the sanitizers: the
 # reference, the element without a device, the copier's threads, the mask
-# file parser (the files it reads are untrusted) and the page-locking rules.
+# file parser (the files it reads are untrusted), the page-locking rules and
+# the host frames' mapping and checks.
 cpu_tests=(reference element element-no-visible-gpu copier mask_file
-  hostregister)
+  hostregister hostframe)
 # Under valgrind: errors and definite leaks fail.
 rm -f build/meson-logs/testlog-valgrind.json
 if command -v valgrind >/dev/null; then
