@@ -8,7 +8,7 @@
  */
 
 #include "cbfcontext.h"
-#include "bilateral.h"
+#include "device.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/cuda-gst.h>

@@ -31,6 +31,7 @@
 #include "cbfbands.h"
 #include "cbfdevice.h"
 #include "cbfhostframe.h"
+#include "device.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/gstcudaloader.h>

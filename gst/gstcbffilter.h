@@ -15,7 +15,7 @@
 #include <gst/video/gstvideofilter.h>
 #include <cuda_runtime_api.h>
 
-#include "bilateral.h"
+#include "plane.h"
 
 G_BEGIN_DECLS
 

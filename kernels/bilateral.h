@@ -7,9 +7,11 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* Plain C interface to the bilateral filter: the weight tables (built on the
- * host, shared by the CUDA kernels and the CPU reference in tests/) and the
- * kernel entry points, which take device pointers, pitches and a stream.
+/* Plain C interface to the filters: the bilateral filter's weight tables
+ * (built on the host, shared by the CUDA kernels and the CPU reference in
+ * tests/), the parameters every filter entry takes, and the bilateral
+ * kernel entry points, which take device planes (plane.h), their weights
+ * and a stream (gaussian.h and grid.h declare the other filters' entries).
  * Callers own all memory and streams. */
 
 #ifndef CBF_BILATERAL_H
@@ -17,8 +19,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <cuda.h>
 #include <cuda_runtime_api.h>
+
+#include "plane.h"
 
 /* Largest L1 colour distance over three 8-bit channels is 3 * 255 = 765;
  * the range table is padded to a multiple of 32 entries. */
@@ -107,15 +110,9 @@ cbf_tables_int_weights_offset (int radius)
 extern "C" {
 #endif
 
-
 /* Largest radius the tables can be built for: diameter is limited to 255 and
  * sigma-space to 200 (radius cvRound (1.5 * 200) = 300). */
 #define CBF_MAX_RADIUS 300
-
-/* Tallest frame (rows of its first plane) the kernels take: each launch
- * covers the rows with block rows of at least one pixel row, and CUDA
- * allows at most 65535 block rows a launch. */
-#define CBF_MAX_HEIGHT 65535
 
 /* Largest cbf_bilateral_tables_len or cbf_deep_tables_len over all
  * radii: what a buffer must hold to take the tables of any parameters. */
@@ -215,30 +212,6 @@ size_t cbf_deep_tables_len (int radius);
  * cbf_bilateral_tables_fill. */
 void cbf_deep_tables_fill (float *tables, int radius, int bits, int channels,
     double sigma_color, double sigma_space);
-
-/* An 8-bit image on the device, or one channel of one. */
-typedef struct
-{
-  uint8_t *data;                /* first byte of the pixel (sample) at 0, 0 */
-  size_t pitch_bytes;           /* from one row to the next */
-  int pixel_bytes;              /* from one pixel (sample) of a row to the
-                                 * next: 1 for GRAY8 or a plane of I420, 2
-                                 * for NV12's U or V, 3 for RGB, 4 for RGBA
-                                 * or YUY2's U or V */
-  int width;                    /* in pixels (samples) */
-  int height;
-  int sample_shift;             /* the deep one-channel entries' samples
-                                 * sit this many bits above the low end of
-                                 * their 16-bit containers (6 for P010_10LE,
-                                 * 4 for P012_LE), which the output's are
-                                 * written back to, the bits below zero;
-                                 * 0 for every other entry */
-  int sample_bits;              /* bits a deep one-channel sample holds
-                                 * above its shift (10, 12 or 16): every
-                                 * entry reads only those, so that bits a
-                                 * faulty source sets above them are read as
-                                 * zero; 0 for all of the container */
-} CbfPlane;
 
 /* Device scratch of the bilateral grid (grid.h): two buffers of
  * @capacity floats each, the grid's cell size in pixels and in sample
@@ -389,18 +362,6 @@ cudaError_t cbf_bilateral_channel_generic (const CbfPlane * src,
 cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfFilterParams * weights, cudaStream_t stream);
-
-/* Number of CUDA devices, or -1 with @error set when the runtime cannot see
- * any (no driver, driver too old, ...). */
-int cbf_cuda_device_count (cudaError_t * error);
-
-/* The primary context of @device (the CUDA runtime's own context for it),
- * retained (a reference per call, never released: the runtime keeps it for
- * the life of the process anyway). Elements that create a
- * context for a pipeline wrap this one: it is made once per process, where
- * a new context per element costs a fresh initialisation and module load
- * each time. */
-cudaError_t cbf_cuda_primary_context (int device, CUcontext * context);
 
 #ifdef __cplusplus
 }

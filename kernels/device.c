@@ -7,7 +7,7 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-#include "bilateral.h"
+#include "device.h"
 
 int
 cbf_cuda_device_count (cudaError_t * error)

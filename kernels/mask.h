@@ -13,7 +13,9 @@
 #ifndef CBF_MASK_H
 #define CBF_MASK_H
 
-#include "bilateral.h"
+#include <cuda_runtime_api.h>
+
+#include "plane.h"
 
 #ifdef __cplusplus
 extern "C" {
