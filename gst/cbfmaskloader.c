@@ -42,20 +42,34 @@ init_debug_category (void)
   }
 }
 
-void
-cbf_mask_loader_init (CbfMaskLoader * loader)
+struct _CbfMaskLoader
 {
-  memset (loader, 0, sizeof (*loader));
+  GMutex lock;
+  guint64 requests;             /* tickets handed out */
+  guint64 installed;            /* ticket of the mask in place */
+  guint serial;                 /* changes whenever the mask in place does */
+  guint8 *pixels;               /* GRAY8, packed; NULL: no mask */
+  gint width, height;
+};
+
+CbfMaskLoader *
+cbf_mask_loader_new (void)
+{
+  CbfMaskLoader *loader = g_new0 (CbfMaskLoader, 1);
+
   g_mutex_init (&loader->lock);
   init_debug_category ();
+  return loader;
 }
 
 void
-cbf_mask_loader_clear (CbfMaskLoader * loader)
+cbf_mask_loader_free (CbfMaskLoader * loader)
 {
+  if (!loader)
+    return;
   g_free (loader->pixels);
-  loader->pixels = NULL;
   g_mutex_clear (&loader->lock);
+  g_free (loader);
 }
 
 guint64
@@ -622,4 +636,31 @@ cbf_mask_loader_load (CbfMaskLoader * loader, GstElement * owner,
     GST_DEBUG_OBJECT (owner, "mask of request %" G_GUINT64_FORMAT
         " superseded", ticket);
   return TRUE;
+}
+
+guint
+cbf_mask_loader_serial (CbfMaskLoader * loader)
+{
+  guint serial;
+
+  g_mutex_lock (&loader->lock);
+  serial = loader->serial;
+  g_mutex_unlock (&loader->lock);
+  return serial;
+}
+
+void
+cbf_mask_loader_peek (CbfMaskLoader * loader, CbfMaskFunc func,
+    gpointer user_data)
+{
+  CbfMask mask;
+
+  g_mutex_lock (&loader->lock);
+  mask.serial = loader->serial;
+  mask.ticket = loader->installed;
+  mask.pixels = loader->pixels;
+  mask.width = loader->width;
+  mask.height = loader->height;
+  func (&mask, user_data);
+  g_mutex_unlock (&loader->lock);
 }

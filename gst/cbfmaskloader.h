@@ -38,18 +38,24 @@ typedef enum
   CBF_MASK_PICTURE_JPEG,
 } CbfMaskPicture;
 
+/* Holds the mask in place and orders the loads (opaque: reached through
+ * the functions below, under its own lock). */
+typedef struct _CbfMaskLoader CbfMaskLoader;
+
+/* The mask in place, as cbf_mask_loader_peek shows it. */
 typedef struct
 {
-  GMutex lock;
-  guint64 requests;             /* tickets handed out */
-  guint64 installed;            /* ticket of the mask in place */
   guint serial;                 /* changes whenever the mask in place does */
-  guint8 *pixels;               /* GRAY8, packed; NULL: no mask */
+  guint64 ticket;               /* of the request that put it in place */
+  const guint8 *pixels;         /* GRAY8, packed; NULL: no mask */
   gint width, height;
-} CbfMaskLoader;
+} CbfMask;
 
-void cbf_mask_loader_init (CbfMaskLoader * loader);
-void cbf_mask_loader_clear (CbfMaskLoader * loader);
+typedef void (*CbfMaskFunc) (const CbfMask * mask, gpointer user_data);
+
+/* A loader with no mask in place. */
+CbfMaskLoader *cbf_mask_loader_new (void);
+void cbf_mask_loader_free (CbfMaskLoader * loader);
 
 /* A ticket for a load: requests are ordered by their tickets. Take it
  * where the request's order is decided (under the lock that orders the
@@ -62,6 +68,16 @@ guint64 cbf_mask_loader_request (CbfMaskLoader * loader);
  * the file and the reason, keeps the mask in place and returns FALSE. */
 gboolean cbf_mask_loader_load (CbfMaskLoader * loader, GstElement * owner,
     const gchar * location, guint64 ticket, gboolean at_start);
+
+/* The serial of the mask in place (CbfMask), cheap enough for every frame:
+ * where it is the one last peeked at, the mask is the same. */
+guint cbf_mask_loader_serial (CbfMaskLoader * loader);
+
+/* Calls @func with the mask in place, under the loader's lock: its pixels
+ * stay valid and unchanged until @func returns, and no load puts another
+ * mask in place meanwhile. */
+void cbf_mask_loader_peek (CbfMaskLoader * loader, CbfMaskFunc func,
+    gpointer user_data);
 
 /* What the mask file's bytes @data (@size of them) hold, from those bytes
  * alone: a PNG (by its signature) or a JPEG (by its start-of-image marker)

@@ -199,7 +199,7 @@ struct _GstCudaBilateral
   /* The decoded strength mask: replaced by start, stop and the thread that
    * sets mask-location, read by the streaming thread when its serial has
    * moved on. */
-  CbfMaskLoader mask;
+  CbfMaskLoader *mask;
 
   /* Streaming thread. */
   CbfFramePlan plan;            /* for the negotiated format */
@@ -399,31 +399,49 @@ ensure_device_plane (CbfPlane * plane, gint width, gint height)
   return cudaMalloc ((void **) &plane->data, (size_t) width * height);
 }
 
+typedef struct
+{
+  GstCudaBilateral *self;
+  cudaStream_t stream;
+  cudaError_t err;
+} RawMaskUpload;
+
+/* Under the mask loader's lock: the mask in place, uploaded as it is. The
+ * upload is on the stream of the scaling kernels, so they see it whole;
+ * from pageable memory it returns once the pixels are staged, so the host
+ * copy may then go. */
+static void
+upload_raw_mask (const CbfMask * mask, gpointer user_data)
+{
+  RawMaskUpload *upload = user_data;
+  GstCudaBilateral *self = upload->self;
+
+  self->mask_serial_on_device = mask->serial;
+  self->mask_on = mask->pixels != NULL;
+  if (!self->mask_on)
+    return;
+  upload->err = ensure_device_plane (&self->mask_raw, mask->width,
+      mask->height);
+  if (upload->err == cudaSuccess)
+    upload->err = cudaMemcpyAsync (self->mask_raw.data, mask->pixels,
+        (size_t) mask->width * mask->height, cudaMemcpyHostToDevice,
+        upload->stream);
+}
+
 /* After a change of the mask or of the caps (called from prepare, never
  * per frame otherwise): uploads the mask and scales it, on @stream, to the
- * luma (or RGB) plane and to the chroma planes. The upload is on @stream
- * too, so the scaling kernels see it whole; from pageable memory it
- * returns once the pixels are staged, so the host copy may then go. */
+ * luma (or RGB) plane and to the chroma planes. */
 static cudaError_t
 update_device_mask (GstCudaBilateral * self, cudaStream_t stream)
 {
   const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
-  CbfMaskLoader *mask = &self->mask;
+  RawMaskUpload upload = { self, stream, cudaSuccess };
   cudaError_t err;
 
-  g_mutex_lock (&mask->lock);
-  self->mask_serial_on_device = mask->serial;
-  self->mask_on = mask->pixels != NULL;
-  if (!self->mask_on) {
-    g_mutex_unlock (&mask->lock);
+  cbf_mask_loader_peek (self->mask, upload_raw_mask, &upload);
+  if (!self->mask_on)
     return cudaSuccess;
-  }
-  err = ensure_device_plane (&self->mask_raw, mask->width, mask->height);
-  if (err == cudaSuccess)
-    err = cudaMemcpyAsync (self->mask_raw.data, mask->pixels,
-        (size_t) mask->width * mask->height, cudaMemcpyHostToDevice, stream);
-  g_mutex_unlock (&mask->lock);
-
+  err = upload.err;
   if (err == cudaSuccess)
     err = ensure_device_plane (&self->mask_luma, self->plan.passes[0].width,
         self->plan.passes[0].height);
@@ -459,9 +477,9 @@ load_mask_for_state (GstCudaBilateral * self, gboolean starting)
   self->started = starting;
   if (starting)
     location = g_strdup (self->mask_location);
-  ticket = cbf_mask_loader_request (&self->mask);
+  ticket = cbf_mask_loader_request (self->mask);
   GST_OBJECT_UNLOCK (self);
-  ok = cbf_mask_loader_load (&self->mask, GST_ELEMENT (self), location,
+  ok = cbf_mask_loader_load (self->mask, GST_ELEMENT (self), location,
       ticket, TRUE);
   g_free (location);
   return ok;
@@ -677,9 +695,8 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     goto failed;
   }
 
-  g_mutex_lock (&self->mask.lock);
-  mask_changed = self->mask.serial != self->mask_serial_on_device;
-  g_mutex_unlock (&self->mask.lock);
+  mask_changed = cbf_mask_loader_serial (self->mask) !=
+      self->mask_serial_on_device;
   if (mask_changed || !self->mask_scaled) {
     what = "uploading the strength mask";
     err = update_device_mask (self, stream);
@@ -732,12 +749,12 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     g_free (self->mask_location);
     self->mask_location = g_strdup (location);
     started = self->started;
-    ticket = cbf_mask_loader_request (&self->mask);
+    ticket = cbf_mask_loader_request (self->mask);
     GST_OBJECT_UNLOCK (self);
     /* Decoded here, in the caller's thread, not in the streaming thread;
      * a running element takes the new mask from its next frame. */
     if (started)
-      cbf_mask_loader_load (&self->mask, GST_ELEMENT (self), location,
+      cbf_mask_loader_load (self->mask, GST_ELEMENT (self), location,
           ticket, FALSE);
     g_free (location);
     return;
@@ -813,7 +830,7 @@ gst_cuda_bilateral_finalize (GObject * object)
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
 
   g_free (self->mask_location);
-  cbf_mask_loader_clear (&self->mask);
+  cbf_mask_loader_free (self->mask);
   G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }
 
@@ -1014,5 +1031,5 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->mode = DEFAULT_MODE;
   self->method = DEFAULT_METHOD;
   self->params_dirty = TRUE;
-  cbf_mask_loader_init (&self->mask);
+  self->mask = cbf_mask_loader_new ();
 }

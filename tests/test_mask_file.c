@@ -706,6 +706,32 @@ run_to_eos (const gchar * launch)
   gst_object_unref (pipeline);
 }
 
+/* The loader's mask in place, copied under its lock, with its first pixel
+ * (-1 without a mask). */
+typedef struct
+{
+  CbfMask mask;
+  gint first;
+} Peeked;
+
+static void
+copy_mask (const CbfMask * mask, gpointer user_data)
+{
+  Peeked *peeked = user_data;
+
+  peeked->mask = *mask;
+  peeked->first = mask->pixels ? mask->pixels[0] : -1;
+}
+
+static Peeked
+peek (CbfMaskLoader * loader)
+{
+  Peeked peeked;
+
+  cbf_mask_loader_peek (loader, copy_mask, &peeked);
+  return peeked;
+}
+
 /* PNG and JPEG masks still load: a gray PNG with every pixel as written; a
  * gray JPEG (made from a PNG of one value) with that value; a colour JPEG
  * (4:2:0, as cameras write them) with its size. Through the element's
@@ -722,7 +748,8 @@ GST_START_TEST (test_png_and_jpeg_load)
   GError *error = NULL;
   gint x, y, mw = 0, mh = 0;
   guint8 *pixels;
-  CbfMaskLoader loader;
+  CbfMaskLoader *loader;
+  Peeked m;
   GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
 
   for (y = 0; y < h; y++)
@@ -756,12 +783,13 @@ GST_START_TEST (test_png_and_jpeg_load)
       "filesink location=%s", colour_jpeg);
   run_to_eos (launch);
   g_free (launch);
-  cbf_mask_loader_init (&loader);
-  fail_unless (cbf_mask_loader_load (&loader, owner, colour_jpeg,
-          cbf_mask_loader_request (&loader), TRUE));
-  fail_unless (loader.pixels != NULL && loader.width == 64
-      && loader.height == 48, "%dx%d", loader.width, loader.height);
-  cbf_mask_loader_clear (&loader);
+  loader = cbf_mask_loader_new ();
+  fail_unless (cbf_mask_loader_load (loader, owner, colour_jpeg,
+          cbf_mask_loader_request (loader), TRUE));
+  m = peek (loader);
+  fail_unless (m.mask.pixels != NULL && m.mask.width == 64
+      && m.mask.height == 48, "%dx%d", m.mask.width, m.mask.height);
+  cbf_mask_loader_free (loader);
 
   gst_object_unref (owner);
   g_unlink (png);
@@ -970,36 +998,38 @@ GST_START_TEST (test_failed_reload_keeps_mask)
   GstBus *bus = gst_bus_new ();
   gchar *good = png_file ("good.png", 20, 10, 77);
   const gchar *missing = "/nonexistent/cbf-mask.png";
-  CbfMaskLoader loader;
+  CbfMaskLoader *loader = cbf_mask_loader_new ();
   GError *error;
   guint serial;
+  Peeked m;
 
   gst_element_set_bus (owner, bus);
-  cbf_mask_loader_init (&loader);
-  fail_unless (cbf_mask_loader_load (&loader, owner, good,
-          cbf_mask_loader_request (&loader), FALSE));
-  fail_unless (loader.pixels != NULL && loader.width == 20
-      && loader.height == 10 && loader.pixels[0] == 77);
-  serial = loader.serial;
+  fail_unless (cbf_mask_loader_load (loader, owner, good,
+          cbf_mask_loader_request (loader), FALSE));
+  m = peek (loader);
+  fail_unless (m.mask.pixels != NULL && m.mask.width == 20
+      && m.mask.height == 10 && m.first == 77);
+  serial = m.mask.serial;
 
-  fail_if (cbf_mask_loader_load (&loader, owner, missing,
-          cbf_mask_loader_request (&loader), FALSE));
+  fail_if (cbf_mask_loader_load (loader, owner, missing,
+          cbf_mask_loader_request (loader), FALSE));
   error = pop (bus, GST_MESSAGE_WARNING);
   fail_unless (error != NULL, "no warning for a failed reload");
   fail_unless (strstr (error->message, missing) != NULL, "%s", error->message);
   g_error_free (error);
   fail_if (pop (bus, GST_MESSAGE_ERROR) != NULL, "a failed reload is an "
       "error");
-  fail_unless (loader.serial == serial && loader.width == 20
-      && loader.pixels[0] == 77, "the mask in use was not kept");
+  m = peek (loader);
+  fail_unless (m.mask.serial == serial && m.mask.width == 20
+      && m.first == 77, "the mask in use was not kept");
 
-  fail_if (cbf_mask_loader_load (&loader, owner, missing,
-          cbf_mask_loader_request (&loader), TRUE));
+  fail_if (cbf_mask_loader_load (loader, owner, missing,
+          cbf_mask_loader_request (loader), TRUE));
   error = pop (bus, GST_MESSAGE_ERROR);
   fail_unless (error != NULL, "no error for a failed load at start");
   g_error_free (error);
 
-  cbf_mask_loader_clear (&loader);
+  cbf_mask_loader_free (loader);
   gst_element_set_bus (owner, NULL);
   gst_object_unref (bus);
   gst_object_unref (owner);
@@ -1035,38 +1065,42 @@ GST_START_TEST (test_latest_request_wins)
   GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
   gchar *slow = png_file ("slow.png", 4096, 2048, 11);
   gchar *quick = png_file ("quick.png", 16, 8, 22);
-  CbfMaskLoader loader;
+  CbfMaskLoader *loader = cbf_mask_loader_new ();
   Load first;
   GThread *thread;
   guint64 ticket;
+  Peeked m;
 
-  cbf_mask_loader_init (&loader);
   /* In order: the later ticket's mask put in place first stays. */
   first = (Load) {
-  &loader, owner, slow, cbf_mask_loader_request (&loader)};
-  ticket = cbf_mask_loader_request (&loader);
-  fail_unless (cbf_mask_loader_load (&loader, owner, quick, ticket, FALSE));
-  fail_unless (loader.installed == ticket && loader.width == 16);
+  loader, owner, slow, cbf_mask_loader_request (loader)};
+  ticket = cbf_mask_loader_request (loader);
+  fail_unless (cbf_mask_loader_load (loader, owner, quick, ticket, FALSE));
+  m = peek (loader);
+  fail_unless (m.mask.ticket == ticket && m.mask.width == 16);
   run_load (&first);
-  fail_unless (loader.width == 16 && loader.pixels[0] == 22,
+  m = peek (loader);
+  fail_unless (m.mask.width == 16 && m.first == 22,
       "an earlier request replaced a later one");
 
   /* At once: the first (slow) load runs in a thread while the second is
    * requested and loaded; whichever ends last, the second stays. */
-  first.ticket = cbf_mask_loader_request (&loader);
+  first.ticket = cbf_mask_loader_request (loader);
   thread = g_thread_new ("slow-load", run_load, &first);
-  ticket = cbf_mask_loader_request (&loader);
-  fail_unless (cbf_mask_loader_load (&loader, owner, quick, ticket, FALSE));
+  ticket = cbf_mask_loader_request (loader);
+  fail_unless (cbf_mask_loader_load (loader, owner, quick, ticket, FALSE));
   g_thread_join (thread);
-  fail_unless (loader.installed == ticket && loader.width == 16
-      && loader.pixels[0] == 22, "the later request's mask was lost");
+  m = peek (loader);
+  fail_unless (m.mask.ticket == ticket && m.mask.width == 16
+      && m.first == 22, "the later request's mask was lost");
 
   /* And no mask (stop) is a request like the others. */
-  fail_unless (cbf_mask_loader_load (&loader, owner, NULL,
-          cbf_mask_loader_request (&loader), TRUE));
-  fail_unless (loader.pixels == NULL);
+  fail_unless (cbf_mask_loader_load (loader, owner, NULL,
+          cbf_mask_loader_request (loader), TRUE));
+  m = peek (loader);
+  fail_unless (m.mask.pixels == NULL);
 
-  cbf_mask_loader_clear (&loader);
+  cbf_mask_loader_free (loader);
   gst_object_unref (owner);
   g_unlink (slow);
   g_unlink (quick);
