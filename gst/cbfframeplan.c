@@ -24,70 +24,70 @@ cbf_plane_row_bytes (const GstVideoInfo * info, guint plane)
   return row_bytes;
 }
 
-/* The entries of each layout, by CbfMode. */
-static const CbfFilterFunc colour_first[CBF_N_MODES] = {
+/* The entries of each layout, by CbfKernel. */
+static const CbfFilterFunc colour_first[CBF_N_KERNELS] = {
   cbf_bilateral_colour_first, cbf_gaussian_colour_first,
   cbf_grid_colour_first
 };
 
-static const CbfFilterFunc colour_last[CBF_N_MODES] = {
+static const CbfFilterFunc colour_last[CBF_N_KERNELS] = {
   cbf_bilateral_colour_last, cbf_gaussian_colour_last, cbf_grid_colour_last
 };
 
-static const CbfFilterFunc colour_packed24[CBF_N_MODES] = {
+static const CbfFilterFunc colour_packed24[CBF_N_KERNELS] = {
   cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24,
   cbf_grid_colour_packed24
 };
 
-static const CbfFilterFunc colour_planar[CBF_N_MODES] = {
+static const CbfFilterFunc colour_planar[CBF_N_KERNELS] = {
   cbf_bilateral_colour_planar, cbf_gaussian_colour_planar,
   cbf_grid_colour_planar
 };
 
-static const CbfFilterFunc channel[CBF_N_MODES] = {
+static const CbfFilterFunc channel[CBF_N_KERNELS] = {
   cbf_bilateral_channel, cbf_gaussian_channel, cbf_grid_channel
 };
 
-static const CbfFilterFunc channel_pair[CBF_N_MODES] = {
+static const CbfFilterFunc channel_pair[CBF_N_KERNELS] = {
   cbf_bilateral_channel_pair, cbf_gaussian_channel_pair,
   cbf_grid_channel_pair
 };
 
-static const CbfFilterFunc deep_channel[CBF_N_MODES] = {
+static const CbfFilterFunc deep_channel[CBF_N_KERNELS] = {
   cbf_bilateral_deep_channel, cbf_gaussian_deep_channel, cbf_grid_deep_channel
 };
 
-static const CbfFilterFunc deep_channel_pair[CBF_N_MODES] = {
+static const CbfFilterFunc deep_channel_pair[CBF_N_KERNELS] = {
   cbf_bilateral_deep_channel_pair, cbf_gaussian_deep_channel_pair,
   cbf_grid_deep_channel_pair
 };
 
-static const CbfFilterFunc deep12_channel[CBF_N_MODES] = {
+static const CbfFilterFunc deep12_channel[CBF_N_KERNELS] = {
   cbf_bilateral_deep12_channel, cbf_gaussian_deep12_channel,
   cbf_grid_deep12_channel
 };
 
-static const CbfFilterFunc deep12_channel_pair[CBF_N_MODES] = {
+static const CbfFilterFunc deep12_channel_pair[CBF_N_KERNELS] = {
   cbf_bilateral_deep12_channel_pair, cbf_gaussian_deep12_channel_pair,
   cbf_grid_deep12_channel_pair
 };
 
-static const CbfFilterFunc deep_colour_planar[CBF_N_MODES] = {
+static const CbfFilterFunc deep_colour_planar[CBF_N_KERNELS] = {
   cbf_bilateral_deep_colour_planar, cbf_gaussian_deep_colour_planar,
   cbf_grid_deep_colour_planar
 };
 
-static const CbfFilterFunc deep10_colour_planar[CBF_N_MODES] = {
+static const CbfFilterFunc deep10_colour_planar[CBF_N_KERNELS] = {
   cbf_bilateral_deep10_colour_planar, cbf_gaussian_deep10_colour_planar,
   cbf_grid_deep10_colour_planar
 };
 
-static const CbfFilterFunc deep_colour64[CBF_N_MODES] = {
+static const CbfFilterFunc deep_colour64[CBF_N_KERNELS] = {
   cbf_bilateral_deep_colour64, cbf_gaussian_deep_colour64,
   cbf_grid_deep_colour64
 };
 
-static const CbfFilterFunc deep_colour10a2[CBF_N_MODES] = {
+static const CbfFilterFunc deep_colour10a2[CBF_N_KERNELS] = {
   cbf_bilateral_deep_colour10a2, cbf_gaussian_deep_colour10a2,
   cbf_grid_deep_colour10a2
 };
@@ -164,7 +164,7 @@ gray_or_yuv_bits (const GstVideoInfo * info)
  * from @c on that share a size. */
 static void
 add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
-    guint n_views, const CbfFilterFunc process[CBF_N_MODES], gboolean chroma)
+    guint n_views, const CbfFilterFunc process[CBF_N_KERNELS], gboolean chroma)
 {
   CbfPass *pass = &plan->passes[plan->n_passes++];
   guint v;
@@ -331,7 +331,7 @@ copy_planes (const CbfFramePlan * plan, guint planes, const CbfPlane * in,
 }
 
 cudaError_t
-cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
+cbf_frame_plan_run (const CbfFramePlan * plan, CbfKernel kernel,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfFilterParams * luma, const CbfFilterParams * chroma,
     gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,
@@ -359,7 +359,7 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
       dst[v] = pass_view (out, pass, v);
     }
     band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    err = pass->process[mode] (src, dst, begin, end,
+    err = pass->process[kernel] (src, dst, begin, end,
         pass->chroma ? chroma : luma, stream);
     if (err == cudaSuccess && mask)
       err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,

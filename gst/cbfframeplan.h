@@ -9,9 +9,8 @@
 
 /* The kernel launches that filter one frame of a given format: chosen once
  * per caps from GstVideoInfo (plane, offset, pixel stride and subsampled
- * size of every channel, nothing assumed), run per band. Used by the
- * element and by the benchmark, which so times exactly what the element
- * launches. */
+ * size of every channel, nothing assumed), run per band. The engine
+ * (cbfengine.h) runs it with its weights and mask. */
 
 #ifndef __CBF_FRAME_PLAN_H__
 #define __CBF_FRAME_PLAN_H__
@@ -25,23 +24,24 @@
 
 G_BEGIN_DECLS
 
-/* What the element computes: the bilateral filter, or (range weight off)
- * OpenCV's GaussianBlur, or the bilateral grid's approximation of the
- * bilateral filter (grid.h). Indexes a pass's kernel entries. */
+/* Which kernels a pass launches: the bilateral filter's, OpenCV's
+ * GaussianBlur's (range weight off) or the bilateral grid's (grid.h).
+ * Indexes a pass's kernel entries; the engine (cbfengine.h) picks it from
+ * its parameters' mode and method. */
 typedef enum
 {
-  CBF_MODE_BILATERAL,
-  CBF_MODE_GAUSSIAN,
-  CBF_MODE_GRID,
-  CBF_N_MODES
-} CbfMode;
+  CBF_KERNEL_BILATERAL,
+  CBF_KERNEL_GAUSSIAN,
+  CBF_KERNEL_GRID,
+  CBF_N_KERNELS
+} CbfKernel;
 
 /* One launch. Its views are channels of the frame's planes that share one
  * size: one channel (GRAY8, luma), two filtered each on its own (U and V),
  * or the three colour channels of RGB-like formats or Y444, together. */
 typedef struct
 {
-  CbfFilterFunc process[CBF_N_MODES];        /* the entry of each mode */
+  CbfFilterFunc process[CBF_N_KERNELS];      /* the entry of each kind */
   guint n_views;
   guint plane[3];               /* of each view */
   gsize offset[3];              /* of each view's first byte in a pixel */
@@ -89,13 +89,14 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * plane 0 of the device planes @in into @out: the same rows of every
  * channel for one-plane formats; frames of several planes must be one band
  * (rows 0 to plane 0's height), their other planes are then done whole.
- * The weights are those of @mode (see gaussian.h for CBF_MODE_GAUSSIAN).
+ * The weights are those of @kernel (see gaussian.h for
+ * CBF_KERNEL_GAUSSIAN, grid.h for CBF_KERNEL_GRID).
  * Luma (or colour) takes @luma's weights, or is copied unchanged when
  * !@filter_luma; chroma takes @chroma's, or is copied unchanged when
  * !@filter_chroma. With a strength mask (@luma_mask of plane 0's size,
  * @chroma_mask of chroma's; NULL for none), each pass's output is blended
  * with its input by it (cbf_mask_blend). */
-cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfMode mode,
+cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfKernel kernel,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
     const CbfFilterParams * luma, const CbfFilterParams * chroma,
     gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,

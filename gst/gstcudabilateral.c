@@ -125,7 +125,7 @@
 #endif
 
 #include "gstcudabilateral.h"
-#include "cbfframeplan.h"
+#include "cbfengine.h"
 #include "cbfmaskloader.h"
 
 #if CBF_HAVE_CUDA_MEMORY
@@ -145,7 +145,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define MAX_SIGMA_SPACE 200.0
 #define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
-#define DEFAULT_METHOD METHOD_EXACT
+#define DEFAULT_METHOD CBF_METHOD_EXACT
 /* Starts an example pipeline's line in the element's description, indented
  * to gst-inspect-1.0's value column (and 2 more); the documentation above
  * has more examples. */
@@ -163,35 +163,12 @@ enum
   PROP_METHOD,
 };
 
-/* The filter's weights for one set of parameters: host and device copies
- * of the tables, each sized for any radius. */
-typedef struct
-{
-  CbfFilterParams weights;
-  float *host_tables;           /* pinned staging of the tables */
-  float *dev_tables;
-  cudaEvent_t uploaded;         /* the last upload from host_tables */
-  CbfGridScratch grid;          /* method=grid's buffers, else empty */
-} Tables;
-
-/* method: how the bilateral filter is computed. */
-typedef enum
-{
-  METHOD_EXACT,
-  METHOD_GRID,
-} Method;
-
 struct _GstCudaBilateral
 {
   GstCbfFilter parent;
 
   /* Properties, under the object lock; any change sets params_dirty. */
-  gint diameter;
-  gdouble sigma_color;
-  gdouble sigma_space;
-  gboolean filter_chroma;
-  CbfMode mode;
-  Method method;
+  CbfParams params;
   gchar *mask_location;
   gboolean params_dirty;
   gboolean started;             /* from the start of start to stop */
@@ -201,20 +178,11 @@ struct _GstCudaBilateral
    * moved on. */
   CbfMaskLoader *mask;
 
-  /* Streaming thread. */
-  CbfFramePlan plan;            /* for the negotiated format */
-  gboolean luma_filtered;       /* luma (or colour) filtered this frame */
-  gboolean chroma_filtered;     /* chroma filtered this frame */
-  CbfMode active_mode;          /* the mode the tables were made for */
-  /* The mask on the device: as decoded, and scaled to the luma (or RGB)
-   * plane and to the chroma planes of the negotiated format. */
-  gboolean mask_on;
+  /* Streaming thread: the GPU work, for the negotiated format, from
+   * configure to release. */
+  CbfEngine *engine;
   guint mask_serial_on_device;
   gboolean mask_scaled;         /* for the current caps */
-  CbfPlane mask_raw, mask_luma, mask_chroma;
-  gint chroma_width, chroma_height;     /* 0 without chroma */
-  Tables luma;                  /* also the tables of RGB and Y444 */
-  Tables chroma;
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
@@ -274,8 +242,9 @@ gst_cuda_bilateral_method_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue methods[] = {
-    {METHOD_EXACT, "Exact: OpenCV's bilateralFilter within ±1", "exact"},
-    {METHOD_GRID, "Bilateral grid: an approximation whose cost does not grow "
+    {CBF_METHOD_EXACT, "Exact: OpenCV's bilateralFilter within ±1", "exact"},
+    {CBF_METHOD_GRID,
+        "Bilateral grid: an approximation whose cost does not grow "
           "with the window, for sigma-space >= 8", "grid"},
     {0, NULL, NULL},
   };
@@ -288,178 +257,6 @@ gst_cuda_bilateral_method_get_type (void)
 
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
-
-static void
-free_grid (CbfGridScratch * grid)
-{
-  /* The cell sizes and range passes stay: update_grid sets them before it
-   * allocates. */
-  cudaFree (grid->cells[0]);
-  cudaFree (grid->cells[1]);
-  grid->cells[0] = grid->cells[1] = NULL;
-  grid->capacity = 0;
-}
-
-static void
-free_tables (Tables * tables)
-{
-  cudaFree (tables->dev_tables);
-  cudaFreeHost (tables->host_tables);
-  if (tables->uploaded)
-    cudaEventDestroy (tables->uploaded);
-  tables->dev_tables = NULL;
-  tables->host_tables = NULL;
-  tables->uploaded = NULL;
-  free_grid (&tables->grid);
-}
-
-/* Sizes the grid of @tables for the passes of @plan that use them (the
- * chroma ones or the others), with cells for @sigma_space and @sigma_color,
- * and points the weights at it. Allocates only when the grid grows: at a
- * parameter or caps change, never per frame. */
-static cudaError_t
-update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
-    gdouble sigma_space, gdouble sigma_color)
-{
-  size_t floats = 0;
-  guint i;
-
-  for (i = 0; i < plan->n_passes; i++) {
-    const CbfPass *pass = &plan->passes[i];
-
-    if (pass->chroma != chroma)
-      continue;
-    /* One plan has one kind of pass per set of tables. */
-    cbf_grid_cells (sigma_space, sigma_color, pass->channels, plan->bits,
-        &tables->grid);
-    floats = MAX (floats, cbf_grid_floats (pass->width, pass->height,
-            pass->channels, pass->channels == 3 ? 1 : pass->n_views,
-            &tables->grid));
-  }
-  cbf_grid_weights_init (&tables->weights, &tables->grid);
-  if (floats <= tables->grid.capacity)
-    return cudaSuccess;
-  {
-    cudaError_t err;
-
-    free_grid (&tables->grid);
-    err = cudaMalloc ((void **) &tables->grid.cells[0],
-        floats * sizeof (float));
-    if (err == cudaSuccess)
-      err = cudaMalloc ((void **) &tables->grid.cells[1],
-          floats * sizeof (float));
-    if (err != cudaSuccess) {
-      free_grid (&tables->grid);
-      return err;
-    }
-    tables->grid.capacity = floats;
-  }
-  return cudaSuccess;
-}
-
-/* Sized once for the largest radius, so a property change never
- * allocates. */
-static cudaError_t
-alloc_tables (Tables * tables)
-{
-  gsize bytes = cbf_bilateral_tables_max_len () * sizeof (float);
-  cudaError_t err;
-
-  err = cudaMalloc ((void **) &tables->dev_tables, bytes);
-  if (err == cudaSuccess)
-    err = cudaHostAlloc ((void **) &tables->host_tables, bytes,
-        cudaHostAllocPortable);
-  if (err == cudaSuccess)
-    err = cudaEventCreateWithFlags (&tables->uploaded, cudaEventDisableTiming);
-  return err;
-}
-
-/* ------------------------------------------------------------------ */
-/* Strength mask */
-
-static void
-free_device_plane (CbfPlane * plane)
-{
-  cudaFree (plane->data);
-  memset (plane, 0, sizeof (*plane));
-}
-
-/* Makes @plane a packed @width x @height device buffer, keeping the one it
- * has when the size is the same. */
-static cudaError_t
-ensure_device_plane (CbfPlane * plane, gint width, gint height)
-{
-  if (plane->data && plane->width == width && plane->height == height)
-    return cudaSuccess;
-  free_device_plane (plane);
-  plane->width = width;
-  plane->height = height;
-  plane->pitch_bytes = width;
-  plane->pixel_bytes = 1;
-  return cudaMalloc ((void **) &plane->data, (size_t) width * height);
-}
-
-typedef struct
-{
-  GstCudaBilateral *self;
-  cudaStream_t stream;
-  cudaError_t err;
-} RawMaskUpload;
-
-/* Under the mask loader's lock: the mask in place, uploaded as it is. The
- * upload is on the stream of the scaling kernels, so they see it whole;
- * from pageable memory it returns once the pixels are staged, so the host
- * copy may then go. */
-static void
-upload_raw_mask (const CbfMask * mask, gpointer user_data)
-{
-  RawMaskUpload *upload = user_data;
-  GstCudaBilateral *self = upload->self;
-
-  self->mask_serial_on_device = mask->serial;
-  self->mask_on = mask->pixels != NULL;
-  if (!self->mask_on)
-    return;
-  upload->err = ensure_device_plane (&self->mask_raw, mask->width,
-      mask->height);
-  if (upload->err == cudaSuccess)
-    upload->err = cudaMemcpyAsync (self->mask_raw.data, mask->pixels,
-        (size_t) mask->width * mask->height, cudaMemcpyHostToDevice,
-        upload->stream);
-}
-
-/* After a change of the mask or of the caps (called from prepare, never
- * per frame otherwise): uploads the mask and scales it, on @stream, to the
- * luma (or RGB) plane and to the chroma planes. */
-static cudaError_t
-update_device_mask (GstCudaBilateral * self, cudaStream_t stream)
-{
-  const GstVideoInfo *info = &GST_VIDEO_FILTER (self)->in_info;
-  RawMaskUpload upload = { self, stream, cudaSuccess };
-  cudaError_t err;
-
-  cbf_mask_loader_peek (self->mask, upload_raw_mask, &upload);
-  if (!self->mask_on)
-    return cudaSuccess;
-  err = upload.err;
-  if (err == cudaSuccess)
-    err = ensure_device_plane (&self->mask_luma, self->plan.passes[0].width,
-        self->plan.passes[0].height);
-  if (err == cudaSuccess)
-    err = cbf_mask_scale (&self->mask_raw, &self->mask_luma, stream);
-  if (err == cudaSuccess && self->plan.planes_with_chroma) {
-    err = ensure_device_plane (&self->mask_chroma,
-        GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
-        GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
-    if (err == cudaSuccess)
-      err = cbf_mask_scale (&self->mask_raw, &self->mask_chroma, stream);
-  }
-  if (err != cudaSuccess)
-    self->mask_on = FALSE;
-  return err;
-}
-
-/* ------------------------------------------------------------------ */
 
 /* When @starting, marks the element started, so that a change of
  * mask-location from then on loads its mask itself, and puts the mask of
@@ -485,22 +282,21 @@ load_mask_for_state (GstCudaBilateral * self, gboolean starting)
   return ok;
 }
 
-/* Device buffers of the element's own, freed with the context current. */
+/* The engine, freed with the context current where it holds device
+ * memory (where that context cannot be pushed, the memory stays). */
 static void
 gst_cuda_bilateral_release (GstCbfFilter * filter)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+  gboolean pushed = FALSE;
 
-  if ((self->luma.dev_tables || self->mask_raw.data || self->luma.grid.cells[0])
-      && gst_cbf_filter_push_context (filter)) {
-    free_tables (&self->luma);
-    free_tables (&self->chroma);
-    free_device_plane (&self->mask_raw);
-    free_device_plane (&self->mask_luma);
-    free_device_plane (&self->mask_chroma);
+  if (self->engine && cbf_engine_on_device (self->engine)
+      && !(pushed = gst_cbf_filter_push_context (filter)))
+    return;
+  cbf_engine_free (self->engine);
+  self->engine = NULL;
+  if (pushed)
     gst_cbf_filter_pop_context (filter);
-  }
-  self->mask_on = FALSE;
 }
 
 static gboolean
@@ -540,14 +336,16 @@ static gboolean
 gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
+  GError *error = NULL;
 
-  if (!cbf_frame_plan_init (&self->plan, info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Unsupported format %s.",
-            GST_VIDEO_INFO_NAME (info)), (NULL));
+  if (self->engine ? !cbf_engine_set_info (self->engine, info, &error) :
+      !(self->engine = cbf_engine_new (info, &error))) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message), (NULL));
+    g_error_free (error);
     return FALSE;
   }
-  /* The chroma parameters depend on the format's subsampling, the scaled
-   * mask on the size. */
+  /* A new engine has no parameters yet; the scaled mask depends on the
+   * size. */
   GST_OBJECT_LOCK (self);
   self->params_dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -555,163 +353,74 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
   return TRUE;
 }
 
-/* Fills @tables for the parameters and enqueues their upload on @stream:
- * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
- * floats at most, far less than the bilateral tables' maximum that the
- * buffers are sized for). The host copy is rewritten only once its last
- * upload is done: frames in CUDA memory may leave with their work
- * pending. */
-static cudaError_t
-update_tables (Tables * tables, const CbfFramePlan * plan, CbfMode mode,
-    gint diameter, gdouble sigma_color, gdouble sigma_space,
-    cudaStream_t stream)
+typedef struct
 {
-  gsize n_floats;
-  cudaError_t err = cudaEventSynchronize (tables->uploaded);
+  CbfEngine *engine;
+  cudaStream_t stream;
+  guint serial;
+  cudaError_t err;
+  const gchar *what;
+} MaskUpload;
 
-  if (err != cudaSuccess)
-    return err;
+/* Under the mask loader's lock: the mask in place to the engine. */
+static void
+upload_mask (const CbfMask * mask, gpointer user_data)
+{
+  MaskUpload *upload = user_data;
 
-  if (mode == CBF_MODE_GAUSSIAN) {
-    gint ksize;
-    gdouble sigma;
-
-    cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
-    cbf_gaussian_kernel_fill (tables->host_tables, ksize, sigma);
-    cbf_gaussian_weights_init (&tables->weights, ksize, tables->dev_tables);
-    n_floats = ksize;
-  } else if (plan->bits > 8) {
-    gint radius = cbf_bilateral_radius (diameter, sigma_space);
-
-    /* One kind of pass a plan: the first one's channels are all's. */
-    cbf_deep_tables_fill (tables->host_tables, radius, plan->bits,
-        plan->passes[0].channels, sigma_color, sigma_space);
-    cbf_deep_weights_init (&tables->weights, radius, plan->bits,
-        sigma_color, tables->host_tables, tables->dev_tables);
-    n_floats = cbf_deep_tables_len (radius);
-  } else {
-    gint radius = cbf_bilateral_radius (diameter, sigma_space);
-
-    cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
-        sigma_space);
-    cbf_bilateral_weights_init (&tables->weights, radius,
-        tables->host_tables, tables->dev_tables);
-    n_floats = cbf_bilateral_tables_len (radius);
-  }
-  err = cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
-      n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
-  if (err == cudaSuccess)
-    err = cudaEventRecord (tables->uploaded, stream);
-  return err;
+  upload->serial = mask->serial;
+  upload->err = cbf_engine_set_mask (upload->engine, mask->pixels,
+      mask->width, mask->height, upload->stream, &upload->what);
 }
 
-static gboolean
-bilateral_passes_through (CbfMode mode, gdouble sigma_color,
-    gdouble sigma_space)
-{
-  return mode != CBF_MODE_GAUSSIAN && (sigma_color <= CBF_BILATERAL_MIN_SIGMA
-      || sigma_space <= CBF_BILATERAL_MIN_SIGMA);
-}
-
-/* Once per frame: after a property change, rebuilds the tables and
- * enqueues their upload ahead of the frame's kernels, on the same stream
- * (update_tables keeps the host copy until its upload is done), so all
- * bands of a frame use one set of parameters. The tables' buffers are made by the first
- * frame, sized for any parameters; the grid's and the mask's when they are
- * first needed or grow. What cannot be made is an element error for this
- * frame, and the next frame tries again. */
+/* Once per frame: after a property change, hands the engine the new
+ * parameters, whose tables it uploads ahead of the frame's kernels, on the
+ * same stream, so all bands of a frame use one set of parameters; after a
+ * change of the mask or of the caps, the mask. What cannot be made is an
+ * element error for this frame, and the next frame tries again. */
 static gboolean
 gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     gint * halo_rows)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  gint diameter, chroma_diameter;
-  gdouble sigma_color, sigma_space, chroma_sigma_space;
-  gboolean dirty, mask_changed;
+  CbfParams params;
+  gboolean dirty;
   const gchar *what = NULL;
-  CbfMode mode;
-  cudaError_t err = cudaSuccess;
+  cudaError_t err;
 
   GST_OBJECT_LOCK (self);
   dirty = self->params_dirty;
-  /* The grid approximates the bilateral filter only. */
-  mode = self->mode == CBF_MODE_BILATERAL && self->method == METHOD_GRID ?
-      CBF_MODE_GRID : self->mode;
-  diameter = self->diameter;
-  sigma_color = self->sigma_color;
-  sigma_space = self->sigma_space;
-  self->chroma_filtered = self->filter_chroma;
+  params = self->params;
   self->params_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
+  if (dirty)
+    cbf_engine_set_params (self->engine, &params);
 
-  /* A plane whose sigmas pass the bilateral filter through (its grid
-   * approximation too) is copied, as OpenCV's bilateralFilter returns it:
-   * luma and chroma each by their own sigma-space. */
-  cbf_bilateral_chroma_params (diameter, sigma_space,
-      self->plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
-  self->luma_filtered = !bilateral_passes_through (mode, sigma_color,
-      sigma_space);
-  self->chroma_filtered &= !bilateral_passes_through (mode, sigma_color,
-      chroma_sigma_space);
-
-  if (dirty && !self->luma.dev_tables) {
-    what = "allocating the weight tables";
-    err = alloc_tables (&self->luma);
-    if (err == cudaSuccess)
-      err = alloc_tables (&self->chroma);
-    if (err != cudaSuccess) {
-      free_tables (&self->luma);
-      free_tables (&self->chroma);
-    }
-  }
-  if (dirty && err == cudaSuccess) {
-    what = "uploading the weight tables";
-    err = update_tables (&self->luma, &self->plan, mode, diameter,
-        sigma_color, sigma_space, stream);
-    if (err == cudaSuccess)
-      err = update_tables (&self->chroma, &self->plan, mode, chroma_diameter,
-          sigma_color, chroma_sigma_space, stream);
-    if (err == cudaSuccess && mode == CBF_MODE_GRID) {
-      what = "allocating the bilateral grid";
-      err = update_grid (&self->luma, &self->plan, FALSE, sigma_space,
-          sigma_color);
-      if (err == cudaSuccess)
-        err = update_grid (&self->chroma, &self->plan, TRUE,
-            chroma_sigma_space, sigma_color);
-    }
-    if (err == cudaSuccess) {
-      self->active_mode = mode;
-      GST_DEBUG_OBJECT (self, "mode %d diameter %d sigma-color %g "
-          "sigma-space %g: radius %d; chroma (1/%d) diameter %d "
-          "sigma-space %g: radius %d", mode, diameter, sigma_color,
-          sigma_space, self->luma.weights.radius, self->plan.chroma_factor,
-          chroma_diameter, chroma_sigma_space, self->chroma.weights.radius);
-    }
-  }
+  err = cbf_engine_prepare (self->engine, stream, halo_rows, &what);
   if (err != cudaSuccess) {
+    /* Handed again with the next frame. */
     GST_OBJECT_LOCK (self);
-    self->params_dirty = TRUE;
+    self->params_dirty |= dirty;
     GST_OBJECT_UNLOCK (self);
     goto failed;
   }
+  if (dirty)
+    GST_DEBUG_OBJECT (self, "mode %d method %d diameter %d sigma-color %g "
+        "sigma-space %g filter-chroma %d: %d rows of halo", params.mode,
+        params.method, params.diameter, params.sigma_color,
+        params.sigma_space, params.filter_chroma, *halo_rows);
+  if (!self->mask_scaled
+      || cbf_mask_loader_serial (self->mask) != self->mask_serial_on_device) {
+    MaskUpload upload = { self->engine, stream, 0, cudaSuccess, NULL };
 
-  mask_changed = cbf_mask_loader_serial (self->mask) !=
-      self->mask_serial_on_device;
-  if (mask_changed || !self->mask_scaled) {
-    what = "uploading the strength mask";
-    err = update_device_mask (self, stream);
+    cbf_mask_loader_peek (self->mask, upload_mask, &upload);
+    self->mask_serial_on_device = upload.serial;
+    err = upload.err;
+    what = upload.what;
     if (err != cudaSuccess)
       goto failed;
     self->mask_scaled = TRUE;
   }
-  /* The grid is made from the whole picture before the first band is
-   * read back: that band waits for every row. */
-  if (self->active_mode == CBF_MODE_GRID) {
-    *halo_rows = self->plan.passes[0].height;
-    return TRUE;
-  }
-  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
-  *halo_rows = MAX (self->luma.weights.radius, self->chroma.weights.radius);
   return TRUE;
 
 failed:
@@ -724,14 +433,8 @@ static cudaError_t
 gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream)
 {
-  GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
-  const CbfPlane *luma_mask = self->mask_on ? &self->mask_luma : NULL;
-  const CbfPlane *chroma_mask = self->mask_on ? &self->mask_chroma : NULL;
-
-  return cbf_frame_plan_run (&self->plan, self->active_mode, in, out,
-      row_begin, row_end, &self->luma.weights, &self->chroma.weights,
-      self->luma_filtered, self->chroma_filtered, luma_mask, chroma_mask,
-      stream);
+  return cbf_engine_run (GST_CUDA_BILATERAL (filter)->engine, in, out,
+      row_begin, row_end, stream);
 }
 
 static void
@@ -763,22 +466,22 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DIAMETER:
-      self->diameter = g_value_get_int (value);
+      self->params.diameter = g_value_get_int (value);
       break;
     case PROP_SIGMA_COLOR:
-      self->sigma_color = g_value_get_double (value);
+      self->params.sigma_color = g_value_get_double (value);
       break;
     case PROP_SIGMA_SPACE:
-      self->sigma_space = g_value_get_double (value);
+      self->params.sigma_space = g_value_get_double (value);
       break;
     case PROP_FILTER_CHROMA:
-      self->filter_chroma = g_value_get_boolean (value);
+      self->params.filter_chroma = g_value_get_boolean (value);
       break;
     case PROP_MODE:
-      self->mode = g_value_get_enum (value);
+      self->params.mode = g_value_get_enum (value);
       break;
     case PROP_METHOD:
-      self->method = g_value_get_enum (value);
+      self->params.method = g_value_get_enum (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -797,25 +500,25 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_DIAMETER:
-      g_value_set_int (value, self->diameter);
+      g_value_set_int (value, self->params.diameter);
       break;
     case PROP_SIGMA_COLOR:
-      g_value_set_double (value, self->sigma_color);
+      g_value_set_double (value, self->params.sigma_color);
       break;
     case PROP_SIGMA_SPACE:
-      g_value_set_double (value, self->sigma_space);
+      g_value_set_double (value, self->params.sigma_space);
       break;
     case PROP_FILTER_CHROMA:
-      g_value_set_boolean (value, self->filter_chroma);
+      g_value_set_boolean (value, self->params.filter_chroma);
       break;
     case PROP_MODE:
-      g_value_set_enum (value, self->mode);
+      g_value_set_enum (value, self->params.mode);
       break;
     case PROP_MASK_LOCATION:
       g_value_set_string (value, self->mask_location);
       break;
     case PROP_METHOD:
-      g_value_set_enum (value, self->method);
+      g_value_set_enum (value, self->params.method);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1024,12 +727,12 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
 static void
 gst_cuda_bilateral_init (GstCudaBilateral * self)
 {
-  self->diameter = DEFAULT_DIAMETER;
-  self->sigma_color = DEFAULT_SIGMA_COLOR;
-  self->sigma_space = DEFAULT_SIGMA_SPACE;
-  self->filter_chroma = DEFAULT_FILTER_CHROMA;
-  self->mode = DEFAULT_MODE;
-  self->method = DEFAULT_METHOD;
+  self->params.diameter = DEFAULT_DIAMETER;
+  self->params.sigma_color = DEFAULT_SIGMA_COLOR;
+  self->params.sigma_space = DEFAULT_SIGMA_SPACE;
+  self->params.filter_chroma = DEFAULT_FILTER_CHROMA;
+  self->params.mode = DEFAULT_MODE;
+  self->params.method = DEFAULT_METHOD;
   self->params_dirty = TRUE;
   self->mask = cbf_mask_loader_new ();
 }

@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "bilateral.h"
-#include "cbfframeplan.h"
+#include "cbfengine.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API
@@ -753,9 +753,10 @@ bench_gaussian (const char *image, GArray * rows)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Kernel time of a whole frame per format: every launch the element makes
- * for it (cbf_frame_plan_run: luma and both chroma channels for YUV), on
- * device planes laid out as the element's. */
+/* Kernel time of a whole frame per format: the element's engine, with the
+ * parameters set and prepared as the element does, run on a frame
+ * (cbf_engine_run: every launch the element makes for it, luma and both
+ * chroma channels for YUV), on device planes laid out as the element's. */
 
 static const char *frame_formats[] = { "GRAY8", "RGBA", "NV12", "I420",
   "YUY2", "Y444", "GRAY16_LE", "P010_10LE", "I420_10LE", "Y444_16LE",
@@ -771,18 +772,16 @@ typedef struct
 
 typedef struct
 {
-  CbfFramePlan plan;
+  CbfEngine *engine;
   CbfPlane in[N_INPUTS][GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
-  CbfFilterParams luma, chroma;
 } FrameCtx;
 
 static void
 run_frame (void *p, int input, cudaStream_t stream)
 {
   FrameCtx *c = p;
-  CHECK (cbf_frame_plan_run (&c->plan, CBF_MODE_BILATERAL, c->in[input], c->out,
-          0, c->out[0].height, &c->luma, &c->chroma, TRUE, TRUE, NULL, NULL,
-          stream));
+  CHECK (cbf_engine_run (c->engine, c->in[input], c->out, 0,
+          c->out[0].height, stream));
 }
 
 /* Noise of +-20 8-bit levels on 16-bit samples of @bits bits, @shift bits
@@ -841,31 +840,6 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
   }
 }
 
-/* The weights of @plan's passes, as the element makes them. */
-static void
-weights_for (CbfFilterParams * w, const CbfFramePlan * plan,
-    float *host_tables, float *dev_tables, int diameter, double sigma_space)
-{
-  int radius = cbf_bilateral_radius (diameter, sigma_space);
-  size_t len;
-
-  if (plan->bits > 8) {
-    cbf_deep_tables_fill (host_tables, radius, plan->bits,
-        plan->passes[0].channels, SIGMA_COLOR, sigma_space);
-    len = cbf_deep_tables_len (radius);
-  } else {
-    cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR, sigma_space);
-    len = cbf_bilateral_tables_len (radius);
-  }
-  CHECK (cudaMemcpy (dev_tables, host_tables, len * sizeof (float),
-          cudaMemcpyHostToDevice));
-  if (plan->bits > 8)
-    cbf_deep_weights_init (w, radius, plan->bits, SIGMA_COLOR, host_tables,
-        dev_tables);
-  else
-    cbf_bilateral_weights_init (w, radius, host_tables, dev_tables);
-}
-
 /* --format: only the frame rows of this format (NULL: all). */
 static const char *format_filter;
 
@@ -873,22 +847,18 @@ static void
 bench_formats (const char *image, GArray * rows)
 {
   static const int frame_diameters[] = { 5, 15 };
-  size_t tables_bytes = cbf_bilateral_tables_max_len () * sizeof (float);
-  float *host_luma = g_malloc (tables_bytes);
-  float *host_chroma = g_malloc (tables_bytes);
-  float *dev_luma, *dev_chroma;
   cudaStream_t stream;
   guint s, f, d, i, p;
 
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  CHECK (cudaMalloc ((void **) &dev_luma, tables_bytes));
-  CHECK (cudaMalloc ((void **) &dev_chroma, tables_bytes));
   for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
     for (f = 0; f < G_N_ELEMENTS (frame_formats); f++) {
       int w = sizes[s][0], h = sizes[s][1];
       GstBuffer *buf;
       GstVideoInfo info;
       GstVideoFrame frame;
+      const CbfFramePlan *plan;
+      GError *error = NULL;
       FrameCtx c;
 
       if (format_filter && strcmp (format_filter, frame_formats[f]))
@@ -897,35 +867,42 @@ bench_formats (const char *image, GArray * rows)
       memset (&c, 0, sizeof (c));
       gst_video_info_set_format (&info,
           gst_video_format_from_string (frame_formats[f]), w, h);
-      if (!cbf_frame_plan_init (&c.plan, &info)) {
-        fprintf (stderr, "no frame plan for %s\n", frame_formats[f]);
+      c.engine = cbf_engine_new (&info, &error);
+      if (!c.engine) {
+        fprintf (stderr, "no frame plan for %s: %s\n", frame_formats[f],
+            error->message);
         exit (1);
       }
+      plan = cbf_engine_get_plan (c.engine);
       if (!gst_video_frame_map (&frame, &info, buf, GST_MAP_READ)) {
         fprintf (stderr, "cannot map the %s frame\n", frame_formats[f]);
         exit (1);
       }
       for (i = 0; i < N_INPUTS; i++)
-        upload_noisy_frame (&info, &frame, c.in[i], c.plan.bits, 200 + i);
-      upload_noisy_frame (&info, &frame, c.out, c.plan.bits, 300);
+        upload_noisy_frame (&info, &frame, c.in[i], plan->bits, 200 + i);
+      upload_noisy_frame (&info, &frame, c.out, plan->bits, 300);
       gst_video_frame_unmap (&frame);
       gst_buffer_unref (buf);
 
       for (d = 0; d < G_N_ELEMENTS (frame_diameters); d++) {
         FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0 };
-        int chroma_diameter;
-        double chroma_sigma_space;
+        CbfParams params = { frame_diameters[d], SIGMA_COLOR, SIGMA_SPACE,
+          TRUE, CBF_MODE_BILATERAL, CBF_METHOD_EXACT
+        };
+        const gchar *what = NULL;
+        gint halo_rows;
+        cudaError_t err;
 
-        cbf_bilateral_chroma_params (frame_diameters[d], SIGMA_SPACE,
-            c.plan.chroma_factor, &chroma_diameter, &chroma_sigma_space);
-        weights_for (&c.luma, &c.plan, host_luma, dev_luma,
-            frame_diameters[d], SIGMA_SPACE);
-        weights_for (&c.chroma, &c.plan, host_chroma, dev_chroma,
-            chroma_diameter, chroma_sigma_space);
+        cbf_engine_set_params (c.engine, &params);
+        err = cbf_engine_prepare (c.engine, stream, &halo_rows, &what);
+        if (err != cudaSuccess) {
+          fprintf (stderr, "%s: %s\n", what, cudaGetErrorString (err));
+          exit (1);
+        }
         row.ms = time_kernel (run_frame, &c, stream);
         g_array_append_val (rows, row);
         printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
-            row.format, w, h, row.diameter, row.ms, c.plan.n_passes);
+            row.format, w, h, row.diameter, row.ms, plan->n_passes);
         fflush (stdout);
       }
       for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
@@ -933,12 +910,9 @@ bench_formats (const char *image, GArray * rows)
           cudaFree (c.in[i][p].data);
         cudaFree (c.out[p].data);
       }
+      cbf_engine_free (c.engine);
     }
   }
-  cudaFree (dev_luma);
-  cudaFree (dev_chroma);
-  g_free (host_luma);
-  g_free (host_chroma);
   cudaStreamDestroy (stream);
 }
 

@@ -1,0 +1,405 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+#include "cbfengine.h"
+
+#include <string.h>
+
+/* The filter's weights for one set of parameters: host and device copies
+ * of the tables, each sized for any radius. */
+typedef struct
+{
+  CbfFilterParams weights;
+  float *host_tables;           /* pinned staging of the tables */
+  float *dev_tables;
+  cudaEvent_t uploaded;         /* the last upload from host_tables */
+  CbfGridScratch grid;          /* method=grid's buffers, else empty */
+} Tables;
+
+struct _CbfEngine
+{
+  GstVideoInfo info;
+  CbfFramePlan plan;            /* for info */
+  CbfParams params;
+  gboolean dirty;               /* params or info changed since the tables
+                                 * were made */
+
+  /* Made by prepare from params, for the frames that follow. */
+  CbfKernel kernel;             /* the kind the tables were made for */
+  gboolean luma_filtered;       /* luma (or colour) filtered */
+  gboolean chroma_filtered;     /* chroma filtered */
+  Tables luma;                  /* also the tables of RGB and Y444 */
+  Tables chroma;
+
+  /* The strength mask on the device: as given, and scaled to the luma (or
+   * RGB) plane and to the chroma planes. */
+  gboolean mask_on;
+  CbfPlane mask_raw, mask_luma, mask_chroma;
+
+  /* State a stream of frames carries from one frame to the next goes here
+   * (none yet: the temporal filter's previous frame is the first). */
+};
+
+CbfEngine *
+cbf_engine_new (const GstVideoInfo * info, GError ** error)
+{
+  CbfEngine *engine = g_new0 (CbfEngine, 1);
+
+  if (!cbf_engine_set_info (engine, info, error)) {
+    g_free (engine);
+    return NULL;
+  }
+  return engine;
+}
+
+gboolean
+cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
+    GError ** error)
+{
+  CbfFramePlan plan;
+
+  if (!cbf_frame_plan_init (&plan, info)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "Unsupported format %s.", GST_VIDEO_INFO_NAME (info));
+    return FALSE;
+  }
+  engine->info = *info;
+  engine->plan = plan;
+  /* The chroma parameters depend on the format's subsampling, the scaled
+   * mask on the size. */
+  engine->dirty = TRUE;
+  engine->mask_on = FALSE;
+  return TRUE;
+}
+
+const CbfFramePlan *
+cbf_engine_get_plan (const CbfEngine * engine)
+{
+  return &engine->plan;
+}
+
+void
+cbf_engine_set_params (CbfEngine * engine, const CbfParams * params)
+{
+  engine->params = *params;
+  engine->dirty = TRUE;
+}
+
+static void
+free_grid (CbfGridScratch * grid)
+{
+  /* The cell sizes and range passes stay: update_grid sets them before it
+   * allocates. */
+  cudaFree (grid->cells[0]);
+  cudaFree (grid->cells[1]);
+  grid->cells[0] = grid->cells[1] = NULL;
+  grid->capacity = 0;
+}
+
+static void
+free_tables (Tables * tables)
+{
+  cudaFree (tables->dev_tables);
+  cudaFreeHost (tables->host_tables);
+  if (tables->uploaded)
+    cudaEventDestroy (tables->uploaded);
+  tables->dev_tables = NULL;
+  tables->host_tables = NULL;
+  tables->uploaded = NULL;
+  free_grid (&tables->grid);
+}
+
+/* Sizes the grid of @tables for the passes of @plan that use them (the
+ * chroma ones or the others), with cells for @sigma_space and @sigma_color,
+ * and points the weights at it. Allocates only when the grid grows: at a
+ * parameter or caps change, never per frame. */
+static cudaError_t
+update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
+    gdouble sigma_space, gdouble sigma_color)
+{
+  size_t floats = 0;
+  guint i;
+
+  for (i = 0; i < plan->n_passes; i++) {
+    const CbfPass *pass = &plan->passes[i];
+
+    if (pass->chroma != chroma)
+      continue;
+    /* One plan has one kind of pass per set of tables. */
+    cbf_grid_cells (sigma_space, sigma_color, pass->channels, plan->bits,
+        &tables->grid);
+    floats = MAX (floats, cbf_grid_floats (pass->width, pass->height,
+            pass->channels, pass->channels == 3 ? 1 : pass->n_views,
+            &tables->grid));
+  }
+  cbf_grid_weights_init (&tables->weights, &tables->grid);
+  if (floats <= tables->grid.capacity)
+    return cudaSuccess;
+  {
+    cudaError_t err;
+
+    free_grid (&tables->grid);
+    err = cudaMalloc ((void **) &tables->grid.cells[0],
+        floats * sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMalloc ((void **) &tables->grid.cells[1],
+          floats * sizeof (float));
+    if (err != cudaSuccess) {
+      free_grid (&tables->grid);
+      return err;
+    }
+    tables->grid.capacity = floats;
+  }
+  return cudaSuccess;
+}
+
+/* Sized once for the largest radius, so a parameter change never
+ * allocates. */
+static cudaError_t
+alloc_tables (Tables * tables)
+{
+  gsize bytes = cbf_bilateral_tables_max_len () * sizeof (float);
+  cudaError_t err;
+
+  err = cudaMalloc ((void **) &tables->dev_tables, bytes);
+  if (err == cudaSuccess)
+    err = cudaHostAlloc ((void **) &tables->host_tables, bytes,
+        cudaHostAllocPortable);
+  if (err == cudaSuccess)
+    err = cudaEventCreateWithFlags (&tables->uploaded, cudaEventDisableTiming);
+  return err;
+}
+
+/* Fills @tables for the parameters and enqueues their upload on @stream:
+ * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
+ * floats at most, far less than the bilateral tables' maximum that the
+ * buffers are sized for). The host copy is rewritten only once its last
+ * upload is done: frames in CUDA memory may leave with their work
+ * pending. */
+static cudaError_t
+update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
+    gint diameter, gdouble sigma_color, gdouble sigma_space,
+    cudaStream_t stream)
+{
+  gsize n_floats;
+  cudaError_t err = cudaEventSynchronize (tables->uploaded);
+
+  if (err != cudaSuccess)
+    return err;
+
+  if (kernel == CBF_KERNEL_GAUSSIAN) {
+    gint ksize;
+    gdouble sigma;
+
+    cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+    cbf_gaussian_kernel_fill (tables->host_tables, ksize, sigma);
+    cbf_gaussian_weights_init (&tables->weights, ksize, tables->dev_tables);
+    n_floats = ksize;
+  } else if (plan->bits > 8) {
+    gint radius = cbf_bilateral_radius (diameter, sigma_space);
+
+    /* One kind of pass a plan: the first one's channels are all's. */
+    cbf_deep_tables_fill (tables->host_tables, radius, plan->bits,
+        plan->passes[0].channels, sigma_color, sigma_space);
+    cbf_deep_weights_init (&tables->weights, radius, plan->bits,
+        sigma_color, tables->host_tables, tables->dev_tables);
+    n_floats = cbf_deep_tables_len (radius);
+  } else {
+    gint radius = cbf_bilateral_radius (diameter, sigma_space);
+
+    cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
+        sigma_space);
+    cbf_bilateral_weights_init (&tables->weights, radius,
+        tables->host_tables, tables->dev_tables);
+    n_floats = cbf_bilateral_tables_len (radius);
+  }
+  err = cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
+      n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (tables->uploaded, stream);
+  return err;
+}
+
+static gboolean
+bilateral_passes_through (CbfKernel kernel, gdouble sigma_color,
+    gdouble sigma_space)
+{
+  return kernel != CBF_KERNEL_GAUSSIAN
+      && (sigma_color <= CBF_BILATERAL_MIN_SIGMA
+      || sigma_space <= CBF_BILATERAL_MIN_SIGMA);
+}
+
+/* Makes the tables (and the grid) for the engine's parameters and enqueues
+ * their upload on @stream, so that all bands of the next frame use one set
+ * of parameters. */
+static cudaError_t
+apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
+{
+  const CbfParams *p = &engine->params;
+  const CbfFramePlan *plan = &engine->plan;
+  gint chroma_diameter;
+  gdouble chroma_sigma_space;
+  /* The grid approximates the bilateral filter only. */
+  CbfKernel kernel = p->mode == CBF_MODE_GAUSSIAN ? CBF_KERNEL_GAUSSIAN :
+      p->method == CBF_METHOD_GRID ? CBF_KERNEL_GRID : CBF_KERNEL_BILATERAL;
+  cudaError_t err = cudaSuccess;
+
+  /* A plane whose sigmas pass the bilateral filter through (its grid
+   * approximation too) is copied, as OpenCV's bilateralFilter returns it:
+   * luma and chroma each by their own sigma-space. */
+  cbf_bilateral_chroma_params (p->diameter, p->sigma_space,
+      plan->chroma_factor, &chroma_diameter, &chroma_sigma_space);
+  engine->luma_filtered = !bilateral_passes_through (kernel, p->sigma_color,
+      p->sigma_space);
+  engine->chroma_filtered = p->filter_chroma
+      && !bilateral_passes_through (kernel, p->sigma_color, chroma_sigma_space);
+
+  if (!engine->luma.dev_tables) {
+    *what = "allocating the weight tables";
+    err = alloc_tables (&engine->luma);
+    if (err == cudaSuccess)
+      err = alloc_tables (&engine->chroma);
+    if (err != cudaSuccess) {
+      free_tables (&engine->luma);
+      free_tables (&engine->chroma);
+      return err;
+    }
+  }
+  *what = "uploading the weight tables";
+  err = update_tables (&engine->luma, plan, kernel, p->diameter,
+      p->sigma_color, p->sigma_space, stream);
+  if (err == cudaSuccess)
+    err = update_tables (&engine->chroma, plan, kernel, chroma_diameter,
+        p->sigma_color, chroma_sigma_space, stream);
+  if (err == cudaSuccess && kernel == CBF_KERNEL_GRID) {
+    *what = "allocating the bilateral grid";
+    err = update_grid (&engine->luma, plan, FALSE, p->sigma_space,
+        p->sigma_color);
+    if (err == cudaSuccess)
+      err = update_grid (&engine->chroma, plan, TRUE, chroma_sigma_space,
+          p->sigma_color);
+  }
+  if (err != cudaSuccess)
+    return err;
+  engine->kernel = kernel;
+  return cudaSuccess;
+}
+
+cudaError_t
+cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
+    gint * halo_rows, const gchar ** what)
+{
+  if (engine->dirty) {
+    cudaError_t err = apply_params (engine, stream, what);
+
+    if (err != cudaSuccess)
+      return err;
+    engine->dirty = FALSE;
+  }
+  /* The grid is made from the whole picture before the first band is
+   * read back: that band waits for every row. */
+  if (engine->kernel == CBF_KERNEL_GRID)
+    *halo_rows = engine->plan.passes[0].height;
+  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
+  else
+    *halo_rows = MAX (engine->luma.weights.radius,
+        engine->chroma.weights.radius);
+  return cudaSuccess;
+}
+
+static void
+free_device_plane (CbfPlane * plane)
+{
+  cudaFree (plane->data);
+  memset (plane, 0, sizeof (*plane));
+}
+
+/* Makes @plane a packed @width x @height device buffer, keeping the one it
+ * has when the size is the same. */
+static cudaError_t
+ensure_device_plane (CbfPlane * plane, gint width, gint height)
+{
+  if (plane->data && plane->width == width && plane->height == height)
+    return cudaSuccess;
+  free_device_plane (plane);
+  plane->width = width;
+  plane->height = height;
+  plane->pitch_bytes = width;
+  plane->pixel_bytes = 1;
+  return cudaMalloc ((void **) &plane->data, (size_t) width * height);
+}
+
+cudaError_t
+cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
+    gint height, cudaStream_t stream, const gchar ** what)
+{
+  const GstVideoInfo *info = &engine->info;
+  cudaError_t err;
+
+  *what = "uploading the strength mask";
+  engine->mask_on = pixels != NULL;
+  if (!engine->mask_on)
+    return cudaSuccess;
+  /* On @stream too, so the scaling kernels see it whole. */
+  err = ensure_device_plane (&engine->mask_raw, width, height);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (engine->mask_raw.data, pixels,
+        (size_t) width * height, cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess)
+    err = ensure_device_plane (&engine->mask_luma,
+        engine->plan.passes[0].width, engine->plan.passes[0].height);
+  if (err == cudaSuccess)
+    err = cbf_mask_scale (&engine->mask_raw, &engine->mask_luma, stream);
+  if (err == cudaSuccess && engine->plan.planes_with_chroma) {
+    err = ensure_device_plane (&engine->mask_chroma,
+        GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
+        GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
+    if (err == cudaSuccess)
+      err = cbf_mask_scale (&engine->mask_raw, &engine->mask_chroma, stream);
+  }
+  if (err != cudaSuccess)
+    engine->mask_on = FALSE;
+  return err;
+}
+
+cudaError_t
+cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
+    gint row_begin, gint row_end, cudaStream_t stream)
+{
+  const CbfPlane *luma_mask = engine->mask_on ? &engine->mask_luma : NULL;
+  const CbfPlane *chroma_mask = engine->mask_on ? &engine->mask_chroma : NULL;
+
+  return cbf_frame_plan_run (&engine->plan, engine->kernel, in, out,
+      row_begin, row_end, &engine->luma.weights, &engine->chroma.weights,
+      engine->luma_filtered, engine->chroma_filtered, luma_mask, chroma_mask,
+      stream);
+}
+
+gboolean
+cbf_engine_on_device (const CbfEngine * engine)
+{
+  return engine->luma.dev_tables || engine->mask_raw.data
+      || engine->luma.grid.cells[0];
+}
+
+void
+cbf_engine_free (CbfEngine * engine)
+{
+  if (!engine)
+    return;
+  /* No CUDA call without device memory: it would start the runtime. */
+  if (cbf_engine_on_device (engine)) {
+    free_tables (&engine->luma);
+    free_tables (&engine->chroma);
+    free_device_plane (&engine->mask_raw);
+    free_device_plane (&engine->mask_luma);
+    free_device_plane (&engine->mask_chroma);
+  }
+  g_free (engine);
+}

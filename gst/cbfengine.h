@@ -1,0 +1,128 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The engine: everything the filter needs on the GPU for frames of one
+ * video info. It owns the frame plan (cbfframeplan.h), the weight tables
+ * of luma (or colour) and of chroma with their host staging, the bilateral
+ * grid's scratch, and the strength mask on the device, scaled to the
+ * planes; state carried from one frame to the next will be its too (the
+ * temporal filter's previous frame). A plain C object, no GStreamer
+ * element: the element (gstcudabilateral.c) keeps the properties and feeds
+ * them in, the benchmark (tools/bench) drives it directly, so that both
+ * run the same code.
+ *
+ * Per frame: cbf_engine_prepare, then cbf_engine_run once per band, all on
+ * one stream. Parameters and the mask may change between frames; what they
+ * need on the device is made by the next prepare (or set_mask), never per
+ * frame otherwise. Calls that touch the device need the context the engine
+ * was first prepared in current; the engine is not thread-safe. */
+
+#ifndef __CBF_ENGINE_H__
+#define __CBF_ENGINE_H__
+
+#include <gst/video/video.h>
+
+#include "cbfframeplan.h"
+
+G_BEGIN_DECLS
+
+/* What the filter computes: the bilateral filter (OpenCV's
+ * bilateralFilter), or with the range weight off OpenCV's GaussianBlur
+ * (kernel size diameter, sigma sigma-space). */
+typedef enum
+{
+  CBF_MODE_BILATERAL,
+  CBF_MODE_GAUSSIAN,
+} CbfMode;
+
+/* How mode=bilateral is computed: exactly (within +-1 of OpenCV), or
+ * approximated by the bilateral grid (grid.h). mode=gaussian ignores it. */
+typedef enum
+{
+  CBF_METHOD_EXACT,
+  CBF_METHOD_GRID,
+} CbfMethod;
+
+/* The filter's parameters, as the element's properties of the same names
+ * (gstcudabilateral.c documents them). */
+typedef struct
+{
+  gint diameter;
+  gdouble sigma_color;
+  gdouble sigma_space;
+  gboolean filter_chroma;
+  CbfMode mode;
+  CbfMethod method;
+} CbfParams;
+
+typedef struct _CbfEngine CbfEngine;
+
+/* An engine for frames of @info, with no parameters yet (set them before
+ * the first prepare) and no mask. Makes nothing on the device. NULL and
+ * @error (GST_STREAM_ERROR_FORMAT, "Unsupported format X.") for a format
+ * the kernels cannot filter. */
+CbfEngine *cbf_engine_new (const GstVideoInfo * info, GError ** error);
+
+/* Follows a change of caps: plans for @info (the chroma parameters depend
+ * on its subsampling) and drops the mask, which was scaled for the old
+ * size (set it again). Keeps what it has on the device: the next prepare
+ * remakes the tables in the buffers it has. FALSE and @error as
+ * cbf_engine_new, the engine then unchanged. */
+gboolean cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
+    GError ** error);
+
+/* The launches of a frame, for the engine's video info. */
+const CbfFramePlan *cbf_engine_get_plan (const CbfEngine * engine);
+
+/* New parameters, from the next prepare on (host only: copied). */
+void cbf_engine_set_params (CbfEngine * engine, const CbfParams * params);
+
+/* Once per frame, before its first band, on @stream: after a change of
+ * the parameters or of the video info, fills the tables and enqueues their
+ * upload (the host copy is rewritten only once its last upload is done:
+ * frames in CUDA memory may leave with their work pending), and sizes the
+ * grid (allocated only when it grows). The tables' buffers are made by the
+ * first prepare, sized for any parameters. Sets @halo_rows to the rows
+ * above and below a band that the filter reads (for the grid, the whole
+ * picture's). On failure returns the error and sets @what to what failed
+ * ("allocating the weight tables", "uploading the weight tables",
+ * "allocating the bilateral grid"); the next prepare tries again. */
+cudaError_t cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
+    gint * halo_rows, const gchar ** what);
+
+/* Puts the strength mask @pixels (GRAY8, @width x @height, packed; NULL:
+ * none) in place from the next run: uploads it on @stream (from pageable
+ * memory the call returns once the pixels are staged: the caller may then
+ * free or change them) and scales it there to the luma (or RGB) plane and
+ * to the chroma planes (cbf_mask_scale). The device buffers are made when
+ * first needed or when their size changes. On failure returns the error,
+ * sets @what ("uploading the strength mask") and leaves no mask in
+ * place. */
+cudaError_t cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels,
+    gint width, gint height, cudaStream_t stream, const gchar ** what);
+
+/* Enqueues on @stream the filter of rows [@row_begin, @row_end) of plane 0
+ * of the device planes @in into @out (cbf_frame_plan_run: frames of
+ * several planes are one band), with the weights of the last prepare, the
+ * planes whose sigmas pass the bilateral filter through copied, and the
+ * mask's blend. Returns the first launch error. */
+cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
+    const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream);
+
+/* Whether @engine holds device memory: free it with that memory's context
+ * current then. */
+gboolean cbf_engine_on_device (const CbfEngine * engine);
+
+/* Frees @engine and what it made on the device (see
+ * cbf_engine_on_device); NULL is ignored. */
+void cbf_engine_free (CbfEngine * engine);
+
+G_END_DECLS
+
+#endif /* __CBF_ENGINE_H__ */
