@@ -597,29 +597,30 @@ picture_crop (const gchar * name, gint channels, gint x, gint y, gint width,
   return pixels;
 }
 
+/* @pixels (packed rows of @format: GRAY8 or RGB) written as a PNG file
+ * with GStreamer's pngenc. */
 void
-write_gray_png (const gchar * path, const guint8 * pixels, gint width,
-    gint height)
+write_png (const gchar * path, const gchar * format, const guint8 * pixels,
+    gint width, gint height)
 {
   GstElement *pipeline = gst_parse_launch ("appsrc name=src ! pngenc ! "
       "filesink name=sink", NULL);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
   GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstCaps *caps = caps_for ("GRAY8", width, height);
-  GstVideoInfo info;
-  GstBuffer *buf;
+  GstCaps *caps = caps_for (format, width, height);
+  GstVideoInfo info = info_for (format, width, height);
+  gsize row = (gsize) width * GST_VIDEO_INFO_COMP_PSTRIDE (&info, 0);
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   GstVideoFrame frame;
   GstBus *bus = gst_element_get_bus (pipeline);
   GstMessage *msg;
   gint y;
 
-  fail_unless (gst_video_info_from_caps (&info, caps));
-  buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
   fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
   for (y = 0; y < height; y++)
     memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), pixels + y * width,
-        width);
+        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
+        pixels + (gsize) y * row, row);
   gst_video_frame_unmap (&frame);
   g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
   g_object_set (sink, "location", path, NULL);
@@ -641,6 +642,13 @@ write_gray_png (const gchar * path, const guint8 * pixels, gint width,
   gst_object_unref (src);
   gst_object_unref (sink);
   gst_object_unref (pipeline);
+}
+
+void
+write_gray_png (const gchar * path, const guint8 * pixels, gint width,
+    gint height)
+{
+  write_png (path, "GRAY8", pixels, width, height);
 }
 
 void

@@ -68,7 +68,10 @@ typedef struct
 guint8 *picture_crop (const gchar * name, gint channels, gint x, gint y,
     gint width, gint height);
 
-/* Writes @pixels (GRAY8, packed) as a PNG file, with GStreamer's pngenc. */
+/* Writes @pixels (packed rows of @format: GRAY8 or RGB) as a PNG file,
+ * with GStreamer's pngenc; write_gray_png: GRAY8. */
+void write_png (const gchar * path, const gchar * format,
+    const guint8 * pixels, gint width, gint height);
 void write_gray_png (const gchar * path, const guint8 * pixels, gint width,
     gint height);
 

@@ -354,50 +354,6 @@ GST_END_TEST;
 /* ---------------------------------------------------------------------- */
 /* Colour mask */
 
-/* Writes @rgb (packed RGB) as an RGB PNG, with GStreamer's pngenc. */
-static void
-write_rgb_png (const gchar * path, const guint8 * rgb, gint width, gint height)
-{
-  GstElement *pipeline = gst_parse_launch ("appsrc name=src ! pngenc ! "
-      "filesink name=sink", NULL);
-  GstElement *src = gst_bin_get_by_name (GST_BIN (pipeline), "src");
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
-  GstCaps *caps = caps_for ("RGB", width, height);
-  GstVideoInfo info = info_for ("RGB", width, height);
-  GstBus *bus = gst_element_get_bus (pipeline);
-  GstBuffer *buf = gst_buffer_new_allocate (NULL, info.size, NULL);
-  GstVideoFrame frame;
-  GstMessage *msg;
-  gint y;
-
-  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
-  for (y = 0; y < height; y++)
-    memcpy ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
-        (gsize) y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0),
-        rgb + (gsize) y * width * 3, (gsize) width * 3);
-  gst_video_frame_unmap (&frame);
-  g_object_set (src, "caps", caps, "format", GST_FORMAT_TIME, NULL);
-  g_object_set (sink, "location", path, NULL);
-  gst_caps_unref (caps);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  GST_BUFFER_PTS (buf) = 0;
-  GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
-  fail_unless_equals_int (gst_app_src_push_buffer (GST_APP_SRC (src), buf),
-      GST_FLOW_OK);
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS,
-      "writing %s failed", path);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (src);
-  gst_object_unref (sink);
-  gst_object_unref (pipeline);
-}
-
 /* The PNG at @path as GStreamer decodes it to GRAY8: pngdec ! videoconvert
  * ! GRAY8, the elements and caps the element's mask loader uses, so that
  * the gray here is the one the element reads, without restating
@@ -479,7 +435,7 @@ GST_START_TEST (test_colour_mask)
       if (x >= w - 4 && y >= h - 4)
         px[0] = px[1] = px[2] = 255;
     }
-  write_rgb_png (path, rgb, w, h);
+  write_png (path, "RGB", rgb, w, h);
   gray = read_png_as_gray (path);
   fail_unless (gray.width == w && gray.height == h);
   for (k = 0; k < (gsize) w * h; k++) {
