@@ -850,3 +850,29 @@ gpu_test_driver_function (const gchar * name)
   dlclose (lib);
   return func;
 }
+
+GstHarness *
+filter_harness_new (const gchar * format, gint width, gint height,
+    const Params * p)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  GstBus *bus = gst_bus_new ();
+
+  /* A bus, so that a missing output is explained by the element's error. */
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  if (p)
+    params_apply (h->element, p);
+  gst_harness_set_caps (h, caps_for (format, width, height),
+      caps_for (format, width, height));
+  return h;
+}
+
+void
+filter_harness_free (GstHarness * h)
+{
+  /* The messages queued on the bus hold the element that holds the bus:
+   * neither would be freed. */
+  gst_element_set_bus (h->element, NULL);
+  gst_harness_teardown (h);
+}

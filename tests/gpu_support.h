@@ -211,4 +211,11 @@ guint channels_for_format (const gchar * format, gint width, gint height,
  * so that calling it goes through no runtime state. */
 gpointer gpu_test_driver_function (const gchar * name);
 
+/* A harness around cudabilateral with @p's parameters (none if NULL) and
+ * caps of @format, with a bus of its own so that a missing output is
+ * explained by the element's error; freed with filter_harness_free. */
+GstHarness *filter_harness_new (const gchar * format, gint width,
+    gint height, const Params * p);
+void filter_harness_free (GstHarness * h);
+
 #endif

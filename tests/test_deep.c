@@ -48,31 +48,6 @@ tolerance_for (const gchar * format)
   return deep_bits (format) > 12 ? 16 : 1;
 }
 
-static GstHarness *
-harness_new (const gchar * format, gint width, gint height, const Params * p)
-{
-  GstHarness *h = gst_harness_new ("cudabilateral");
-  GstBus *bus = gst_bus_new ();
-
-  /* A bus, so that a missing output is explained by the element's error. */
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  params_apply (h->element, p);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  return h;
-}
-
-/* Tears down a harness of harness_new or cuda_harness_new: its bus is
- * taken away first, since the state-change messages queued on it hold the
- * element that holds the bus, and neither would be freed. */
-static void
-harness_free (GstHarness * h)
-{
-  gst_element_set_bus (h->element, NULL);
-  gst_harness_teardown (h);
-}
-
 /* channel_random's gradient, edge and noise, scaled from 8-bit levels to
  * @bits bits with noise in the bits below too. */
 static Channel
@@ -170,7 +145,7 @@ static gint
 check_against_reference (const gchar * format, gint w, gint h,
     const Params * p, gboolean padded, guint32 seed)
 {
-  GstHarness *harness = harness_new (format, w, h, p);
+  GstHarness *harness = filter_harness_new (format, w, h, p);
   GstVideoInfo info = info_for (format, w, h);
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
   Channel expected[GST_VIDEO_MAX_COMPONENTS];
@@ -188,7 +163,7 @@ check_against_reference (const gchar * format, gint w, gint h,
   channels_free (in, n);
   channels_free (out, n);
   channels_free (expected, n_expected);
-  harness_free (harness);
+  filter_harness_free (harness);
   g_free (what);
   return worst;
 }
@@ -299,7 +274,7 @@ check_golden_widened (gboolean gaussian)
     guint8 *dst = golden_load_pnm (gc->output, &w, &h, &ch);
 
     for (f = 0; fmts[f]; f++) {
-      GstHarness *harness = harness_new (fmts[f], w, h, &p);
+      GstHarness *harness = filter_harness_new (fmts[f], w, h, &p);
       GstVideoInfo info = info_for (fmts[f], w, h);
       guint n = GST_VIDEO_INFO_N_COMPONENTS (&info);
       Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
@@ -324,7 +299,7 @@ check_golden_widened (gboolean gaussian)
         assert_channel_matches (&out[c], &in[c], 0, "alpha", fmts[f], c);
       channels_free (in, n);
       channels_free (out, n);
-      harness_free (harness);
+      filter_harness_free (harness);
       n_checked++;
     }
     g_free (src);
@@ -378,7 +353,7 @@ GST_START_TEST (test_deep_golden_widened_yuv)
       in[c] = widen (plane, pw, ph, 1, 0);
       g_free (plane);
     }
-    harness = harness_new ("P016_LE", gc->width, gc->height, &p);
+    harness = filter_harness_new ("P016_LE", gc->width, gc->height, &p);
     filter_frame (harness, "P016_LE", gc->width, gc->height,
         frame_from_channels ("P016_LE", gc->width, gc->height, in, i % 2, i),
         out);
@@ -392,7 +367,7 @@ GST_START_TEST (test_deep_golden_widened_yuv)
     }
     channels_free (in, 3);
     channels_free (out, 3);
-    harness_free (harness);
+    filter_harness_free (harness);
     n_checked++;
   }
   fail_unless (n_checked >= 4 * 12, "only %u frames checked", n_checked);
@@ -465,7 +440,7 @@ GST_START_TEST (test_deep_grid)
     gint bits = deep_bits (fmts[f]), tolerance = bits > 12 ? 2 : 1;
     gboolean is_yuv = GST_VIDEO_INFO_IS_YUV (&info);
     Params p = { 0, cases[0].sigma_color, cases[0].sigma_space, FALSE };
-    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    GstHarness *harness = filter_harness_new (fmts[f], w, h, &p);
     Channel in[GST_VIDEO_MAX_COMPONENTS];
     gint worst = 0;
 
@@ -533,7 +508,7 @@ GST_START_TEST (test_deep_grid)
     g_print ("grid, %s: within %d of the reference grid (allowed %d)\n",
         fmts[f], worst, tolerance);
     channels_free (in, n);
-    harness_free (harness);
+    filter_harness_free (harness);
   }
   channels_free (yuv, 3);
   g_free (gray);
@@ -580,8 +555,8 @@ GST_START_TEST (test_deep_mask)
     mask[i] = (guint8) ((i % mask_w) * 13 + (i / mask_w) * 7);
   write_gray_png (path, mask, mask_w, mask_h);
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    GstHarness *plain = harness_new (fmts[f], w, h, &p);
-    GstHarness *masked = harness_new (fmts[f], w, h, &p);
+    GstHarness *plain = filter_harness_new (fmts[f], w, h, &p);
+    GstHarness *masked = filter_harness_new (fmts[f], w, h, &p);
     GstVideoInfo info = info_for (fmts[f], w, h);
     Channel in[GST_VIDEO_MAX_COMPONENTS];
     Channel plain_out[GST_VIDEO_MAX_COMPONENTS];
@@ -617,8 +592,8 @@ GST_START_TEST (test_deep_mask)
     channels_free (in, n);
     channels_free (plain_out, n);
     channels_free (masked_out, n);
-    harness_free (plain);
-    harness_free (masked);
+    filter_harness_free (plain);
+    filter_harness_free (masked);
   }
   g_unlink (path);
   g_free (path);
@@ -639,7 +614,7 @@ GST_START_TEST (test_deep_low_bits)
   guint f, c;
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
-    GstHarness *harness = harness_new (fmts[f], w, h, &p);
+    GstHarness *harness = filter_harness_new (fmts[f], w, h, &p);
     GstVideoInfo info = info_for (fmts[f], w, h);
     Channel in[3], clean[3], noisy[3];
     GRand *rand = g_rand_new_with_seed (70 + f);
@@ -678,7 +653,7 @@ GST_START_TEST (test_deep_low_bits)
     channels_free (in, n);
     channels_free (clean, n);
     channels_free (noisy, n);
-    harness_free (harness);
+    filter_harness_free (harness);
   }
 }
 
@@ -725,7 +700,7 @@ GST_START_TEST (test_deep_high_bits)
     guint above = 0xffffu & ~((1u << deep_bits (fmts[f])) - 1);
 
     for (m = 0; m < G_N_ELEMENTS (modes); m++) {
-      GstHarness *harness = harness_new (fmts[f], w, h, &modes[m].p);
+      GstHarness *harness = filter_harness_new (fmts[f], w, h, &modes[m].p);
       Channel in[3], clean[3], faulty[3];
       GRand *rand = g_rand_new_with_seed (170 + 10 * f + m);
       GstVideoFrame frame;
@@ -767,7 +742,7 @@ GST_START_TEST (test_deep_high_bits)
       channels_free (in, n);
       channels_free (clean, n);
       channels_free (faulty, n);
-      harness_free (harness);
+      filter_harness_free (harness);
     }
   }
   g_unlink (path);
@@ -829,7 +804,8 @@ cuda_elements_take (const gchar * format)
 }
 
 /* cudaupload ! cudabilateral name=f ! cudadownload, CUDA caps forced on
- * both sides of the filter. */
+ * both sides of the filter, with a bus as filter_harness_new's (freed with
+ * filter_harness_free). */
 static GstHarness *
 cuda_harness_new (const gchar * format, gint width, gint height,
     const Params * p)
@@ -895,7 +871,7 @@ GST_START_TEST (test_deep_cuda_memory)
     for (r = 0; r < G_N_ELEMENTS (runs); r++) {
       gint w = runs[r].width, h = runs[r].height;
       GstHarness *cuda = cuda_harness_new (format, w, h, &runs[r].p);
-      GstHarness *sys = harness_new (format, w, h, &runs[r].p);
+      GstHarness *sys = filter_harness_new (format, w, h, &runs[r].p);
       Channel in[GST_VIDEO_MAX_COMPONENTS];
       Channel cuda_out[GST_VIDEO_MAX_COMPONENTS];
       Channel sys_out[GST_VIDEO_MAX_COMPONENTS];
@@ -912,8 +888,8 @@ GST_START_TEST (test_deep_cuda_memory)
       channels_free (in, n);
       channels_free (cuda_out, n);
       channels_free (sys_out, n);
-      harness_free (cuda);
-      harness_free (sys);
+      filter_harness_free (cuda);
+      filter_harness_free (sys);
     }
     n_run++;
   }

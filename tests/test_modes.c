@@ -25,31 +25,6 @@
 
 #include "gpu_support.h"
 
-static GstHarness *
-harness_new (const gchar * format, gint width, gint height, const Params * p)
-{
-  GstHarness *h = gst_harness_new ("cudabilateral");
-  GstBus *bus = gst_bus_new ();
-
-  /* A bus, so that a missing output is explained by the element's error. */
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  if (p)
-    params_apply (h->element, p);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  return h;
-}
-
-/* Tears down a harness of harness_new: the bus is taken away first, since
- * the messages queued on it hold the element that holds the bus. */
-static void
-harness_free (GstHarness * h)
-{
-  gst_element_set_bus (h->element, NULL);
-  gst_harness_teardown (h);
-}
-
 /* How many values of @a differ from @b's by more than @tolerance. */
 static guint
 count_beyond (const Channel * a, const Channel * b, gint tolerance)
@@ -93,8 +68,8 @@ GST_START_TEST (test_method_default_is_exact)
     const gchar *format = method_formats[f];
     GstVideoInfo info = info_for (format, w, h);
     guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected;
-    GstHarness *fresh = harness_new (format, w, h, NULL);
-    GstHarness *grid = harness_new (format, w, h, NULL);
+    GstHarness *fresh = filter_harness_new (format, w, h, NULL);
+    GstHarness *grid = filter_harness_new (format, w, h, NULL);
     Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
     Channel grid_out[GST_VIDEO_MAX_COMPONENTS];
     Channel expected[GST_VIDEO_MAX_COMPONENTS];
@@ -122,8 +97,8 @@ GST_START_TEST (test_method_default_is_exact)
     channels_free (out, n);
     channels_free (grid_out, n);
     channels_free (expected, n_expected);
-    harness_free (fresh);
-    harness_free (grid);
+    filter_harness_free (fresh);
+    filter_harness_free (grid);
   }
 }
 
@@ -145,9 +120,9 @@ GST_START_TEST (test_method_ignored_in_gaussian)
     const gchar *format = method_formats[f];
     GstVideoInfo info = info_for (format, w, h);
     guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected;
-    GstHarness *with_grid = harness_new (format, w, h, &gauss);
-    GstHarness *with_exact = harness_new (format, w, h, &gauss);
-    GstHarness *grid = harness_new (format, w, h, &bilateral);
+    GstHarness *with_grid = filter_harness_new (format, w, h, &gauss);
+    GstHarness *with_exact = filter_harness_new (format, w, h, &gauss);
+    GstHarness *grid = filter_harness_new (format, w, h, &bilateral);
     Channel in[GST_VIDEO_MAX_COMPONENTS];
     Channel out_grid[GST_VIDEO_MAX_COMPONENTS];
     Channel out_exact[GST_VIDEO_MAX_COMPONENTS];
@@ -179,9 +154,9 @@ GST_START_TEST (test_method_ignored_in_gaussian)
     channels_free (out_exact, n);
     channels_free (out_bilateral_grid, n);
     channels_free (expected, n_expected);
-    harness_free (with_grid);
-    harness_free (with_exact);
-    harness_free (grid);
+    filter_harness_free (with_grid);
+    filter_harness_free (with_exact);
+    filter_harness_free (grid);
   }
 }
 
@@ -216,20 +191,20 @@ GST_START_TEST (test_grid_ignores_diameter)
           diameters[d], diameters[0]);
 
       p.diameter = diameters[d];
-      grid = harness_new (format, w, h, &p);
+      grid = filter_harness_new (format, w, h, &p);
       gst_util_set_object_arg (G_OBJECT (grid->element), "method", "grid");
       filter_channels (grid, format, w, h, in, 30 + f + d, d ? out : first);
       for (c = 0; d && c < n; c++)
         assert_channel_matches (&out[c], &first[c], 0, what, format, c);
       if (d)
         channels_free (out, n);
-      harness_free (grid);
+      filter_harness_free (grid);
       g_free (what);
     }
     /* The exact filter on the same picture does change with diameter. */
     {
-      GstHarness *hs = harness_new (format, w, h, &small);
-      GstHarness *hl = harness_new (format, w, h, &large);
+      GstHarness *hs = filter_harness_new (format, w, h, &small);
+      GstHarness *hl = filter_harness_new (format, w, h, &large);
 
       gst_util_set_object_arg (G_OBJECT (hs->element), "method", "exact");
       gst_util_set_object_arg (G_OBJECT (hl->element), "method", "exact");
@@ -241,8 +216,8 @@ GST_START_TEST (test_grid_ignores_diameter)
           "output at diameters 5 and 31 here", format);
       channels_free (exact_small, n);
       channels_free (exact_large, n);
-      harness_free (hs);
-      harness_free (hl);
+      filter_harness_free (hs);
+      filter_harness_free (hl);
     }
     channels_free (in, n);
     channels_free (first, n);
@@ -270,7 +245,7 @@ GST_START_TEST (test_control_binding)
   const GstClockTime start = 5 * GST_SECOND, time = 100 * GST_SECOND;
   const GstClockTime step = 250 * GST_MSECOND;
   Params p = {.diameter = 9,.sigma_color = 75,.sigma_space = 3 };
-  GstHarness *harness = harness_new (format, w, h, &p);
+  GstHarness *harness = filter_harness_new (format, w, h, &p);
   GstControlSource *cs = gst_interpolation_control_source_new ();
   GstControlBinding *binding;
   GstSegment segment;
@@ -346,7 +321,7 @@ GST_START_TEST (test_control_binding)
   channels_free (&in, 1);
   gst_object_unref (binding);
   gst_object_unref (cs);
-  harness_free (harness);
+  filter_harness_free (harness);
 }
 
 GST_END_TEST;
@@ -458,8 +433,8 @@ GST_START_TEST (test_colour_mask)
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstVideoInfo info = info_for (fmts[f], w, h);
     guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), n_expected;
-    GstHarness *plain = harness_new (fmts[f], w, h, &p);
-    GstHarness *masked = harness_new (fmts[f], w, h, &p);
+    GstHarness *plain = filter_harness_new (fmts[f], w, h, &p);
+    GstHarness *masked = filter_harness_new (fmts[f], w, h, &p);
     Channel in[GST_VIDEO_MAX_COMPONENTS], plain_out[GST_VIDEO_MAX_COMPONENTS];
     Channel masked_out[GST_VIDEO_MAX_COMPONENTS];
     Channel expected[GST_VIDEO_MAX_COMPONENTS];
@@ -494,8 +469,8 @@ GST_START_TEST (test_colour_mask)
     channels_free (plain_out, n);
     channels_free (masked_out, n);
     channels_free (expected, n_expected);
-    harness_free (plain);
-    harness_free (masked);
+    filter_harness_free (plain);
+    filter_harness_free (masked);
   }
   channels_free (&gray, 1);
   g_unlink (path);
@@ -586,7 +561,7 @@ GST_START_TEST (test_filter_chroma_off)
       GstVideoInfo info = info_for (format, w, h);
       gint tolerance = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
       guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), chroma_differs = 0;
-      GstHarness *harness = harness_new (format, w, h, &p);
+      GstHarness *harness = filter_harness_new (format, w, h, &p);
       Channel in[GST_VIDEO_MAX_COMPONENTS];
       Channel expected[GST_VIDEO_MAX_COMPONENTS], luma;
       GstVideoFrame in_frame, out_frame;
@@ -621,7 +596,7 @@ GST_START_TEST (test_filter_chroma_off)
       gst_video_frame_unmap (&out_frame);
       gst_buffer_unref (buf);
       gst_buffer_unref (out);
-      harness_free (harness);
+      filter_harness_free (harness);
       g_free (what);
     }
 }
