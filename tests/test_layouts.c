@@ -370,28 +370,38 @@ GST_START_TEST (test_every_layout_deep)
 
 GST_END_TEST;
 
+/* One frame of a format and size through an input and an output layout. */
+typedef struct
+{
+  const gchar *format;
+  gint w, h;
+  InLayout in;
+  OutLayout out;
+} LayoutCase;
+
+static void
+check_layout_cases (const LayoutCase * cases, guint n, guint32 seed)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    check_layout (cases[i].format, cases[i].w, cases[i].h, cases[i].in,
+        cases[i].out, seed + i);
+}
+
 /* Larger deep frames without a video meta: 720p P010 (the HEVC Main 10
  * decoders' format) into a plain pool, and odd sizes in pieces and
  * read-only. */
 GST_START_TEST (test_deep_large_without_meta)
 {
-  static const struct
-  {
-    const gchar *format;
-    gint w, h;
-    InLayout in;
-    OutLayout out;
-  } cases[] = {
+  static const LayoutCase cases[] = {
     {"P010_10LE", 1280, 720, IN_NO_META, OUT_PLAIN_NO_META},
     {"RGBA64_LE", 641, 359, IN_SPLIT_MEMORIES, OUT_PADDED_POOL},
     {"I422_12LE", 333, 191, IN_READONLY_SHARED, OUT_OWN},
     {"BGR10A2_LE", 257, 131, IN_NO_META, OUT_PLAIN_META},
   };
-  guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_layout (cases[i].format, cases[i].w, cases[i].h, cases[i].in,
-        cases[i].out, 9900 + i);
+  check_layout_cases (cases, G_N_ELEMENTS (cases), 9900);
 }
 
 GST_END_TEST;
@@ -399,13 +409,7 @@ GST_END_TEST;
 /* 4K, and prime and odd sizes of the other kinds of format. */
 GST_START_TEST (test_large_and_prime)
 {
-  static const struct
-  {
-    const gchar *format;
-    gint w, h;
-    InLayout in;
-    OutLayout out;
-  } cases[] = {
+  static const LayoutCase cases[] = {
     {"I420", 3840, 2160, IN_NO_META, OUT_PLAIN_NO_META},
     {"NV12", 3840, 2160, IN_SPLIT_MEMORIES, OUT_OWN},
     {"RGBA", 3840, 2160, IN_META_PADDED, OUT_PADDED_POOL},
@@ -415,11 +419,8 @@ GST_START_TEST (test_large_and_prime)
     {"RGB", 257, 1, IN_SPLIT_MEMORIES, OUT_PLAIN_NO_META},
     {"GRAY8", 1, 1031, IN_META_PADDED, OUT_PLAIN_META},
   };
-  guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (cases); i++)
-    check_layout (cases[i].format, cases[i].w, cases[i].h, cases[i].in,
-        cases[i].out, 7000 + i);
+  check_layout_cases (cases, G_N_ELEMENTS (cases), 7000);
 }
 
 GST_END_TEST;
