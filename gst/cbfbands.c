@@ -49,11 +49,11 @@
 
 /* Threads besides the streaming one that copy frames in pageable memory to
  * and from the staging buffers (cbfcopier.h): the count that measured
- * fastest (design.md, "Pageable frames"), at most half the processors. One
- * copier serves every element of the process, so that many pipelines do
- * not start and wake threads of their own; the environment variable
- * GST_CBF_COPY_THREADS sets its total, 1 to CBF_COPIER_MAX_THREADS, for
- * tests and tuning. */
+ * fastest (docs/what-was-tried.md, "System memory, contexts"), at most
+ * half the processors. One copier serves every element of the process, so
+ * that many pipelines do not start and wake threads of their own; the
+ * environment variable GST_CBF_COPY_THREADS sets its total, 1 to
+ * CBF_COPIER_MAX_THREADS, for tests and tuning. */
 #define MAX_COPY_HELPERS 5
 
 cudaError_t

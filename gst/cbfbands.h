@@ -28,9 +28,9 @@ G_BEGIN_DECLS
 /* Bands per frame: enough for the copies and the kernel to overlap well,
  * few enough that the per-band launch costs (a few microseconds each) stay
  * small: a band has at least CBF_MIN_BAND_ROWS rows and
- * CBF_DEFAULT_BAND_BYTES bytes, the size that measured fastest (design.md,
- * "Bands, halos and events"); the environment variable GST_CBF_BAND_BYTES
- * overrides it, for tests and tuning. */
+ * CBF_DEFAULT_BAND_BYTES bytes, the size that measured fastest
+ * (docs/what-was-tried.md, "System memory, contexts"); the environment
+ * variable GST_CBF_BAND_BYTES overrides it, for tests and tuning. */
 #define CBF_MAX_BANDS 8
 #define CBF_MIN_BAND_ROWS 64
 #define CBF_DEFAULT_BAND_BYTES (3 << 19)

@@ -180,7 +180,7 @@ cbf_tables_half_width (const float *tables, int radius)
 
 /* Samples of 9 to 16 bits: the range table's entries, as many as keep
  * three 16-bit channels well inside their tolerance and the table small
- * enough for shared memory (design.md, "What was tried and not kept").
+ * enough for shared memory (what-was-tried.md, "Deep samples").
  * A distance is looked up as distance >> cbf_deep_range_shift (bits,
  * channels). */
 #define CBF_DEEP_RANGE_LUT_LEN 8192

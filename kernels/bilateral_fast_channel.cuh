@@ -76,7 +76,7 @@ struct ChannelShape : FastGeometry<R, false, T::kPlanes>
  * not once each (the weights' copy is batched the same way,
  * FastWeightCopy). Rows above or below the picture are reflected a row at
  * a time, which was faster than load_tile for the first and last rows of
- * blocks (design.md, "Specialised kernel steps"). Returns false, and
+ * blocks (what-was-tried.md, "Specialised kernel steps"). Returns false, and
  * leaves the tile to load_tile, for pixels of more than one byte, a plane
  * or pitch not 4-byte aligned, and blocks whose words reach past the
  * picture's left or right edge (which reflect within a row). */
@@ -270,7 +270,8 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
  * by 2^-24 of itself, so the quotient by about 2^-22 x 255 levels. This
  * and a row's pixels in one store (int_store_rows) replaced __fdividef,
  * __float2int_rn and a store a pixel, which were slower, and keep the
- * output within +-1 of OpenCV (design.md, "Specialised kernel steps"). */
+ * output within +-1 of OpenCV (what-was-tried.md, "Specialised kernel
+ * steps"). */
 __device__ __forceinline__ uint32_t int_level (
     uint32_t weighted_sum, uint32_t weight_sum)
 {
@@ -350,8 +351,8 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
   window.col = block.tile + ty * K * kTileW + C * tx + R;
   window.range_lut = block.range_lut;
   /* A row's four outputs from the aligned words around them, as byte_entry
-   * takes them: two loads a row where four byte loads were (design.md,
-   * "Specialised kernel steps"). */
+   * takes them: two loads a row where four byte loads were
+   * (what-was-tried.md, "Specialised kernel steps"). */
 #pragma unroll
   for (int k = 0; k < K; k++) {
     const uint32_t *words = reinterpret_cast<const uint32_t *> (

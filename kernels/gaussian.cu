@@ -21,7 +21,7 @@
  * barrier. The radius is a template parameter: every loop is unrolled,
  * every coefficient a register. The horizontal pass is done
  * (rows + 2r) / rows times per output row; versions and their times are in
- * design.md ("Gaussian", "What was tried and not kept").
+ * what-was-tried.md ("Gaussian", "Streaming kernels").
  *
  * RGBA-like frames at radius 1 and 2, gaussian_stream: no shared memory,
  * each thread walks four adjacent pixels down a strip of rows with the
@@ -117,7 +117,7 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY, T::kDeep ? 2 : 1)
  * the horizontal pass is done (rows + 2r) / rows times per output row, so
  * larger radii want more rows; small ones gain more from occupancy: 4
  * rows and 5 blocks were faster at radius 2 and slower at radius 7, so 8
- * rows and 3 blocks from radius 3 on (design.md, "Gaussian"). */
+ * rows and 3 blocks from radius 3 on (what-was-tried.md, "Gaussian"). */
 template <int R> __host__ __device__ constexpr int column_rows ()
 {
   return R <= 2 ? 4 : 8;

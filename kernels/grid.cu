@@ -55,8 +55,7 @@ __device__ __forceinline__ void grid_position (
 
 /* One pixel's level and count into a cell: one 64-bit atomic where the
  * GPU has them for floats (compute capability 9.0 and later; two scalar
- * ones cost half as much again: design.md, "What was tried and not
- * kept"), else two. */
+ * ones cost half as much again: what-was-tried.md, "Grid"), else two. */
 __device__ __forceinline__ void add_to_cell (float *cell, float level)
 {
 #if __CUDA_ARCH__ >= 900

@@ -31,13 +31,14 @@
  * change in one channel) and three times it (the same change in all
  * three); a channel's grid takes 0.4 sigma-color as its range sigma
  * (CBF_GRID_COLOUR_RANGE), the closest to the exact filter of the values
- * tried (design.md, "Grid").
+ * tried (what-was-tried.md, "Grid").
  *
  * A one-channel grid (GRAY8, YUV) has range cells of sigma / sqrt (4.25)
  * and its range axis blurred four times (variance 4 cells, with the
  * splat's 1/12 and the read's 1/6: 4.25 = sigma^2 in cells): coarse range
  * cells were what held it back, and finer ones brought it closer to the
- * exact filter, as the model of the spread predicted (design.md, "Grid").
+ * exact filter, as the model of the spread predicted (what-was-tried.md,
+ * "Grid").
  * Colour gains nothing from it (its error is the distance, not the cells)
  * and keeps one pass. Where the range cell would be below its minimum
  * (small sigma-color), fewer passes keep the spread near sigma. */

@@ -231,8 +231,8 @@ struct Colour
   /* kBiased: a channel's byte b is placed (PRMT) into the mantissa of
    * 1.0f, giving the float 1 + b / 2^15 with one full-rate instruction,
    * where the exact (float) b takes an integer-to-float conversion, which
-   * runs at a quarter of the FMA rate (design.md, "Specialised kernel
-   * steps"). The sums are then
+   * runs at a quarter of the FMA rate (what-was-tried.md, "Specialised
+   * kernel steps"). The sums are then
    * S = sum w (1 + b / 2^15) and result () takes (S - W) 2^15 / W.
    * Its error is bounded: with n taps each float sum is off by at most
    * n 2^-24 of itself (recursive summation) and S / W <= 1 + 255 / 2^15,
@@ -713,7 +713,8 @@ __device__ __forceinline__ void wide_load (const W *at, W (&to)[C])
  * y0 - R + kTileH - 1), reflected at the picture's edges, walked as one
  * array by the block's kThreads threads: what the Gaussian's column kernel
  * uses, whose tile holds float triples (walked row by row, as the
- * bilateral kernels' tiles are, it was slower: design.md, "Gaussian"). */
+ * bilateral kernels' tiles are, it was slower: what-was-tried.md,
+ * "Gaussian"). */
 template <class T, int kTileW, int kTileH, int R, int kThreads, class Entry>
 __device__ __forceinline__ void load_tile_flat (
     Entry *tile, const Io &io, int x0, int y0, int tid)

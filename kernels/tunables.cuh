@@ -9,7 +9,8 @@
 
 /* The kernels' tunables, in one place: block and tile shapes, outputs a
  * thread, blocks an SM, rows ahead. Each was chosen by measurement; the
- * figures are in design.md, the section named beside it. */
+ * figures of what lost are in docs/what-was-tried.md, the section named
+ * beside it, and the kernels' shapes in docs/kernels.md. */
 
 #ifndef CBF_TUNABLES_CUH
 #define CBF_TUNABLES_CUH
@@ -46,7 +47,7 @@ struct FastShapeOf
  * where 2 x 4 spills; batched_fill and word_copy where they were faster.
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
- * (design.md, "Kernel shapes"). */
+ * (what-was-tried.md, "Kernel shapes"). */
 __host__ __device__ constexpr FastShapeOf colour_shape (int radius)
 {
   return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
@@ -78,8 +79,8 @@ constexpr int kFastBlockX = 32;
  * a bank), which made radii 7 and 8 faster. At small radii the stores,
  * whose rows a warp then writes 16 bytes at a time, weigh more than the
  * taps: with it, radii 1 to 3 were slower than with the word fill alone;
- * radii 4 to 6, not measured alone, keep the row of 32 (design.md,
- * "Kernel shapes"). */
+ * radii 4 to 6, not measured alone, keep the row of 32
+ * (what-was-tried.md, "Kernel shapes"). */
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
@@ -89,9 +90,10 @@ constexpr int kIntWarpRows = 32 / kIntWarpCols;
  * some range weights from its table (deep_table). With no table in
  * shared memory, registers bound the blocks an SM: colour 2 x 2 outputs a
  * thread and four blocks, one channel 2 x 4 and five, the fastest of the
- * shapes measured at 4K, d = 15 (design.md, "Deep samples"); at radius 8,
- * where those spill, colour three and one channel four. The table's
- * kernel holds each output's tile word besides its range key: three. */
+ * shapes measured at 4K, d = 15 (what-was-tried.md, "Deep samples"); at
+ * radius 8, where those spill, colour three and one channel four. The
+ * table's kernel holds each output's tile word besides its range key:
+ * three. */
 __host__ __device__ constexpr FastShapeOf deep_shape (
     bool colour, int radius, bool table)
 {
@@ -105,7 +107,8 @@ __host__ __device__ constexpr FastShapeOf deep_shape (
  * exact distances index the range table) reads some of its range weights
  * from the table at @radius: from 4 to 7. Below, a block's taps are too
  * few to repay the table's copy; at radius 8 the kernel would spill at
- * three blocks an SM and is slower at two (design.md, "Deep samples").
+ * three blocks an SM and is slower at two (what-was-tried.md, "Deep
+ * samples").
  * Its three blocks of 34 KiB of shared memory (tile and table) fit an SM
  * of compute capability 8.0 or 9.0 (164 and 228 KiB); 7.5, 8.6 and 8.9
  * (64 to 100 KiB) would hold one or two, so they keep the computed
@@ -124,8 +127,8 @@ __host__ __device__ constexpr bool deep_table (int radius)
 /* Which taps of that kernel read their range weight from the table in
  * shared memory: kDeepTableTaps of every kDeepTableCycle, spread over the
  * window and the thread's outputs; the others compute it on the
- * special-function unit, so that the two work side by side (design.md,
- * "Deep samples"). */
+ * special-function unit, so that the two work side by side
+ * (what-was-tried.md, "Deep samples"). */
 constexpr int kDeepTableTaps = 1;
 constexpr int kDeepTableCycle = 3;
 __host__ __device__ constexpr bool deep_table_tap (int dx, int dy, int o)
@@ -141,7 +144,8 @@ __host__ __device__ constexpr bool deep_table_tap (int dx, int dy, int o)
 /* Its shape, as FastShapeOf's: output rows and adjacent columns a thread,
  * blocks an SM the compiler must fit, rows of 32 threads a block. Colour
  * three rows of two columns, one channel two rows of four: the fastest of
- * the shapes measured at 4K, d = 31 and 61 (design.md, "Wide kernel"). */
+ * the shapes measured at 4K, d = 31 and 61 (what-was-tried.md, "Wide
+ * kernel"). */
 struct WideShapeOf
 {
   int rows, cols, min_blocks, block_rows;
@@ -186,8 +190,8 @@ constexpr int kStreamPixels = 4;
  * more than the halo's loads, and more strips fill the GPU at 1080p; 8
  * rows and 8 blocks an SM were among the fastest shapes measured at radius
  * 1, all faster than the specialised kernel. At radius 2 every shape was
- * slower than the specialised kernel, so only radius 1 streams (design.md,
- * "Streaming kernels"). */
+ * slower than the specialised kernel, so only radius 1 streams
+ * (what-was-tried.md, "Streaming kernels"). */
 constexpr int kBilateralStreamThreads = 64;
 constexpr int kBilateralStreamRows = 8;
 constexpr int kBilateralStreamMinBlocks = 8;
@@ -202,11 +206,11 @@ constexpr int kGaussStreamMaxRadius = 2;
 /* Source rows loaded ahead of the one being filtered: two were as fast as
  * three and faster than four. The rows' slots are fixed (a shifted array
  * of loaded rows made the copies wait for the loads, and was slower)
- * (design.md, "Streaming kernels"). */
+ * (what-was-tried.md, "Streaming kernels"). */
 constexpr int kGaussStreamAhead = 2;
 /* Rows ahead whose words are asked into L2 (0: none): four rows ahead
  * made the stream faster where its inputs come from DRAM, at 4K and above
- * (design.md, "Streaming kernels"). */
+ * (what-was-tried.md, "Streaming kernels"). */
 constexpr int kGaussStreamPrefetch = 4;
 static_assert (kGaussStreamMaxRadius <= 2, "the loads cover two pixels a side");
 /* 128 registers a thread at most (8 blocks of 64): 16 warps an SM keep
@@ -216,7 +220,8 @@ constexpr int kGaussStreamMinBlocks = 8;
 /* ------------------------------------------------------------------ */
 /* The Gaussian's tiled kernels (gaussian.cu): blocks of kGaussBlockX x
  * kGaussBlockY threads, kGaussOutputRows output rows a thread, source rows
- * kGaussChunkRows at a time through shared memory (design.md, "Gaussian"). */
+ * kGaussChunkRows at a time through shared memory (what-was-tried.md,
+ * "Gaussian"). */
 
 constexpr int kGaussBlockX = 32;
 constexpr int kGaussBlockY = 8;
@@ -227,8 +232,8 @@ constexpr int kGaussChunkRows = 2 * kGaussBlockY;
 /* ------------------------------------------------------------------ */
 /* The bilateral grid (grid.cu) */
 
-/* Warp-aggregated adds from cells of this many pixels on (design.md,
- * "Grid"). */
+/* Warp-aggregated adds from cells of this many pixels on
+ * (what-was-tried.md, "Grid"). */
 constexpr float kAggregateCellSpace = 20.f;
 /* Threads a block of the blur, a thread per cell. */
 constexpr int kBlurThreads = 64;

@@ -18,7 +18,7 @@
 #define GAUSSIAN_MAX_KSIZE 1201
 
 /* The grid's constants, restated on purpose from the element's design
- * (docs/design.md, "The bilateral grid, exactly"): cells of padding on
+ * (docs/kernels.md, "The bilateral grid, exactly"): cells of padding on
  * each side of the spatial axes (and per range blur pass on the range
  * axis), the fewest levels a range cell holds (255 / 96), the fewest
  * pixels a spatial cell holds, colour's range sigma as a fraction of
@@ -387,7 +387,7 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
 }
 
 /* ---------------------------------------------------------------- */
-/* method=grid, as docs/design.md ("The bilateral grid, exactly") states
+/* method=grid, as docs/kernels.md ("The bilateral grid, exactly") states
  * it. */
 
 void

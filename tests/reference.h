@@ -4,7 +4,7 @@
  *
  * It shares no code with the element: every rule, weight, table and
  * constant it needs is computed here from OpenCV's definitions or from the
- * element's documentation (docs/design.md, "The bilateral grid, exactly"),
+ * element's documentation (docs/kernels.md, "The bilateral grid, exactly"),
  * and it includes nothing from kernels/, so that a bug in the element's
  * tables or rules cannot hide in its oracle too. */
 
@@ -90,7 +90,7 @@ void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_space);
 
-/* method=grid (docs/design.md, "The bilateral grid, exactly"): a grid's
+/* method=grid (docs/kernels.md, "The bilateral grid, exactly"): a grid's
  * cells, range blur passes and size for a @width x @height view of
  * @channels (1 or 3) samples of @bits bits. */
 typedef struct

@@ -39,7 +39,7 @@ image_psnr (const Image * out, const Image * expected)
  * a warp's pixels of one cell at once: cells of 20 pixels or more) at
  * sigma-color 30 and 60, and the floor of its PSNR against the exact
  * filter on each picture, about half a dB under the reference grid's
- * (docs/design.md, "The bilateral grid, exactly"); each floor is at least
+ * (docs/kernels.md, "The bilateral grid, exactly"); each floor is at least
  * 3 dB above the unfiltered picture's PSNR against the exact filter, so
  * that a grid that did nothing fails. */
 static const struct

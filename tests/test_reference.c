@@ -270,7 +270,7 @@ psnr (const guint8 * a, const guint8 * b, gint n_pixels, gint pixel_bytes,
   return se == 0 ? 99 : 10 * log10 (255.0 * 255.0 * n_pixels * channels / se);
 }
 
-/* The grid's reference, documented cells (docs/design.md, "The bilateral
+/* The grid's reference, documented cells (docs/kernels.md, "The bilateral
  * grid, exactly"), a flat picture kept exactly, and on the golden
  * pictures a filter that comes closer to the exact one than the input
  * does (a reference that did nothing would not). */
