@@ -146,10 +146,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
 #define DEFAULT_METHOD CBF_METHOD_EXACT
-/* Starts an example pipeline's line in the element's description, indented
- * to gst-inspect-1.0's value column (and 2 more); the documentation above
- * has more examples. */
-#define EXAMPLE_INDENT "\n                              "
 
 enum
 {
@@ -688,27 +684,9 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       "CUDA bilateral filter", "Filter/Effect/Video",
       "Edge-preserving bilateral filter on an NVIDIA GPU (CUDA), equal to "
       "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY of 8 to 16 "
-      "bits in system or CUDA memory; also a Gaussian blur (mode=gaussian), a bilateral "
-      "grid for large windows (method=grid) and a strength mask "
-      "(mask-location). Examples:"
-      EXAMPLE_INDENT "gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! "
-      "cudabilateral diameter=7 sigma-color=30 ! videoconvert ! "
-      "autovideosink sync=false"
-      EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! qtdemux ! "
-      "h264parse ! nvh264dec ! cudabilateral sigma-color=40 "
-      "sigma-space=5 ! cudadownload ! videoconvert ! autovideosink"
-      EXAMPLE_INDENT "gst-launch-1.0 filesrc location=in.mp4 ! decodebin ! "
-      "cudabilateral sigma-color=40 sigma-space=5 ! x264enc ! mp4mux ! "
-      "filesink location=out.mp4"
-      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
-      "cudabilateral mode=gaussian diameter=15 sigma-space=4 ! "
-      "videoconvert ! autovideosink"
-      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! "
-      "cudabilateral method=grid sigma-color=40 sigma-space=16 ! "
-      "videoconvert ! autovideosink"
-      EXAMPLE_INDENT "gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA "
-      "! cudabilateral mask-location=mask.png ! videoconvert ! "
-      "autovideosink", "gst-cudabilateral authors");
+      "bits in system or CUDA memory, with a Gaussian blur (mode=gaussian), a "
+      "bilateral grid for large windows (method=grid) and a strength mask "
+      "(mask-location).", "gst-cudabilateral authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 

@@ -53,14 +53,25 @@ video_caps_with (const gchar * feature, const gchar * format, gint width,
 GST_START_TEST (test_registration)
 {
   GstElementFactory *factory = gst_element_factory_find ("cudabilateral");
+  const gchar *description;
   const GList *templates;
   guint n_templates = 0;
 
   fail_unless (factory != NULL, "cudabilateral is not registered");
   fail_unless_equals_string (gst_element_factory_get_metadata (factory,
           GST_ELEMENT_METADATA_KLASS), "Filter/Effect/Video");
-  fail_unless (strstr (gst_element_factory_get_metadata (factory,
-              GST_ELEMENT_METADATA_DESCRIPTION), "gst-launch-1.0") != NULL);
+  /* gst-inspect-1.0 says how to reach each filter in one sentence; the
+   * example pipelines are in the element's documentation and the user
+   * guide. */
+  description = gst_element_factory_get_metadata (factory,
+      GST_ELEMENT_METADATA_DESCRIPTION);
+  fail_unless (g_str_has_suffix (description, ".")
+      && !strstr (description, ". ") && !strchr (description, '\n'),
+      "not one sentence: %s", description);
+  fail_unless (strstr (description, "bilateral filter")
+      && strstr (description, "mode=gaussian")
+      && strstr (description, "method=grid")
+      && strstr (description, "mask-location"), "%s", description);
 
   for (templates = gst_element_factory_get_static_pad_templates (factory);
       templates; templates = templates->next) {
