@@ -8,6 +8,7 @@
  */
 
 #include "cbfengine.h"
+#include "temporal.h"
 
 #include <string.h>
 
@@ -42,8 +43,15 @@ struct _CbfEngine
   gboolean mask_on;
   CbfPlane mask_raw, mask_luma, mask_chroma;
 
-  /* State a stream of frames carries from one frame to the next goes here
-   * (none yet: the temporal filter's previous frame is the first). */
+  /* The temporal filter: the state of each pass's views (made when the
+   * filter is first on), whether it holds the previous frame, and the
+   * parameters that give a plane whose sigmas pass the bilateral filter
+   * through to it unchanged (the Gaussian of radius 0). */
+  CbfFrameState state;
+  gboolean temporal_on;
+  gboolean state_valid;
+  CbfFilterParams identity;
+  float *identity_dev;
 };
 
 CbfEngine *
@@ -75,7 +83,14 @@ cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
    * mask on the size. */
   engine->dirty = TRUE;
   engine->mask_on = FALSE;
+  engine->state_valid = FALSE;
   return TRUE;
+}
+
+void
+cbf_engine_reset (CbfEngine * engine)
+{
+  engine->state_valid = FALSE;
 }
 
 const CbfFramePlan *
@@ -291,17 +306,121 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
   return cudaSuccess;
 }
 
+static void
+free_state (CbfEngine * engine)
+{
+  guint i, v;
+
+  for (i = 0; i < CBF_MAX_PASSES; i++)
+    for (v = 0; v < 3; v++) {
+      cudaFree (engine->state[i][v].data);
+      memset (&engine->state[i][v], 0, sizeof (CbfPlane));
+    }
+  cudaFree (engine->identity_dev);
+  engine->identity_dev = NULL;
+  engine->state_valid = FALSE;
+}
+
+/* Makes the state of every view of the plan's passes (one of colour's),
+ * keeping what it has where the sizes are the same, and the identity's
+ * coefficient. */
+static cudaError_t
+ensure_state (CbfEngine * engine)
+{
+  const CbfFramePlan *plan = &engine->plan;
+  cudaError_t err = cudaSuccess;
+  guint i, v;
+
+  if (!engine->identity_dev) {
+    const float one = 1.f;
+
+    err = cudaMalloc ((void **) &engine->identity_dev, sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMemcpy (engine->identity_dev, &one, sizeof (float),
+          cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+      return err;
+    engine->identity.radius = 0;
+    engine->identity.gaussian.coeffs_dev = engine->identity_dev;
+  }
+  for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
+    const CbfPass *pass = &plan->passes[i];
+    guint views = pass->channels == 3 ? 1 : pass->n_views;
+    gint bytes = cbf_temporal_state_bytes (pass->channels, plan->bits);
+
+    for (v = 0; v < views && err == cudaSuccess; v++) {
+      CbfPlane *state = &engine->state[i][v];
+
+      if (state->data && state->width == pass->width
+          && state->height == pass->height && state->pixel_bytes == bytes)
+        continue;
+      cudaFree (state->data);
+      memset (state, 0, sizeof (*state));
+      err = cudaMallocPitch ((void **) &state->data, &state->pitch_bytes,
+          (size_t) pass->width * bytes, pass->height);
+      if (err == cudaSuccess) {
+        state->width = pass->width;
+        state->height = pass->height;
+        state->pixel_bytes = bytes;
+      }
+    }
+  }
+  if (err != cudaSuccess)
+    free_state (engine);
+  return err;
+}
+
+/* The temporal filter's part of this frame's weights: on, its gain (0 for
+ * a frame with no previous one) and gate; off, nothing to read or write. */
+static cudaError_t
+prepare_temporal (CbfEngine * engine, const gchar ** what)
+{
+  const CbfParams *p = &engine->params;
+  CbfFilterParams *weights[] = { &engine->luma.weights,
+    &engine->chroma.weights, &engine->identity
+  };
+  float gain = 0.f, gate = 1.f;
+  guint i;
+
+  engine->temporal_on = p->temporal_strength > 0;
+  if (!engine->temporal_on) {
+    engine->state_valid = FALSE;
+  } else {
+    cudaError_t err;
+
+    *what = "allocating the temporal filter's state";
+    err = ensure_state (engine);
+    if (err != cudaSuccess) {
+      engine->temporal_on = FALSE;
+      return err;
+    }
+    gain = engine->state_valid ? p->temporal_strength : 0.f;
+    gate = cbf_temporal_gate (p->temporal_sigma, engine->plan.bits);
+    /* The frame about to run fills the state. */
+    engine->state_valid = TRUE;
+  }
+  for (i = 0; i < G_N_ELEMENTS (weights); i++) {
+    weights[i]->temporal_gain = gain;
+    weights[i]->temporal_gate = gate;
+  }
+  return cudaSuccess;
+}
+
 cudaError_t
 cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     gint * halo_rows, const gchar ** what)
 {
-  if (engine->dirty) {
-    cudaError_t err = apply_params (engine, stream, what);
+  cudaError_t err;
 
+  if (engine->dirty) {
+    err = apply_params (engine, stream, what);
     if (err != cudaSuccess)
       return err;
     engine->dirty = FALSE;
   }
+  err = prepare_temporal (engine, what);
+  if (err != cudaSuccess)
+    return err;
   /* The grid is made from the whole picture before the first band is
    * read back: that band waits for every row. */
   if (engine->kernel == CBF_KERNEL_GRID)
@@ -372,20 +491,35 @@ cudaError_t
 cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     gint row_begin, gint row_end, cudaStream_t stream)
 {
-  const CbfPlane *luma_mask = engine->mask_on ? &engine->mask_luma : NULL;
-  const CbfPlane *chroma_mask = engine->mask_on ? &engine->mask_chroma : NULL;
+  CbfGroupRun luma = { engine->kernel, &engine->luma.weights,
+    engine->mask_on ? &engine->mask_luma : NULL
+  };
+  CbfGroupRun chroma = { engine->kernel, &engine->chroma.weights,
+    engine->mask_on ? &engine->mask_chroma : NULL
+  };
 
-  return cbf_frame_plan_run (&engine->plan, engine->kernel, in, out,
-      row_begin, row_end, &engine->luma.weights, &engine->chroma.weights,
-      engine->luma_filtered, engine->chroma_filtered, luma_mask, chroma_mask,
-      stream);
+  /* A plane whose sigmas pass the bilateral filter through is copied, or
+   * given unchanged to the temporal filter; chroma left unfiltered by
+   * filter-chroma=false is copied whatever the temporal filter does. */
+  if (!engine->luma_filtered) {
+    luma.kernel = CBF_KERNEL_GAUSSIAN;
+    luma.params = engine->temporal_on ? &engine->identity : NULL;
+  }
+  if (!engine->chroma_filtered) {
+    chroma.kernel = CBF_KERNEL_GAUSSIAN;
+    chroma.params = engine->temporal_on && engine->params.filter_chroma ?
+        &engine->identity : NULL;
+  }
+  return cbf_frame_plan_run (&engine->plan, &luma, &chroma,
+      engine->temporal_on ? &engine->state : NULL, in, out, row_begin,
+      row_end, stream);
 }
 
 gboolean
 cbf_engine_on_device (const CbfEngine * engine)
 {
   return engine->luma.dev_tables || engine->mask_raw.data
-      || engine->luma.grid.cells[0];
+      || engine->luma.grid.cells[0] || engine->identity_dev;
 }
 
 void
@@ -400,6 +534,7 @@ cbf_engine_free (CbfEngine * engine)
     free_device_plane (&engine->mask_raw);
     free_device_plane (&engine->mask_luma);
     free_device_plane (&engine->mask_chroma);
+    free_state (engine);
   }
   g_free (engine);
 }

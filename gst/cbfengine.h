@@ -10,9 +10,9 @@
 /* The engine: everything the filter needs on the GPU for frames of one
  * video info. It owns the frame plan (cbfframeplan.h), the weight tables
  * of luma (or colour) and of chroma with their host staging, the bilateral
- * grid's scratch, and the strength mask on the device, scaled to the
- * planes; state carried from one frame to the next will be its too (the
- * temporal filter's previous frame). A plain C object, no GStreamer
+ * grid's scratch, the strength mask on the device, scaled to the planes,
+ * and what a stream of frames carries from one frame to the next: the
+ * temporal filter's previous output. A plain C object, no GStreamer
  * element: the element (gstcudabilateral.c) keeps the properties and feeds
  * them in, the benchmark (tools/bench) drives it directly, so that both
  * run the same code.
@@ -59,6 +59,10 @@ typedef struct
   gboolean filter_chroma;
   CbfMode mode;
   CbfMethod method;
+  /* The temporal filter (temporal.h): the gain (0: off) and the gate's
+   * sigma in 8-bit levels, as temporal-strength and temporal-sigma. */
+  gdouble temporal_strength;
+  gdouble temporal_sigma;
 } CbfParams;
 
 typedef struct _CbfEngine CbfEngine;
@@ -70,10 +74,11 @@ typedef struct _CbfEngine CbfEngine;
 CbfEngine *cbf_engine_new (const GstVideoInfo * info, GError ** error);
 
 /* Follows a change of caps: plans for @info (the chroma parameters depend
- * on its subsampling) and drops the mask, which was scaled for the old
- * size (set it again). Keeps what it has on the device: the next prepare
- * remakes the tables in the buffers it has. FALSE and @error as
- * cbf_engine_new, the engine then unchanged. */
+ * on its subsampling), drops the mask, which was scaled for the old size
+ * (set it again), and forgets the previous frame (cbf_engine_reset).
+ * Keeps what it has on the device: the next prepare remakes the tables in
+ * the buffers it has. FALSE and @error as cbf_engine_new, the engine then
+ * unchanged. */
 gboolean cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
     GError ** error);
 
@@ -83,16 +88,24 @@ const CbfFramePlan *cbf_engine_get_plan (const CbfEngine * engine);
 /* New parameters, from the next prepare on (host only: copied). */
 void cbf_engine_set_params (CbfEngine * engine, const CbfParams * params);
 
+/* The next frame has no previous one (a new stream, a flush, a
+ * discontinuity): the temporal filter starts again from it. */
+void cbf_engine_reset (CbfEngine * engine);
+
 /* Once per frame, before its first band, on @stream: after a change of
  * the parameters or of the video info, fills the tables and enqueues their
  * upload (the host copy is rewritten only once its last upload is done:
  * frames in CUDA memory may leave with their work pending), and sizes the
  * grid (allocated only when it grows). The tables' buffers are made by the
- * first prepare, sized for any parameters. Sets @halo_rows to the rows
+ * first prepare, sized for any parameters; the temporal filter's state
+ * (a frame's worth, cbf_temporal_state_bytes a pixel of each pass) by the
+ * first prepare with it on, or after a change of size. Sets @halo_rows to
+ * the rows
  * above and below a band that the filter reads (for the grid, the whole
  * picture's). On failure returns the error and sets @what to what failed
  * ("allocating the weight tables", "uploading the weight tables",
- * "allocating the bilateral grid"); the next prepare tries again. */
+ * "allocating the bilateral grid", "allocating the temporal filter's
+ * state"); the next prepare tries again. */
 cudaError_t cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     gint * halo_rows, const gchar ** what);
 
@@ -110,8 +123,9 @@ cudaError_t cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels,
 /* Enqueues on @stream the filter of rows [@row_begin, @row_end) of plane 0
  * of the device planes @in into @out (cbf_frame_plan_run: frames of
  * several planes are one band), with the weights of the last prepare, the
- * planes whose sigmas pass the bilateral filter through copied, and the
- * mask's blend. Returns the first launch error. */
+ * planes whose sigmas pass the bilateral filter through copied (or, with
+ * the temporal filter on, given to it unchanged), the temporal filter and
+ * the mask's blend. Returns the first launch error. */
 cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream);
 

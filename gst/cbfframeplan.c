@@ -302,6 +302,8 @@ pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
   view.sample_bits = pass->sample_bits;
   view.width = pass->width;
   view.height = pass->height;
+  view.state = NULL;
+  view.state_pitch = 0;
   return view;
 }
 
@@ -331,15 +333,14 @@ copy_planes (const CbfFramePlan * plan, guint planes, const CbfPlane * in,
 }
 
 cudaError_t
-cbf_frame_plan_run (const CbfFramePlan * plan, CbfKernel kernel,
+cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
+    const CbfGroupRun * chroma, const CbfFrameState * state,
     const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    const CbfFilterParams * luma, const CbfFilterParams * chroma,
-    gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,
-    const CbfPlane * chroma_mask, cudaStream_t stream)
+    cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
-  guint unfiltered = (filter_luma ? 0 : plan->planes_with_luma) |
-      (filter_chroma ? 0 : plan->planes_with_chroma);
+  guint unfiltered = (luma->params ? 0 : plan->planes_with_luma) |
+      (chroma->params ? 0 : plan->planes_with_chroma);
   guint i;
 
   if (unfiltered)
@@ -347,23 +348,27 @@ cbf_frame_plan_run (const CbfFramePlan * plan, CbfKernel kernel,
 
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
-    const CbfPlane *mask = pass->chroma ? chroma_mask : luma_mask;
+    const CbfGroupRun *run = pass->chroma ? chroma : luma;
     CbfPlane src[3], dst[3];
     gint begin, end;
     guint v;
 
-    if (!(pass->chroma ? filter_chroma : filter_luma))
+    if (!run->params)
       continue;
     for (v = 0; v < pass->n_views; v++) {
       src[v] = pass_view (in, pass, v);
       dst[v] = pass_view (out, pass, v);
+      if (state) {
+        dst[v].state = (*state)[i][v].data;
+        dst[v].state_pitch = (*state)[i][v].pitch_bytes;
+      }
     }
     band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    err = pass->process[kernel] (src, dst, begin, end,
-        pass->chroma ? chroma : luma, stream);
-    if (err == cudaSuccess && mask)
+    err = pass->process[run->kernel] (src, dst, begin, end, run->params,
+        stream);
+    if (err == cudaSuccess && run->mask)
       err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,
-          pass->blend_samples, mask, begin, end, stream);
+          pass->blend_samples, run->mask, begin, end, stream);
   }
   return err;
 }

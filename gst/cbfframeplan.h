@@ -85,22 +85,33 @@ gsize cbf_plane_row_bytes (const GstVideoInfo * info, guint plane);
 /* FALSE for a format the kernels cannot filter. */
 gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
 
+/* What a frame's passes of one kind (luma or colour; chroma) run: the
+ * entries of @kernel with @params (see gaussian.h for CBF_KERNEL_GAUSSIAN,
+ * grid.h for CBF_KERNEL_GRID), or, @params NULL, a copy of their planes;
+ * then, @mask not NULL (of the passes' size), a blend of each output with
+ * its input by the strength mask (cbf_mask_blend). */
+typedef struct
+{
+  CbfKernel kernel;
+  const CbfFilterParams *params;
+  const CbfPlane *mask;
+} CbfGroupRun;
+
+/* The temporal filter's state of a frame: for each pass of the plan, the
+ * state (temporal.h) of each view, or of view 0 alone for colour. */
+typedef CbfPlane CbfFrameState[CBF_MAX_PASSES][3];
+
 /* Enqueues on @stream the filter of the band [@row_begin, @row_end) of
  * plane 0 of the device planes @in into @out: the same rows of every
  * channel for one-plane formats; frames of several planes must be one band
  * (rows 0 to plane 0's height), their other planes are then done whole.
- * The weights are those of @kernel (see gaussian.h for
- * CBF_KERNEL_GAUSSIAN, grid.h for CBF_KERNEL_GRID).
- * Luma (or colour) takes @luma's weights, or is copied unchanged when
- * !@filter_luma; chroma takes @chroma's, or is copied unchanged when
- * !@filter_chroma. With a strength mask (@luma_mask of plane 0's size,
- * @chroma_mask of chroma's; NULL for none), each pass's output is blended
- * with its input by it (cbf_mask_blend). */
-cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan, CbfKernel kernel,
-    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    const CbfFilterParams * luma, const CbfFilterParams * chroma,
-    gboolean filter_luma, gboolean filter_chroma, const CbfPlane * luma_mask,
-    const CbfPlane * chroma_mask, cudaStream_t stream);
+ * Luma (or colour) runs @luma, chroma @chroma. With @state (NULL: none)
+ * every filtered pass runs the temporal filter on its views' states, with
+ * the gain and gate of its parameters. */
+cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan,
+    const CbfGroupRun * luma, const CbfGroupRun * chroma,
+    const CbfFrameState * state, const CbfPlane * in, const CbfPlane * out,
+    gint row_begin, gint row_end, cudaStream_t stream);
 
 G_END_DECLS
 

@@ -83,6 +83,11 @@
  * window's radius (method=grid excepted), the Gaussian's with the radius;
  * sigma-color does not change it.
  *
+ * Video noise is new in every frame: #GstCudaBilateral:temporal-strength
+ * moves each output towards the previous output frame where the two are
+ * close (#GstCudaBilateral:temporal-sigma), averaging noise through time
+ * where the picture holds still, with no frame held back.
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
@@ -118,6 +123,10 @@
  * ]| Filters only where mask.png is white (for example a face), leaves the
  * picture untouched where it is black, and blends in between. The mask is
  * scaled to the frame; it can be changed while playing.
+ * |[
+ * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=5 sigma-color=30 temporal-strength=0.8 temporal-sigma=6 ! videoconvert ! autovideosink
+ * ]| Denoises a camera through time as well: still parts lose their noise
+ * within a few frames, moving ones keep their edges.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -127,6 +136,7 @@
 #include "gstcudabilateral.h"
 #include "cbfengine.h"
 #include "cbfmaskloader.h"
+#include "temporal.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
@@ -146,6 +156,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
 #define DEFAULT_METHOD CBF_METHOD_EXACT
+#define DEFAULT_TEMPORAL_STRENGTH 0.0
+#define DEFAULT_TEMPORAL_SIGMA 6.0
+#define MIN_TEMPORAL_SIGMA 0.1
 
 enum
 {
@@ -157,6 +170,8 @@ enum
   PROP_MODE,
   PROP_MASK_LOCATION,
   PROP_METHOD,
+  PROP_TEMPORAL_STRENGTH,
+  PROP_TEMPORAL_SIGMA,
 };
 
 struct _GstCudaBilateral
@@ -179,6 +194,9 @@ struct _GstCudaBilateral
   CbfEngine *engine;
   guint mask_serial_on_device;
   gboolean mask_scaled;         /* for the current caps */
+  /* Set where the next frame follows no previous one (a flush, a new
+   * segment or stream, a discontinuity), taken by prepare. */
+  gint restart;
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
@@ -391,6 +409,8 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
   GST_OBJECT_UNLOCK (self);
   if (dirty)
     cbf_engine_set_params (self->engine, &params);
+  if (g_atomic_int_exchange (&self->restart, FALSE))
+    cbf_engine_reset (self->engine);
 
   err = cbf_engine_prepare (self->engine, stream, halo_rows, &what);
   if (err != cudaSuccess) {
@@ -431,6 +451,34 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
 {
   return cbf_engine_run (GST_CUDA_BILATERAL (filter)->engine, in, out,
       row_begin, row_end, stream);
+}
+
+/* The temporal filter starts again after a flush, at a new segment or
+ * stream, and at a discontinuity (new caps reset it in the engine). */
+static gboolean
+gst_cuda_bilateral_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_FLUSH_STOP:
+    case GST_EVENT_SEGMENT:
+    case GST_EVENT_STREAM_START:
+      g_atomic_int_set (&GST_CUDA_BILATERAL (trans)->restart, TRUE);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->sink_event
+      (trans, event);
+}
+
+static void
+gst_cuda_bilateral_before_transform (GstBaseTransform * trans,
+    GstBuffer * buffer)
+{
+  if (GST_BUFFER_IS_DISCONT (buffer))
+    g_atomic_int_set (&GST_CUDA_BILATERAL (trans)->restart, TRUE);
+  GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->before_transform
+      (trans, buffer);
 }
 
 static void
@@ -479,6 +527,12 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     case PROP_METHOD:
       self->params.method = g_value_get_enum (value);
       break;
+    case PROP_TEMPORAL_STRENGTH:
+      self->params.temporal_strength = g_value_get_double (value);
+      break;
+    case PROP_TEMPORAL_SIGMA:
+      self->params.temporal_sigma = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -515,6 +569,12 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_METHOD:
       g_value_set_enum (value, self->params.method);
+      break;
+    case PROP_TEMPORAL_STRENGTH:
+      g_value_set_double (value, self->params.temporal_strength);
+      break;
+    case PROP_TEMPORAL_SIGMA:
+      g_value_set_double (value, self->params.temporal_sigma);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -638,14 +698,8 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * exact (default): OpenCV's bilateralFilter within ±1, whose cost grows
    * with the square of the window. grid: the bilateral grid (Chen, Paris &
    * Durand 2007), an approximation whose cost per pixel does not depend on
-   * the window: pixels are gathered into a grid of cells of 0.894
-   * sigma-space pixels (at least 4) by 0.894 sigma-color levels (at most
-   * 96 cells; colour has a grid per channel, each with 0.4 sigma-color as
-   * its range sigma), blurred, and read back by trilinear interpolation.
-   * Meant for sigma-space >= 8, where the exact
-   * method slows down; diameter is not used (the grid's Gaussian is not
-   * cut to a disc). Its error against the exact output is in the
-   * documentation. Ignored in mode=gaussian.
+   * the window (docs/kernels.md defines it exactly), meant for sigma-space
+   * >= 8; diameter is not used. Ignored in mode=gaussian.
    */
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method",
@@ -656,27 +710,49 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           GST_TYPE_CUDA_BILATERAL_METHOD, DEFAULT_METHOD, live));
   gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_METHOD, 0);
   /**
+   * GstCudaBilateral:temporal-strength:
+   *
+   * The temporal filter's gain a, 0 (off, the default) to 0.95: output
+   * Y = B + a g (Y_prev - B), B the spatial result, Y_prev the previous
+   * output, g = exp (-D^2 / (2 temporal-sigma^2)), D = |B - Y_prev| (summed
+   * over the colour channels of RGB and Y444). One frame of state on the
+   * GPU, no frame held back; it starts again after a flush, a new segment,
+   * new caps or a discontinuity.
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_STRENGTH,
+      g_param_spec_double ("temporal-strength", "Temporal strength",
+          "How far each pixel moves towards the previous output frame where "
+          "the two are close (temporal denoising, no added latency), 0 to "
+          "0.95; 0: off", 0.0, CBF_TEMPORAL_MAX_GAIN,
+          DEFAULT_TEMPORAL_STRENGTH, live));
+  /**
+   * GstCudaBilateral:temporal-sigma:
+   *
+   * The temporal filter's gate in 8-bit levels, scaled to the samples'
+   * depth as sigma-color is: a change from the previous output well above
+   * it counts as motion and passes within one frame (user guide).
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_SIGMA,
+      g_param_spec_double ("temporal-sigma", "Temporal sigma",
+          "Changes from the previous output well above this (in 8-bit "
+          "levels) count as motion and are not averaged", MIN_TEMPORAL_SIGMA,
+          MAX_SIGMA_COLOR, DEFAULT_TEMPORAL_SIGMA, live));
+  /**
    * GstCudaBilateral:mask-location:
    *
-   * A strength mask: an image file (a GRAY8 PNG, or any picture
-   * GStreamer can decode; colour is converted to gray), scaled to the frame
-   * bilinearly (pixel centres aligned, as cv::resize's INTER_LINEAR) when
-   * sizes differ. Per pixel, 0 leaves the input untouched, 255 takes the
-   * full filter, values between blend: out = in + (filtered - in) * m /
-   * 255, rounded. Chroma of subsampled YUV takes the mask scaled to its
-   * size. Read when the element starts and whenever the property changes,
-   * also while PLAYING (the next frame uses it). The file must be a regular
-   * file (a FIFO or device is refused, never waited on) holding a picture
-   * of at most 2^26 pixels (8192 x 8192). One that cannot be read is an
-   * element error at start; on a change while running, a warning, and the
-   * mask in use stays. Unset (the default): the whole frame is filtered.
+   * A strength mask: a PNG or JPEG file (colour converted to gray) of at
+   * most 8192 x 8192 pixels, scaled to the frame bilinearly (as cv::resize's
+   * INTER_LINEAR). Per pixel, 0 leaves the input untouched, 255 takes the
+   * full filter, values between blend: out = in + (filtered - in) * m / 255,
+   * rounded. Read at start and at every change, also while PLAYING; one
+   * that cannot be read is an element error at start, later a warning (the
+   * mask in use stays). Unset (the default): the whole frame is filtered.
    */
   g_object_class_install_property (gobject_class, PROP_MASK_LOCATION,
       g_param_spec_string ("mask-location", "Mask location",
-          "Strength mask: path of a picture file (a GRAY8 PNG, or any "
-          "picture GStreamer decodes), scaled to the frame; per pixel "
-          "0 = unfiltered, 255 = fully filtered, between = blended. "
-          "Unset: the whole frame is filtered", NULL,
+          "Strength mask: path of a PNG or JPEG file, scaled to the frame; "
+          "per pixel 0 = unfiltered, 255 = fully filtered, between = "
+          "blended. Unset: the whole frame is filtered", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
 
@@ -685,14 +761,18 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       "Edge-preserving bilateral filter on an NVIDIA GPU (CUDA), equal to "
       "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY of 8 to 16 "
       "bits in system or CUDA memory, with a Gaussian blur (mode=gaussian), a "
-      "bilateral grid for large windows (method=grid) and a strength mask "
-      "(mask-location).", "gst-cudabilateral authors");
+      "bilateral grid for large windows (method=grid), a strength mask "
+      "(mask-location) and a temporal filter (temporal-strength).",
+      "gst-cudabilateral authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
   gobject_class->finalize = gst_cuda_bilateral_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_start);
   trans_class->stop = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_sink_event);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_cuda_bilateral_before_transform);
   filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
   filter_class->prepare = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_prepare);
   filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_filter);
@@ -711,6 +791,8 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->params.filter_chroma = DEFAULT_FILTER_CHROMA;
   self->params.mode = DEFAULT_MODE;
   self->params.method = DEFAULT_METHOD;
+  self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
+  self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
   self->params_dirty = TRUE;
   self->mask = cbf_mask_loader_new ();
 }

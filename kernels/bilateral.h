@@ -272,6 +272,11 @@ typedef struct
     CbfGaussianParams gaussian;
     CbfGridParams grid;
   };
+  /* The temporal filter, for outputs that carry a state (temporal.h):
+   * its gain, 0 where the state holds no previous frame (it is then only
+   * written), and gate (cbf_temporal_gate). Every mode takes them. */
+  float temporal_gain;
+  float temporal_gate;
 } CbfFilterParams;
 
 /* Fills @weights for the bilateral entries from tables built by

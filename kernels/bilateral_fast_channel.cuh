@@ -300,9 +300,19 @@ __device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
     if (y + k >= row_end)
       continue;
     uint32_t level[4];
+    if (io.state[0]) {
+      /* The temporal filter takes the quotient before rounding. */
 #pragma unroll
-    for (int c = 0; c < 4; c++)
-      level[c] = int_level (weighted_sums[k * 4 + c], weight_sums[k * 4 + c]);
+      for (int c = 0; c < 4; c++)
+        if (x + c < io.width)
+          level[c] = finish_channel<uint8_t> (io, plane, y + k, x + c,
+              (float)(weighted_sums[k * 4 + c] * 0xff00ff01u)
+                  / (float)weight_sums[k * 4 + c]);
+    } else {
+#pragma unroll
+      for (int c = 0; c < 4; c++)
+        level[c] = int_level (weighted_sums[k * 4 + c], weight_sums[k * 4 + c]);
+    }
     if (words && x + 3 < io.width) {
       *reinterpret_cast<uint32_t *> (row)
           = __byte_perm (__byte_perm (level[0], level[1], 0x0040),
@@ -363,6 +373,11 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
     for (int c = 0; c < C; c++)
       window.centre[k * C + c] = Window::byte_entry (four, c);
   }
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
+      temporal_prefetch<uint8_t> (
+          io, T::channel (), y0 + ty * K + k, x0 + C * tx);
   window.int_start ();
   window.run ();
 

@@ -132,6 +132,10 @@ __global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
 #pragma unroll
   for (int o = 0; o < K * C; o++)
     window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
+      temporal_prefetch<uint32_t> (io, 0, y0 + ty * K + k, x0 + C * tx);
   window.run ();
 
 #pragma unroll

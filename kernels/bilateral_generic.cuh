@@ -85,7 +85,7 @@ template <class T>
 cudaError_t bilateral_io (const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, const CbfFilterParams *w, Io *io)
 {
-  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, w, io);
   if (err == cudaSuccess && (w->radius < 1 || w->radius > CBF_MAX_RADIUS))
     err = cudaErrorInvalidValue;
   return err;

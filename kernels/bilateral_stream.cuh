@@ -98,7 +98,7 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
                 Colour::biased (word, 0x7624 + kByte) };
               Colour::add (sum, value, w);
             }
-        out[p] = (Colour::result<true> (sum) << (8 * kFirst))
+        out[p] = (Colour::result<true> (io, y, x + p, sum) << (8 * kFirst))
             | kept[(j + 1 + R) % kWindow][p];
       }
       stream_store (io, y, x, inside, out);

@@ -297,9 +297,8 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
           o.c1 += c[d] * r.c1;
           o.c2 += c[d] * r.c2;
         }
-        const uint32_t colour = (uint32_t)__float2int_rn (o.c0 * inv)
-            | ((uint32_t)__float2int_rn (o.c1 * inv) << 8)
-            | ((uint32_t)__float2int_rn (o.c2 * inv) << 16);
+        const uint32_t colour
+            = Colour::finish (io, y, x + p, o.c0 * inv, o.c1 * inv, o.c2 * inv);
         out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
       }
       stream_store (io, y, x, inside, out);
@@ -339,7 +338,7 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, const CbfFilterParams *w, cudaStream_t stream)
 {
   Io io;
-  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
   if (w->radius < 0 || w->radius > CBF_GAUSSIAN_MAX_KSIZE / 2)
@@ -352,9 +351,20 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
   const dim3 block (kGaussBlockX, kGaussBlockY);
   const unsigned grid_x = (io.width + kGaussBlockX - 1) / kGaussBlockX;
   const int rows = row_end - row_begin;
-  /* Deep layouts take the chunked kernel at every radius: a kernel a
-   * radius for each of them would add more machine code than their speed
-   * is worth (no target asks for it). */
+  /* Radius 0 (kernel size 1, the input itself: what the temporal filter
+   * takes where the bilateral filter passes a plane through), every
+   * layout: the column kernel, whose radius is a constant. */
+  if (w->radius == 0) {
+    gaussian_columns<T, 0><<<dim3 (grid_x,
+                                 (rows + kGaussBlockY * column_rows<0> () - 1)
+                                     / (kGaussBlockY * column_rows<0> ()),
+                                 T::kGridLayers),
+        block, 0, stream>>> (io, row_begin, row_end, w->gaussian.coeffs_dev);
+    return cudaGetLastError ();
+  }
+  /* Deep layouts take the chunked kernel at every other radius: a kernel
+   * a radius for each of them would add more machine code than their
+   * speed is worth (no target asks for it). */
   if constexpr (!T::kDeep) {
     switch (w->radius) {
 #define CBF_GAUSSIAN_CASE(R)                                                   \

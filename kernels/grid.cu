@@ -189,7 +189,7 @@ cudaError_t launch_grid (const CbfPlane *src, const CbfPlane *dst,
 {
   const CbfGridScratch *scratch = w->grid.scratch;
   Io io;
-  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, &io);
+  cudaError_t err = make_io<T> (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
   if (!scratch || !scratch->cells[0] || !scratch->cells[1]

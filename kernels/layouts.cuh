@@ -83,6 +83,14 @@ struct Io
    * keep: the sample's, its depth at most the layout's. */
   int sample_shift;
   uint32_t sample_mask;
+  /* The temporal filter (temporal.h): the previous output of each plane's
+   * outputs, one state word a pixel (NULL: off), and the blend's gain (0
+   * on a frame with no previous one: the state is only written) and gate
+   * (log2 (e) / (2 sigma^2), sigma in sample units). */
+  uint8_t *state[3];
+  size_t state_pitch[3];
+  float temporal_gain;
+  float temporal_gate;
 
   /* kStep: the layout's pixel size where it has one (a constant is
    * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
@@ -110,6 +118,56 @@ struct Io
     return kStep ? kStep : pixel_bytes;
   }
 };
+
+/* The temporal filter at one output (temporal.h): @v, the spatial result
+ * in sample units before rounding, moved towards the previous output @p
+ * by gain x 2^(-gate (v - p)^2) (the gate's distance @d, the channels'
+ * summed for colour). */
+__device__ __forceinline__ float temporal_step (
+    const Io &io, float v, float p, float d)
+{
+  return fmaf (
+      io.temporal_gain * exp2_approx (-io.temporal_gate * d * d), p - v, v);
+}
+
+/* A state word of @plane's output at (@x, @y). */
+template <class S>
+__device__ __forceinline__ S *state_at (const Io &io, int plane, int y, int x)
+{
+  return reinterpret_cast<S *> (Io::pick (io.state, plane)
+             + (size_t)y * Io::pick (io.state_pitch, plane))
+      + x;
+}
+
+/* Asks the state word of output (@x, @y) of @plane into L2 when the
+ * temporal filter will read it, so that the read at the store, after the
+ * window's work, finds it there rather than in memory. */
+template <class S>
+__device__ __forceinline__ void temporal_prefetch (
+    const Io &io, int plane, int y, int x)
+{
+  if (io.state[0] && io.temporal_gain > 0.f)
+    asm volatile(
+        "prefetch.global.L2 [%0];" ::"l"(state_at<S> (io, plane, y, x)));
+}
+
+/* One channel's output: @v through the temporal filter where the launch
+ * has one (its state the rounded output, in sample units), rounded. */
+template <class S>
+__device__ __forceinline__ int finish_channel (
+    const Io &io, int plane, int y, int x, float v)
+{
+  if (!io.state[0])
+    return __float2int_rn (v);
+  S *state = state_at<S> (io, plane, y, x);
+  if (io.temporal_gain > 0.f) {
+    const float p = (float)*state;
+    v = temporal_step (io, v, p, v - p);
+  }
+  const int r = __float2int_rn (v);
+  *state = (S)r;
+  return r;
+}
 
 /* ------------------------------------------------------------------ */
 /* Pixel layouts. Each turns a source pixel into one 32-bit word of the
@@ -199,7 +257,8 @@ template <int kChannels> struct Channels
       const Io &io, int y, int x, const Sum &s)
   {
     *io.template out<kPixelBytes> (channel (), y, x)
-        = (uint8_t)__float2int_rn ((s.v / s.w) * 0.25f);
+        = (uint8_t)finish_channel<uint8_t> (
+            io, channel (), y, x, (s.v / s.w) * 0.25f);
   }
 };
 
@@ -291,20 +350,45 @@ struct Colour
     s.c2 += w * p.c2;
     s.w += w;
   }
-  /* The three rounded results, packed as the tile word is. */
+  /* The three results of output (@x, @y) (levels, before rounding)
+   * through the temporal filter where the launch has one (its state the
+   * rounded results packed), rounded, packed as the tile word is. */
+  static __device__ __forceinline__ uint32_t finish (
+      const Io &io, int y, int x, float c0, float c1, float c2)
+  {
+    uint32_t *state = nullptr;
+    /* (The streaming kernels finish pixels right of the picture too, which
+     * they do not store.) */
+    if (io.state[0] && x < io.width) {
+      state = state_at<uint32_t> (io, 0, y, x);
+      if (io.temporal_gain > 0.f) {
+        const uint32_t p = *state;
+        const float p0 = exact (p, 0x7440), p1 = exact (p, 0x7441),
+                    p2 = exact (p, 0x7442);
+        const float d = fabsf (c0 - p0) + fabsf (c1 - p1) + fabsf (c2 - p2);
+        c0 = temporal_step (io, c0, p0, d);
+        c1 = temporal_step (io, c1, p1, d);
+        c2 = temporal_step (io, c2, p2, d);
+      }
+    }
+    const uint32_t r = (uint32_t)__float2int_rn (c0)
+        | ((uint32_t)__float2int_rn (c1) << 8)
+        | ((uint32_t)__float2int_rn (c2) << 16);
+    if (state)
+      *state = r;
+    return r;
+  }
   template <bool kBiased>
-  static __device__ __forceinline__ uint32_t result (const Sum &s)
+  static __device__ __forceinline__ uint32_t result (
+      const Io &io, int y, int x, const Sum &s)
   {
     if (kBiased) {
       const float inv = 32768.f / s.w;
-      return (uint32_t)__float2int_rn ((s.c0 - s.w) * inv)
-          | ((uint32_t)__float2int_rn ((s.c1 - s.w) * inv) << 8)
-          | ((uint32_t)__float2int_rn ((s.c2 - s.w) * inv) << 16);
+      return finish (
+          io, y, x, (s.c0 - s.w) * inv, (s.c1 - s.w) * inv, (s.c2 - s.w) * inv);
     }
     const float inv = 1.f / s.w;
-    return (uint32_t)__float2int_rn (s.c0 * inv)
-        | ((uint32_t)__float2int_rn (s.c1 * inv) << 8)
-        | ((uint32_t)__float2int_rn (s.c2 * inv) << 16);
+    return finish (io, y, x, s.c0 * inv, s.c1 * inv, s.c2 * inv);
   }
 };
 
@@ -332,7 +416,7 @@ template <int kFirst> struct Colour32 : Colour
     const uint32_t passthrough
         = word (io.template in<4> (0, y, x)) & ~kColourMask;
     *reinterpret_cast<uint32_t *> (io.template out<4> (0, y, x))
-        = (result<kBiased> (s) << kShift) | passthrough;
+        = (result<kBiased> (io, y, x, s) << kShift) | passthrough;
   }
 };
 
@@ -352,7 +436,7 @@ struct Colour24 : Colour
   static __device__ __forceinline__ void store (
       const Io &io, int y, int x, const Sum &s)
   {
-    const uint32_t c = result<kBiased> (s);
+    const uint32_t c = result<kBiased> (io, y, x, s);
     uint8_t *p = io.template out<3> (0, y, x);
     p[0] = (uint8_t)c;
     p[1] = (uint8_t)(c >> 8);
@@ -375,7 +459,7 @@ struct ColourPlanar : Colour
   static __device__ __forceinline__ void store (
       const Io &io, int y, int x, const Sum &s)
   {
-    const uint32_t c = result<kBiased> (s);
+    const uint32_t c = result<kBiased> (io, y, x, s);
     *io.template out<1> (0, y, x) = (uint8_t)c;
     *io.template out<1> (1, y, x) = (uint8_t)(c >> 8);
     *io.template out<1> (2, y, x) = (uint8_t)(c >> 16);
@@ -477,8 +561,10 @@ struct DeepChannels : Channels<kChannels>
   static __device__ __forceinline__ void store (
       const Io &io, int y, int x, const typename Base::Sum &s)
   {
-    *reinterpret_cast<uint16_t *> (io.template out<0> (Base::channel (), y, x))
-        = (uint16_t)(__float2int_rn ((s.v / s.w) * 0.25f) << io.sample_shift);
+    const int c = Base::channel ();
+    *reinterpret_cast<uint16_t *> (io.template out<0> (c, y, x))
+        = (uint16_t)(finish_channel<uint16_t> (io, c, y, x, (s.v / s.w) * 0.25f)
+            << io.sample_shift);
   }
 };
 
@@ -535,13 +621,33 @@ template <int kRangeShift> struct DeepColour : Colour
   {
     return __uint_as_float (__byte_perm (p, 0x4b000000u, selector)) - 8388608.f;
   }
-  /* The three rounded results, packed as the tile word is. */
-  static __device__ __forceinline__ uint2 result (const Sum &s)
+  /* The three results of output (@x, @y), through the temporal filter
+   * where the launch has one (as Colour::finish), rounded, packed as the
+   * tile word is. */
+  static __device__ __forceinline__ uint2 result (
+      const Io &io, int y, int x, const Sum &s)
   {
     const float inv = 1.f / s.w;
-    return make_uint2 ((uint32_t)__float2int_rn (s.c0 * inv)
-            | ((uint32_t)__float2int_rn (s.c1 * inv) << 16),
-        (uint32_t)__float2int_rn (s.c2 * inv));
+    float c0 = s.c0 * inv, c1 = s.c1 * inv, c2 = s.c2 * inv;
+    uint2 *state = nullptr;
+    if (io.state[0]) {
+      state = state_at<uint2> (io, 0, y, x);
+      if (io.temporal_gain > 0.f) {
+        const uint2 p = *state;
+        const float p0 = half (p.x, 0x7610), p1 = half (p.x, 0x7632),
+                    p2 = half (p.y, 0x7610);
+        const float d = fabsf (c0 - p0) + fabsf (c1 - p1) + fabsf (c2 - p2);
+        c0 = temporal_step (io, c0, p0, d);
+        c1 = temporal_step (io, c1, p1, d);
+        c2 = temporal_step (io, c2, p2, d);
+      }
+    }
+    const uint2 r = make_uint2 (
+        (uint32_t)__float2int_rn (c0) | ((uint32_t)__float2int_rn (c1) << 16),
+        (uint32_t)__float2int_rn (c2));
+    if (state)
+      *state = r;
+    return r;
   }
   static __device__ __forceinline__ uint2 pack (
       uint32_t c0, uint32_t c1, uint32_t c2)
@@ -576,7 +682,7 @@ template <int kRangeShift> struct DeepPlanar : DeepColour<kRangeShift>
   static __device__ __forceinline__ void store (
       const Io &io, int y, int x, const typename Base::Sum &s)
   {
-    const uint2 c = Base::result (s);
+    const uint2 c = Base::result (io, y, x, s);
     *reinterpret_cast<uint16_t *> (io.template out<2> (0, y, x))
         = (uint16_t)c.x;
     *reinterpret_cast<uint16_t *> (io.template out<2> (1, y, x))
@@ -609,7 +715,7 @@ struct DeepColour64 : DeepColour<5>
       const Io &io, int y, int x, const Sum &s)
   {
     const uint32_t alpha = word (io.template in<8> (0, y, x)).y & 0xffff0000u;
-    const uint2 c = result (s);
+    const uint2 c = result (io, y, x, s);
     uint32_t *out = reinterpret_cast<uint32_t *> (io.template out<8> (0, y, x));
     out[0] = c.x;
     out[1] = c.y | alpha;
@@ -638,7 +744,7 @@ struct DeepColour10A2 : DeepColour<0>
       const Io &io, int y, int x, const Sum &s)
   {
     const uint32_t alpha = word (io.template in<4> (0, y, x)) & kAlphaMask;
-    const uint2 c = result (s);
+    const uint2 c = result (io, y, x, s);
     *reinterpret_cast<uint32_t *> (io.template out<4> (0, y, x))
         = (c.x & 0x3ffu) | ((c.x >> 16) << 10) | (c.y << 20) | alpha;
   }
@@ -754,12 +860,23 @@ struct LayoutSampleMask<T, std::void_t<decltype (T::kSampleMask)>>
   static constexpr uint32_t value = T::kSampleMask;
 };
 
-/* The Io of a launch, after checking the planes against the layout. */
+/* The Io of a launch, after checking the planes against the layout and
+ * taking the temporal filter's part of @w. */
 template <class T>
 cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
-    int row_end, Io *io)
+    int row_end, const CbfFilterParams *w, Io *io)
 {
   *io = Io{};
+  /* The temporal filter's state: one a grid layer (a channel filtered on
+   * its own, or three filtered together), every layer's or none. */
+  for (int l = 0; dst[0].state && l < T::kGridLayers; l++) {
+    if (!dst[l].state || w->temporal_gain < 0.f || w->temporal_gate <= 0.f)
+      return cudaErrorInvalidValue;
+    io->state[l] = dst[l].state;
+    io->state_pitch[l] = dst[l].state_pitch;
+  }
+  io->temporal_gain = w->temporal_gain;
+  io->temporal_gate = w->temporal_gate;
   for (int p = 0; p < T::kPlanes; p++) {
     if (src[p].width != src[0].width || src[p].height != src[0].height
         || dst[p].width != src[0].width || dst[p].height != src[0].height

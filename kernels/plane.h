@@ -48,6 +48,10 @@ typedef struct
                                  * entry reads only those, so that bits a
                                  * faulty source sets above them are read as
                                  * zero; 0 for all of the container */
+  uint8_t *state;               /* of an output: the temporal filter's
+                                 * previous output (temporal.h), one state
+                                 * word a pixel; NULL: no temporal filter */
+  size_t state_pitch;           /* from one row of the state to the next */
 } CbfPlane;
 
 #ifdef __cplusplus

@@ -31,6 +31,7 @@
 
 #include "bilateral.h"
 #include "cbfengine.h"
+#include "temporal.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API
@@ -40,6 +41,9 @@
 #endif
 
 #define SIGMA_COLOR 30.0
+/* The temporal filter's settings in the rows that time it. */
+#define TEMPORAL_STRENGTH 0.8
+#define TEMPORAL_SIGMA 10.0
 #define SIGMA_SPACE 5.0
 #define N_INPUTS 3              /* rotated, so repeated runs do not time L2 */
 
@@ -286,6 +290,7 @@ typedef struct
   const char *format;           /* RGBA or GRAY8 */
   int width, height, diameter;
   double ours_ms, generic_ms, npp_ms;
+  double temporal_ms;           /* ours with the temporal filter on */
 } KernelRow;
 
 typedef void (*RunFunc) (void *ctx, int input, cudaStream_t stream);
@@ -331,6 +336,9 @@ typedef struct
   size_t npp_in_pitch, npp_out_pitch;
   int npp_channels, radius;
   NppStreamContext npp_ctx;
+  /* The temporal filter's state for out (one word a pixel). */
+  uint8_t *state;
+  size_t state_pitch;
 } KernelCtx;
 
 static void
@@ -403,7 +411,7 @@ kernel_ctx_init (KernelCtx * c, const guint8 * pixels, int stride, int width,
 
     add_noise (noisy, n_bytes, bpp, seed + i);
     c->in[i] = (CbfPlane) {
-    NULL, 0, bpp, width, height, 0, 0};
+    .pixel_bytes = bpp,.width = width,.height = height};
     CHECK (cudaMallocPitch ((void **) &c->in[i].data, &c->in[i].pitch_bytes,
             stride, height));
     CHECK (cudaMemcpy2D (c->in[i].data, c->in[i].pitch_bytes, noisy, stride,
@@ -425,6 +433,11 @@ kernel_ctx_init (KernelCtx * c, const guint8 * pixels, int stride, int width,
   c->out = c->in[0];
   CHECK (cudaMallocPitch ((void **) &c->out.data, &c->out.pitch_bytes,
           stride, height));
+  CHECK (cudaMallocPitch ((void **) &c->state, &c->state_pitch,
+          (size_t) width * cbf_temporal_state_bytes (bpp == 1 ? 1 : 3, 8),
+          height));
+  CHECK (cudaMemset2D (c->state, c->state_pitch, 0, (size_t) width *
+          cbf_temporal_state_bytes (bpp == 1 ? 1 : 3, 8), height));
   if (npp_channels)
     CHECK (cudaMallocPitch ((void **) &c->npp_out, &c->npp_out_pitch,
             npp_row, height));
@@ -441,6 +454,7 @@ kernel_ctx_free (KernelCtx * c)
   }
   cudaFree (c->out.data);
   cudaFree (c->npp_out);
+  cudaFree (c->state);
 }
 
 static void
@@ -466,7 +480,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
       kernel_ctx_init (&c, pixels, stride, w, h, bpp, f == 0 ? 3 : 1, 100);
 
       for (d = 0; d < G_N_ELEMENTS (diameters); d++) {
-        KernelRow row = { format, w, h, diameters[d], 0, 0, -1 };
+        KernelRow row = { format, w, h, diameters[d], 0, 0, -1, 0 };
         c.radius = cbf_bilateral_radius (diameters[d], SIGMA_SPACE);
         if (quick && diameters[d] != 15 && diameters[d] != 5)
           continue;
@@ -480,6 +494,15 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
 
         c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_channel;
         row.ours_ms = time_kernel (run_ours, &c, stream);
+        /* The same launch with the temporal filter on: each run blends
+         * with the state the last one left, of another noisy input. */
+        c.out.state = c.state;
+        c.out.state_pitch = c.state_pitch;
+        c.weights.temporal_gain = TEMPORAL_STRENGTH;
+        c.weights.temporal_gate = cbf_temporal_gate (TEMPORAL_SIGMA, 8);
+        row.temporal_ms = time_kernel (run_ours, &c, stream);
+        c.out.state = NULL;
+        c.weights.temporal_gain = 0;
         c.func = f == 0 ? cbf_bilateral_colour_first_generic :
             cbf_bilateral_channel_generic;
         row.generic_ms = time_kernel (run_ours, &c, stream);
@@ -495,9 +518,10 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         }
         g_array_append_val (rows, row);
         printf ("kernel %-5s %4dx%-4d d=%-2d  ours %8.3f ms  generic %8.3f ms"
-            "  NPP %8.3f ms  (%.1fx NPP)\n", format, w, h, diameters[d],
-            row.ours_ms, row.generic_ms, row.npp_ms,
-            row.npp_ms > 0 ? row.npp_ms / row.ours_ms : 0);
+            "  NPP %8.3f ms  (%.1fx NPP)  temporal %8.3f ms (%.2fx)\n", format,
+            w, h, diameters[d], row.ours_ms, row.generic_ms, row.npp_ms,
+            row.npp_ms > 0 ? row.npp_ms / row.ours_ms : 0, row.temporal_ms,
+            row.temporal_ms / row.ours_ms);
         fflush (stdout);
       }
       kernel_ctx_free (&c);
@@ -585,7 +609,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     int bpp = strcmp (format, "RGBA") == 0 ? 4 : 1, channels = bpp == 4 ? 3 : 1;
     int w = 512, h = 512, stride;
     guint8 *pixels, *exact_out, *grid_out;
-    CbfPlane in = { NULL, 0, bpp, w, h, 0, 0 }, out;
+    CbfPlane in = {.pixel_bytes = bpp,.width = w,.height = h }, out;
     CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
         cbf_bilateral_channel;
     CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first : cbf_grid_channel;
@@ -886,8 +910,10 @@ bench_formats (const char *image, GArray * rows)
 
       for (d = 0; d < G_N_ELEMENTS (frame_diameters); d++) {
         FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0 };
-        CbfParams params = { frame_diameters[d], SIGMA_COLOR, SIGMA_SPACE,
-          TRUE, CBF_MODE_BILATERAL, CBF_METHOD_EXACT
+        CbfParams params = {.diameter = frame_diameters[d],
+          .sigma_color = SIGMA_COLOR,.sigma_space = SIGMA_SPACE,
+          .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
+          .method = CBF_METHOD_EXACT
         };
         const gchar *what = NULL;
         gint halo_rows;
@@ -1591,6 +1617,17 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
       row = bench_pipeline ("cudabilateral d=15, CUDA memory in and out",
           desc, "f", "f", w, h, frames, FRAMES_CUDA_POOL);
       append_row (rows, &row);
+      {
+        /* The same with the temporal filter on. */
+        gchar *temporal = g_strdup_printf ("appsrc name=src ! %s "
+            "temporal-strength=%g temporal-sigma=%g ! fakesink sync=false",
+            filter, TEMPORAL_STRENGTH, TEMPORAL_SIGMA);
+
+        row = bench_pipeline ("cudabilateral d=15 temporal, CUDA memory in "
+            "and out", temporal, "f", "f", w, h, frames, FRAMES_CUDA_POOL);
+        append_row (rows, &row);
+        g_free (temporal);
+      }
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
           "video/x-raw(memory:CUDAMemory) ! cudadownload name=down ! "
@@ -2147,8 +2184,9 @@ write_json (const char *path, const char *commit, GArray * kernels,
     KernelRow *r = &g_array_index (kernels, KernelRow, i);
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"diameter\": %d, \"ours_ms\": %.5f, \"generic_ms\": %.5f, "
-        "\"npp_ms\": %.5f}%s\n", r->format, r->width, r->height, r->diameter,
-        r->ours_ms, r->generic_ms, r->npp_ms, i + 1 < kernels->len ? "," : "");
+        "\"npp_ms\": %.5f, \"temporal_ms\": %.5f}%s\n", r->format, r->width,
+        r->height, r->diameter, r->ours_ms, r->generic_ms, r->npp_ms,
+        r->temporal_ms, i + 1 < kernels->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"gaussian\": [\n");
   for (i = 0; i < gaussian->len; i++) {
