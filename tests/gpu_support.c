@@ -794,6 +794,70 @@ channels_reference_of (const GstVideoInfo * info, const Channel * in,
   return 3;
 }
 
+/* The temporal reference of one group of @n channels (1, or 3 filtered
+ * together): B by cbf_reference_values at @bits, then
+ * cbf_reference_temporal with @prev (NULL: none). */
+static void
+temporal_group (const Channel * in, const Channel * prev, guint n, gint bits,
+    const Params * p, gboolean grid, gboolean chroma, gdouble strength,
+    gdouble sigma, Channel * expected)
+{
+  gint w = in[0].width, h = in[0].height;
+  gsize i, px = (gsize) w * h;
+  guint16 *packed = g_new (guint16, px * n), *last = NULL;
+  guint16 *result = g_new (guint16, px * n);
+  gdouble *values = g_new (gdouble, px * n);
+  Params q = *p;
+  guint c;
+
+  if (chroma)
+    cbf_reference_chroma_params (p->diameter, p->sigma_space, 2, &q.diameter,
+        &q.sigma_space);
+  if (prev)
+    last = g_new (guint16, px * n);
+  for (i = 0; i < px; i++)
+    for (c = 0; c < n; c++) {
+      packed[i * n + c] = in[c].data[i];
+      if (prev)
+        last[i * n + c] = prev[c].data[i];
+    }
+  cbf_reference_values (grid ? CBF_REFERENCE_GRID : q.gaussian ?
+      CBF_REFERENCE_GAUSSIAN : CBF_REFERENCE_BILATERAL, packed, (gsize) w * n,
+      2, bits, w, h, n, 0, n, q.diameter, q.sigma_color, q.sigma_space, values);
+  cbf_reference_temporal (values, last, (gsize) w * n, result, (gsize) w * n,
+      2, bits, w, h, n, 0, n, strength, sigma);
+  for (c = 0; c < n; c++) {
+    expected[c] = channel_new (w, h, bits);
+    for (i = 0; i < px; i++)
+      expected[c].data[i] = result[i * n + c];
+  }
+  g_free (packed);
+  g_free (last);
+  g_free (result);
+  g_free (values);
+}
+
+guint
+channels_temporal_for_format (const GstVideoInfo * info, const Channel * in,
+    const Channel * prev, const Params * p, gboolean grid, gdouble strength,
+    gdouble sigma, Channel * expected)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
+  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
+      && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
+
+  if (colour) {
+    temporal_group (in, prev, 3, bits, p, grid, FALSE, strength, sigma,
+        expected);
+    return 3;
+  }
+  for (c = 0; c < n; c++)
+    temporal_group (&in[c], prev ? &prev[c] : NULL, 1, bits, p, grid, c > 0,
+        strength, sigma, &expected[c]);
+  return n;
+}
+
 guint
 channels_reference_for_format (const GstVideoInfo * info, const Channel * in,
     const Params * p, Channel * expected)

@@ -190,6 +190,15 @@ guint channels_reference_for_format (const GstVideoInfo * info,
 guint channels_reference_grid_for_format (const GstVideoInfo * info,
     const Channel * in, const Params * p, Channel * expected);
 
+/* The temporal filter's expected output channels, grouped as
+ * channels_reference_for_format groups them: B, the spatial result before
+ * rounding of @p's mode (or of method=grid where @grid), moved towards
+ * @prev, the element's previous output (NULL: none), with @strength and
+ * @sigma (cbf_reference_values, cbf_reference_temporal). Returns how many
+ * it wrote. */
+guint channels_temporal_for_format (const GstVideoInfo * info,
+    const Channel * in, const Channel * prev, const Params * p,
+    gboolean grid, gdouble strength, gdouble sigma, Channel * expected);
 /* Y, U and V of packed RGB pixels (@width x @height), BT.601 full range,
  * each rounded, at full size, into @yuv[0..2] (8 bits). */
 void channels_yuv_from_rgb (const guint8 * rgb, gint width, gint height,

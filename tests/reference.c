@@ -135,12 +135,13 @@ cbf_reference_space_weight (int dx, int dy, int radius, double sigma_space)
 }
 
 /* The bilateral filter in double on samples of @bytes bytes and @bits bits
- * (strides and pixels in samples). */
+ * (strides and pixels in samples); @values (NULL: none) takes the results
+ * before rounding, width x height x channels. */
 static void
 exact_bilateral (const void *src, size_t src_stride, void *dst,
     size_t dst_stride, int bytes, int bits, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
-    double sigma_color, double sigma_space)
+    double sigma_color, double sigma_space, double *values)
 {
   int radius = cbf_reference_radius (diameter, sigma_space);
   int side = 2 * radius + 1, n_taps = 0, largest = channels * ((1 << bits) - 1);
@@ -188,8 +189,11 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
       memcpy ((uint8_t *) dst + out * bytes,
           (const uint8_t *) src + centre * bytes,
           (size_t) pixel_samples * bytes);
-      for (c = 0; c < channels; c++)
+      for (c = 0; c < channels; c++) {
         sample_set (dst, out + colour_offset + c, bytes, lrint (sum[c] / wsum));
+        if (values)
+          values[((size_t) y * width + x) * channels + c] = sum[c] / wsum;
+      }
     }
   free (tap_dx);
   free (tap_dy);
@@ -211,7 +215,7 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
   else
     exact_bilateral (src, src_stride, dst, dst_stride, 1, 8, width, height,
         pixel_bytes, colour_offset, channels, diameter, sigma_color,
-        sigma_space);
+        sigma_space, NULL);
 }
 
 void
@@ -226,7 +230,7 @@ cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
   else
     exact_bilateral (src, src_stride, dst, dst_stride, 2, bits, width,
         height, pixel_samples, colour_offset, channels, diameter,
-        sigma_color, sigma_space);
+        sigma_color, sigma_space, NULL);
 }
 
 void
@@ -475,12 +479,14 @@ grid_blur (const double *in, double *out, const CbfReferenceGridCells * g,
 
 /* The grid of one channel of samples of @bytes bytes (@bits bits), the
  * channel's samples at @offset of each @pixel_samples-sample pixel, its
- * results into the same place of @dst. */
+ * results into the same place of @dst, and before rounding (clamped to
+ * the samples' range as the rounded ones are) into @values[(y width + x)
+ * channels] (NULL: none). */
 static void
 grid_channel (const void *src, size_t src_stride, void *dst,
     size_t dst_stride, int bytes, int bits, int width, int height,
     int pixel_samples, int offset, int channels, double sigma_color,
-    double sigma_space)
+    double sigma_space, double *values)
 {
   CbfReferenceGridCells g;
   GridPlace place;
@@ -549,6 +555,9 @@ grid_channel (const void *src, size_t src_stride, void *dst,
       v = sum / count;
       sample_set (dst, y * dst_stride + (size_t) x * pixel_samples + offset,
           bytes, v > g.range_max ? (long) g.range_max : lrint (v));
+      if (values)
+        values[((size_t) y * width + x) * channels] =
+            v > g.range_max ? g.range_max : v;
     }
   free (cells[0]);
   free (cells[1]);
@@ -557,7 +566,8 @@ grid_channel (const void *src, size_t src_stride, void *dst,
 static void
 grid_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
     int bytes, int bits, int width, int height, int pixel_samples,
-    int colour_offset, int channels, double sigma_color, double sigma_space)
+    int colour_offset, int channels, double sigma_color, double sigma_space,
+    double *values)
 {
   int c;
 
@@ -569,7 +579,7 @@ grid_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
   for (c = 0; c < channels; c++)
     grid_channel (src, src_stride, dst, dst_stride, bytes, bits, width,
         height, pixel_samples, colour_offset + c, channels, sigma_color,
-        sigma_space);
+        sigma_space, values ? values + c : NULL);
 }
 
 void
@@ -578,7 +588,7 @@ cbf_reference_grid (const uint8_t * src, size_t src_stride, uint8_t * dst,
     int colour_offset, int channels, double sigma_color, double sigma_space)
 {
   grid_image (src, src_stride, dst, dst_stride, 1, 8, width, height,
-      pixel_bytes, colour_offset, channels, sigma_color, sigma_space);
+      pixel_bytes, colour_offset, channels, sigma_color, sigma_space, NULL);
 }
 
 void
@@ -588,7 +598,7 @@ cbf_reference_grid_deep (const uint16_t * src, size_t src_stride,
     double sigma_color, double sigma_space)
 {
   grid_image (src, src_stride, dst, dst_stride, 2, bits, width, height,
-      pixel_samples, colour_offset, channels, sigma_color, sigma_space);
+      pixel_samples, colour_offset, channels, sigma_color, sigma_space, NULL);
 }
 
 /* ---------------------------------------------------------------- */
@@ -631,4 +641,76 @@ int
 cbf_reference_mask_blend (int in, int filtered, int m)
 {
   return in + (int) lround ((double) (filtered - in) * m / 255.0);
+}
+
+/* ---------------------------------------------------------------- */
+/* The temporal filter. */
+
+void
+cbf_reference_values (CbfReferenceMode mode, const void *src,
+    size_t src_stride, int sample_bytes, int bits, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space, double *values)
+{
+  size_t scratch_stride = (size_t) width * pixel_samples;
+  void *scratch;
+  int x, y, c;
+
+  if (mode == CBF_REFERENCE_GAUSSIAN) {
+    double *sums = separable_gaussian (src, src_stride, sample_bytes, width,
+        height, pixel_samples, colour_offset, channels, diameter, sigma_space,
+        sample_bytes == 1);
+
+    /* 8-bit sums are float sums, as the rounded reference takes them. */
+    memcpy (values, sums, (size_t) width * height * channels * sizeof (double));
+    free (sums);
+    return;
+  }
+  if (passes_through (sigma_color, sigma_space)) {
+    for (y = 0; y < height; y++)
+      for (x = 0; x < width; x++)
+        for (c = 0; c < channels; c++)
+          values[((size_t) y * width + x) * channels + c] = sample_at (src,
+              y * src_stride + (size_t) x * pixel_samples + colour_offset + c,
+              sample_bytes);
+    return;
+  }
+  scratch = malloc (scratch_stride * height * sample_bytes);
+  if (mode == CBF_REFERENCE_GRID)
+    grid_image (src, src_stride, scratch, scratch_stride, sample_bytes, bits,
+        width, height, pixel_samples, colour_offset, channels, sigma_color,
+        sigma_space, values);
+  else
+    exact_bilateral (src, src_stride, scratch, scratch_stride, sample_bytes,
+        bits, width, height, pixel_samples, colour_offset, channels,
+        diameter, sigma_color, sigma_space, values);
+  free (scratch);
+}
+
+void
+cbf_reference_temporal (const double *values, const void *prev,
+    size_t prev_stride, void *dst, size_t dst_stride, int sample_bytes,
+    int bits, int width, int height, int pixel_samples, int colour_offset,
+    int channels, double strength, double sigma)
+{
+  double s = bits > 8 ? sigma * ((1 << bits) - 1) / 255.0 : sigma;
+  int x, y, c;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      const double *b = values + ((size_t) y * width + x) * channels;
+      size_t at = (size_t) x * pixel_samples + colour_offset;
+      double p[3] = { 0, 0, 0 }, d = 0, g = 0;
+
+      if (prev) {
+        for (c = 0; c < channels; c++) {
+          p[c] = sample_at (prev, y * prev_stride + at + c, sample_bytes);
+          d += fabs (b[c] - p[c]);
+        }
+        g = strength * exp (-d * d / (2 * s * s));
+      }
+      for (c = 0; c < channels; c++)
+        sample_set (dst, y * dst_stride + at + c, sample_bytes,
+            lrint (b[c] + g * (p[c] - b[c])));
+    }
 }

@@ -140,4 +140,33 @@ int cbf_reference_mask_sample (const uint8_t * mask, size_t pitch,
  * that no value lies halfway): 0 gives @in, 255 gives @filtered. */
 int cbf_reference_mask_blend (int in, int filtered, int m);
 
+/* The temporal filter (the element's temporal-strength and
+ * temporal-sigma). First the spatial result B before rounding, of @mode
+ * on channels [@colour_offset, + @channels) of each @pixel_samples-sample
+ * pixel of @src (samples of @sample_bytes bytes, 1: 8 bits, 2: @bits;
+ * strides in samples), as the rounded references above compute it (the
+ * input itself where they copy it), into @values, width x height x
+ * channels doubles. */
+typedef enum
+{
+  CBF_REFERENCE_BILATERAL,
+  CBF_REFERENCE_GAUSSIAN,
+  CBF_REFERENCE_GRID
+} CbfReferenceMode;
+
+void cbf_reference_values (CbfReferenceMode mode, const void *src,
+    size_t src_stride, int sample_bytes, int bits, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space, double *values);
+
+/* Then, with P the previous output @prev (laid out as @dst; NULL: no
+ * previous frame, Y = B): D = sum over the channels of |B - P|,
+ * g = exp (-D^2 / (2 s^2)) with s = @sigma (8-bit levels) x (2^bits - 1)
+ * / 255 for deeper samples, Y = B + @strength g (P - B), rounded half to
+ * even into the channels' samples of @dst (its other samples untouched). */
+void cbf_reference_temporal (const double *values, const void *prev,
+    size_t prev_stride, void *dst, size_t dst_stride, int sample_bytes,
+    int bits, int width, int height, int pixel_samples, int colour_offset,
+    int channels, double strength, double sigma);
+
 #endif

@@ -954,6 +954,81 @@ GST_START_TEST (test_cuda_memory_modes)
 
 GST_END_TEST;
 
+/* The temporal filter in CUDA memory: each frame of a still picture under
+ * fresh noise, then a moving one, within +-1 (16-bit: the temporal
+ * tolerance) of the reference given the previous output, which the
+ * element keeps on the GPU between frames that leave with their work
+ * pending. */
+GST_START_TEST (test_cuda_memory_temporal)
+{
+  static const gchar *fmts[] = { "NV12", "RGBA", "I420", "P010_10LE" };
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  const gint w = 96, h = 64;
+  guint f, i, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstHarness *harness = cuda_harness_new (fmts[f], w, h, &p,
+        "cudabilateral name=f temporal-strength=0.8 temporal-sigma=10");
+    GstVideoInfo info = info_for (fmts[f], w, h);
+    guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), moved = 0, n_filtered = 0;
+    gint tol = format_bits (GST_VIDEO_INFO_FORMAT (&info)) == 16 ? 24 : 1;
+    Channel base[GST_VIDEO_MAX_COMPONENTS], prev[GST_VIDEO_MAX_COMPONENTS];
+    GstElement *filter;
+
+    channels_for_format (fmts[f], w, h, 11 + f, base);
+    for (i = 0; i < 6; i++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel expected[GST_VIDEO_MAX_COMPONENTS];
+      Channel spatial[GST_VIDEO_MAX_COMPONENTS];
+      GRand *rand = g_rand_new_with_seed (500 + i);
+      gsize k;
+
+      for (c = 0; c < n; c++) {
+        gint top = (1 << base[c].bits) - 1, cw = base[c].width;
+        gint shift = i < 4 ? 0 : 2 * (gint) i * cw / w;
+
+        in[c] = channel_new (cw, base[c].height, base[c].bits);
+        for (k = 0; k < (gsize) cw * base[c].height; k++) {
+          gint x = k % cw, row = k / cw;
+          gint v = base[c].data[row * cw + ((x - shift) % cw + cw) % cw] +
+              g_rand_int_range (rand, -20, 21) * top / 255;
+
+          in[c].data[k] = (guint16) CLAMP (v, 0, top);
+        }
+      }
+      g_rand_free (rand);
+      push_and_read_channels (harness, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, i), out);
+      n_filtered = channels_temporal_for_format (&info, in, i ? prev : NULL,
+          &p, FALSE, 0.8, 10, expected);
+      channels_temporal_for_format (&info, in, NULL, &p, FALSE, 0.8, 10,
+          spatial);
+      for (c = 0; c < n_filtered; c++) {
+        assert_channel_matches (&out[c], &expected[c], tol,
+            "cudaupload ! cudabilateral temporal ! cudadownload", fmts[f], c);
+        for (k = 0; k < (gsize) out[c].width * out[c].height; k++)
+          moved += ABS ((gint) expected[c].data[k] - spatial[c].data[k]) > tol;
+      }
+      if (i)
+        channels_free (prev, n);
+      memcpy (prev, out, sizeof (Channel) * n);
+      channels_free (in, n);
+      channels_free (expected, n_filtered);
+      channels_free (spatial, n_filtered);
+    }
+    fail_unless (moved > 0, "%s: no output moved by the temporal filter",
+        fmts[f]);
+    filter = filter_named (harness, "f");
+    assert_cuda_caps (filter);
+    gst_object_unref (filter);
+    channels_free (prev, n);
+    channels_free (base, n);
+    gst_harness_teardown (harness);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_memory_suite (void)
 {
@@ -970,6 +1045,7 @@ cuda_memory_suite (void)
 #endif
   tcase_add_test (tc, test_short_cuda_memory_refused);
   tcase_add_test (tc, test_cuda_memory_modes);
+  tcase_add_test (tc, test_cuda_memory_temporal);
   tcase_add_test (tc, test_bad_device_id);
   return s;
 }

@@ -338,6 +338,68 @@ GST_START_TEST (test_grid_reference)
 
 GST_END_TEST;
 
+/* The temporal reference: values worked by hand, a previous frame that
+ * makes no difference where the two are far apart, the spatial values of
+ * every mode rounding to the rounded references' outputs. */
+GST_START_TEST (test_temporal_reference)
+{
+  /* One channel: B 100.4, P 110, a 0.8, sigma 10: D 9.6,
+   * g = exp (-0.4608) = 0.63078, Y = 100.4 + 0.8 x 0.63078 x 9.6 = 105.24. */
+  const gdouble one[] = { 100.4 }, far[] = { 100.4 };
+  const guint8 prev_one[] = { 110 }, prev_far[] = { 160 };
+  /* Three channels, 10 bits (sigma 10 levels: 40.118 samples): B (400, 500,
+   * 600.6), P (410, 490, 620): D 39.4, g = exp (-0.48225) = 0.61740,
+   * Y = B + 0.5 g (P - B): 403.09, 496.91, 606.59. */
+  const gdouble three[] = { 400, 500, 600.6 };
+  const guint16 prev_three[] = { 410, 490, 620 };
+  guint8 out8[1];
+  guint16 out16[3];
+  guint8 camera[24 * 16];
+  guint8 rounded[24 * 16];
+  gdouble values[24 * 16];
+  gint i;
+
+  cbf_reference_temporal (one, prev_one, 1, out8, 1, 1, 8, 1, 1, 1, 0, 1,
+      0.8, 10);
+  fail_unless_equals_int (out8[0], 105);
+  cbf_reference_temporal (one, NULL, 1, out8, 1, 1, 8, 1, 1, 1, 0, 1, 0.8, 10);
+  fail_unless_equals_int (out8[0], 100);
+  /* D 59.6: g = 1.9e-8, the previous frame is ignored. */
+  cbf_reference_temporal (far, prev_far, 1, out8, 1, 1, 8, 1, 1, 1, 0, 1,
+      0.95, 10);
+  fail_unless_equals_int (out8[0], 100);
+  cbf_reference_temporal (three, prev_three, 3, out16, 3, 2, 10, 1, 1, 3, 0,
+      3, 0.5, 10);
+  fail_unless (out16[0] == 403 && out16[1] == 497 && out16[2] == 607,
+      "%u %u %u", out16[0], out16[1], out16[2]);
+
+  /* B of each mode is what its rounded reference rounds. */
+  for (i = 0; i < 24 * 16; i++)
+    camera[i] = (guint8) ((i * 37) % 251);
+  cbf_reference_values (CBF_REFERENCE_BILATERAL, camera, 24, 1, 8, 24, 16, 1,
+      0, 1, 5, 30, 3, values);
+  cbf_reference_bilateral (camera, 24, rounded, 24, 24, 16, 1, 0, 1, 5, 30, 3);
+  for (i = 0; i < 24 * 16; i++)
+    fail_unless (lrint (values[i]) == rounded[i], "bilateral [%d]", i);
+  cbf_reference_values (CBF_REFERENCE_GAUSSIAN, camera, 24, 1, 8, 24, 16, 1,
+      0, 1, 5, 0, 2, values);
+  cbf_reference_gaussian (camera, 24, rounded, 24, 24, 16, 1, 0, 1, 5, 2);
+  for (i = 0; i < 24 * 16; i++)
+    fail_unless (lrintf ((float) values[i]) == rounded[i], "gaussian [%d]", i);
+  cbf_reference_values (CBF_REFERENCE_GRID, camera, 24, 1, 8, 24, 16, 1, 0, 1,
+      0, 30, 8, values);
+  cbf_reference_grid (camera, 24, rounded, 24, 24, 16, 1, 0, 1, 30, 8);
+  for (i = 0; i < 24 * 16; i++)
+    fail_unless (lrint (values[i]) == rounded[i], "grid [%d]", i);
+  /* Sigma 0: the input itself. */
+  cbf_reference_values (CBF_REFERENCE_BILATERAL, camera, 24, 1, 8, 24, 16, 1,
+      0, 1, 5, 0, 3, values);
+  for (i = 0; i < 24 * 16; i++)
+    fail_unless (values[i] == camera[i], "sigma 0 [%d]", i);
+}
+
+GST_END_TEST;
+
 /* ---------------------------------------------------------------- */
 /* The kernels' host-side arithmetic against the reference. Only here do
  * the tests call kernels/ code other than through the element: the
@@ -822,6 +884,7 @@ reference_suite (void)
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
   tcase_add_test (tc, test_mask_reference);
   tcase_add_test (tc, test_grid_reference);
+  tcase_add_test (tc, test_temporal_reference);
   /* The kernels' host-side arithmetic against the reference. */
   tcase_add_test (tc, test_kernel_rules);
   tcase_add_test (tc, test_kernel_tables);
