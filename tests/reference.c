@@ -714,3 +714,25 @@ cbf_reference_temporal (const double *values, const void *prev,
             lrint (b[c] + g * (p[c] - b[c])));
     }
 }
+
+/* ---------------------------------------------------------------- */
+/* Regions. */
+
+int
+cbf_reference_region_weight (const int (*boxes)[4], int n, double feather,
+    int outside, int fx, int fy, int x, int y)
+{
+  double cx = (x + 0.5) * fx, cy = (y + 0.5) * fy, best = 0;
+  int i, m;
+
+  for (i = 0; i < n; i++) {
+    double dx = fmax (fmax (boxes[i][0] - cx, cx - boxes[i][2]), 0);
+    double dy = fmax (fmax (boxes[i][1] - cy, cy - boxes[i][3]), 0);
+    double d = sqrt (dx * dx + dy * dy);
+    double w = d == 0 ? 1 : feather > 0 ? 1 - d / feather : 0;
+
+    best = fmax (best, w);
+  }
+  m = (int) floor (255 * best + 0.5);
+  return outside ? 255 - m : m;
+}

@@ -169,4 +169,13 @@ void cbf_reference_temporal (const double *values, const void *prev,
     int bits, int width, int height, int pixel_samples, int colour_offset,
     int channels, double strength, double sigma);
 
+/* A region's weight as the element documents it, in double: pixel (@x,
+ * @y) of a plane whose pixels stand for @fx x @fy luma pixels, its centre
+ * ((x + 0.5) fx, (y + 0.5) fy), d the distance from it to the nearest of
+ * the @n boxes (@boxes[i] = x0, y0, x1, y1: columns [x0, x1), rows [y0,
+ * y1)), m = 1 inside, else max (0, 1 - d / @feather) (0 without feather),
+ * round (255 m) half up; 255 - that for @outside. */
+int cbf_reference_region_weight (const int (*boxes)[4], int n,
+    double feather, int outside, int fx, int fy, int x, int y);
+
 #endif

@@ -12,10 +12,10 @@ meson test -C build --print-errorlogs --num-processes 1
 status=$?
 # The tests that need no GPU, again under valgrind and the sanitizers: the
 # reference, the element without a device, the copier's threads, the mask
-# file parser (the files it reads are untrusted), the page-locking rules and
-# the host frames' mapping and checks.
+# file parser (the files it reads are untrusted), the page-locking rules,
+# the host frames' mapping and checks and the regions read from metadata.
 cpu_tests=(reference element element-no-visible-gpu copier mask_file
-  hostregister hostframe)
+  hostregister hostframe regions)
 # Under valgrind: errors and definite leaks fail.
 rm -f build/meson-logs/testlog-valgrind.json
 if command -v valgrind >/dev/null; then

@@ -1,0 +1,81 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* Regions: boxes (from analytics metadata) that say where the filter
+ * applies, with a soft edge. A pixel's weight m is 1 inside a box, falls
+ * linearly to 0 at the feather's width outside it (the distance from the
+ * pixel's centre to the box), and is the largest over the boxes; the
+ * output is then blended as the strength mask blends (mask.h), with m
+ * in 8-bit levels. Float arithmetic written out step by step (IEEE square
+ * root and division), so that the host and the device agree to the bit. */
+
+#ifndef CBF_REGIONS_H
+#define CBF_REGIONS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The most boxes a frame takes; more are ignored. */
+#define CBF_MAX_REGIONS 64
+
+/* A box in luma (or RGB) pixels: columns [x0, x1), rows [y0, y1), inside
+ * the frame and not empty. */
+typedef struct
+{
+  int32_t x0, y0, x1, y1;
+} CbfRegionBox;
+
+/* The weight, 0 to 255, of pixel (@x, @y) of a plane whose pixels stand
+ * for @fx x @fy luma pixels (1, or 2 along a subsampled chroma axis): its
+ * centre ((x + 0.5) fx, (y + 0.5) fy) in luma pixels, d its distance to
+ * the nearest of the @n @boxes, m = 1 at d = 0, else max (0, 1 - d /
+ * @feather) (0 for no feather), round (255 m) half up; 255 - that for
+ * @outside. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_region_weight (const CbfRegionBox * boxes, int n, float feather,
+    int outside, int fx, int fy, int x, int y)
+{
+  const float cx = ((float) x + 0.5f) * (float) fx;
+  const float cy = ((float) y + 0.5f) * (float) fy;
+  float best = 0.f;
+  int i, m;
+
+  for (i = 0; i < n; i++) {
+    const float left = (float) boxes[i].x0 - cx;
+    const float right = cx - (float) boxes[i].x1;
+    const float top = (float) boxes[i].y0 - cy;
+    const float bottom = cy - (float) boxes[i].y1;
+    const float dx = left > 0.f ? left : right > 0.f ? right : 0.f;
+    const float dy = top > 0.f ? top : bottom > 0.f ? bottom : 0.f;
+    float w;
+
+    if (dx == 0.f && dy == 0.f)
+      w = 1.f;
+    else if (feather > 0.f)
+      w = 1.f - sqrtf (dx * dx + dy * dy) / feather;
+    else
+      w = 0.f;
+    if (w > best)
+      best = w;
+  }
+  m = (int) (255.f * best + 0.5f);
+  return outside ? 255 - m : m;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CBF_REGIONS_H */
