@@ -71,8 +71,7 @@ add_box (gint64 x, gint64 y, gint64 w, gint64 h, gint padding, gint width,
 
 guint
 cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
-    const gchar * const *types, gint padding, CbfRegionBox * boxes,
-    guint max)
+    const gchar * const *types, gint padding, CbfRegionBox * boxes, guint max)
 {
   gpointer state = NULL;
   GstMeta *meta;

@@ -153,12 +153,10 @@ GST_START_TEST (test_weights)
   fail_unless_equals_int (cbf_region_weight (boxes, 1, 5, 1, 1, 1, 32, 12),
       127);
   /* No feather: a hard edge. */
-  fail_unless_equals_int (cbf_region_weight (boxes, 1, 0, 0, 1, 1, 30, 12),
-      0);
+  fail_unless_equals_int (cbf_region_weight (boxes, 1, 0, 0, 1, 1, 30, 12), 0);
   /* Chroma pixel 15 of a 2x-subsampled plane stands for luma 30-31, centre
    * 31: one pixel right of the box, feather 4: 0.75. */
-  fail_unless_equals_int (cbf_region_weight (boxes, 1, 4, 0, 2, 2, 15, 6),
-      191);
+  fail_unless_equals_int (cbf_region_weight (boxes, 1, 4, 0, 2, 2, 15, 6), 191);
   /* Nothing: no box weighs nothing, or everything outside. */
   fail_unless_equals_int (cbf_region_weight (boxes, 0, 5, 0, 1, 1, 3, 3), 0);
   fail_unless_equals_int (cbf_region_weight (boxes, 0, 5, 1, 1, 1, 3, 3), 255);

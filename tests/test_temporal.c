@@ -142,8 +142,7 @@ sequence_check (Sequence * s, const Channel * in, GstBufferFlags flags,
   GST_BUFFER_FLAG_SET (buf, flags);
   filter_frame (s->h, s->format, W, H, buf, out);
   n_filtered = channels_temporal_for_format (&info, in,
-      s->n_prev ? s->prev : NULL, &s->p, s->grid, s->strength, SIGMA,
-      expected);
+      s->n_prev ? s->prev : NULL, &s->p, s->grid, s->strength, SIGMA, expected);
   channels_temporal_for_format (&info, in, NULL, &s->p, s->grid, s->strength,
       SIGMA, spatial);
   for (c = 0; c < n_filtered; c++) {
@@ -211,7 +210,8 @@ GST_START_TEST (test_temporal_sequence_every_format)
     }
     /* Averaging through time happens where the picture holds still. */
     fail_unless (still > 0, "%s: the still frames' expected outputs are the "
-        "spatial ones: the check cannot tell a temporal filter", all_formats[f]);
+        "spatial ones: the check cannot tell a temporal filter",
+        all_formats[f]);
 
     /* A flush (and the segment after it): the next frame starts again. */
     fail_unless (gst_harness_push_event (s.h, gst_event_new_flush_start ()));
