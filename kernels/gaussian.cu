@@ -297,8 +297,9 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
           o.c1 += c[d] * r.c1;
           o.c2 += c[d] * r.c2;
         }
-        const uint32_t colour
-            = Colour::finish (io, y, x + p, o.c0 * inv, o.c1 * inv, o.c2 * inv);
+        const uint32_t colour = (uint32_t)__float2int_rn (o.c0 * inv)
+            | ((uint32_t)__float2int_rn (o.c1 * inv) << 8)
+            | ((uint32_t)__float2int_rn (o.c2 * inv) << 16);
         out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
       }
       stream_store (io, y, x, inside, out);
@@ -313,8 +314,11 @@ bool launch_stream (const Io &io, const CbfPlane *src, const CbfPlane *dst,
     int row_begin, int row_end, int radius, const float *coeffs_dev,
     cudaStream_t stream)
 {
+  /* Not with the temporal filter: its state's read and blend in the
+   * strip's loop made ptxas spill at radius 2 (sm_75 to sm_89); the
+   * column kernel applies it. */
   if (!stream_serves<T> (src, dst) || radius < 1
-      || radius > kGaussStreamMaxRadius)
+      || radius > kGaussStreamMaxRadius || io.state[0])
     return false;
   const int pixels_a_block = kGaussStreamThreads * kStreamPixels;
   const int blocks_x = (io.width + pixels_a_block - 1) / pixels_a_block;
