@@ -52,6 +52,17 @@ struct _CbfEngine
   gboolean state_valid;
   CbfFilterParams identity;
   float *identity_dev;
+
+  /* The regions of the next frames, and their weights on the device for
+   * the luma (or RGB) plane and for the chroma planes. */
+  gboolean regions_on;
+  CbfRegionSet regions;
+  CbfPlane region_luma, region_chroma;
+  /* Where the regions' weights are made and the frame copied beside their
+   * windows, and the events that fork it from the frame's stream, say the
+   * weights are made and join it back. */
+  cudaStream_t region_side;
+  cudaEvent_t region_fork, region_weighed, region_join;
 };
 
 CbfEngine *
@@ -406,32 +417,6 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
   return cudaSuccess;
 }
 
-cudaError_t
-cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
-    gint * halo_rows, const gchar ** what)
-{
-  cudaError_t err;
-
-  if (engine->dirty) {
-    err = apply_params (engine, stream, what);
-    if (err != cudaSuccess)
-      return err;
-    engine->dirty = FALSE;
-  }
-  err = prepare_temporal (engine, what);
-  if (err != cudaSuccess)
-    return err;
-  /* The grid is made from the whole picture before the first band is
-   * read back: that band waits for every row. */
-  if (engine->kernel == CBF_KERNEL_GRID)
-    *halo_rows = engine->plan.passes[0].height;
-  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
-  else
-    *halo_rows = MAX (engine->luma.weights.radius,
-        engine->chroma.weights.radius);
-  return cudaSuccess;
-}
-
 static void
 free_device_plane (CbfPlane * plane)
 {
@@ -452,6 +437,56 @@ ensure_device_plane (CbfPlane * plane, gint width, gint height)
   plane->pitch_bytes = width;
   plane->pixel_bytes = 1;
   return cudaMalloc ((void **) &plane->data, (size_t) width * height);
+}
+
+cudaError_t
+cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
+    gint * halo_rows, const gchar ** what)
+{
+  cudaError_t err;
+
+  if (engine->dirty) {
+    err = apply_params (engine, stream, what);
+    if (err != cudaSuccess)
+      return err;
+    engine->dirty = FALSE;
+  }
+  err = prepare_temporal (engine, what);
+  if (err != cudaSuccess)
+    return err;
+  if (engine->regions_on) {
+    const CbfPass *last = &engine->plan.passes[engine->plan.n_passes - 1];
+
+    *what = "allocating the regions' weights";
+    err = ensure_device_plane (&engine->region_luma,
+        engine->plan.passes[0].width, engine->plan.passes[0].height);
+    if (err == cudaSuccess && last->chroma)
+      err = ensure_device_plane (&engine->region_chroma, last->width,
+          last->height);
+    if (err == cudaSuccess && !engine->region_side)
+      err = cudaStreamCreateWithFlags (&engine->region_side,
+          cudaStreamNonBlocking);
+    if (err == cudaSuccess && !engine->region_fork)
+      err = cudaEventCreateWithFlags (&engine->region_fork,
+          cudaEventDisableTiming);
+    if (err == cudaSuccess && !engine->region_weighed)
+      err = cudaEventCreateWithFlags (&engine->region_weighed,
+          cudaEventDisableTiming);
+    if (err == cudaSuccess && !engine->region_join)
+      err = cudaEventCreateWithFlags (&engine->region_join,
+          cudaEventDisableTiming);
+    if (err != cudaSuccess)
+      return err;
+  }
+  /* The grid is made from the whole picture before the first band is
+   * read back: that band waits for every row. */
+  if (engine->kernel == CBF_KERNEL_GRID)
+    *halo_rows = engine->plan.passes[0].height;
+  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
+  else
+    *halo_rows = MAX (engine->luma.weights.radius,
+        engine->chroma.weights.radius);
+  return cudaSuccess;
 }
 
 cudaError_t
@@ -487,15 +522,23 @@ cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
   return err;
 }
 
+void
+cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set)
+{
+  engine->regions_on = set != NULL;
+  if (set)
+    engine->regions = *set;
+}
+
 cudaError_t
 cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     gint row_begin, gint row_end, cudaStream_t stream)
 {
   CbfGroupRun luma = { engine->kernel, &engine->luma.weights,
-    engine->mask_on ? &engine->mask_luma : NULL
+    engine->mask_on ? &engine->mask_luma : NULL, NULL
   };
   CbfGroupRun chroma = { engine->kernel, &engine->chroma.weights,
-    engine->mask_on ? &engine->mask_chroma : NULL
+    engine->mask_on ? &engine->mask_chroma : NULL, NULL
   };
 
   /* A plane whose sigmas pass the bilateral filter through is copied, or
@@ -510,16 +553,26 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     chroma.params = engine->temporal_on && engine->params.filter_chroma ?
         &engine->identity : NULL;
   }
+  CbfRegionRun regions = { &engine->regions, engine->temporal_on
+        || engine->kernel == CBF_KERNEL_GRID || engine->regions.outside,
+    engine->region_side, engine->region_fork, engine->region_weighed,
+    engine->region_join
+  };
+
+  luma.weights = &engine->region_luma;
+  chroma.weights = &engine->region_chroma;
   return cbf_frame_plan_run (&engine->plan, &luma, &chroma,
-      engine->temporal_on ? &engine->state : NULL, in, out, row_begin,
-      row_end, stream);
+      engine->temporal_on ? &engine->state : NULL,
+      engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
+      stream);
 }
 
 gboolean
 cbf_engine_on_device (const CbfEngine * engine)
 {
   return engine->luma.dev_tables || engine->mask_raw.data
-      || engine->luma.grid.cells[0] || engine->identity_dev;
+      || engine->luma.grid.cells[0] || engine->identity_dev
+      || engine->region_luma.data || engine->region_side;
 }
 
 void
@@ -534,6 +587,16 @@ cbf_engine_free (CbfEngine * engine)
     free_device_plane (&engine->mask_raw);
     free_device_plane (&engine->mask_luma);
     free_device_plane (&engine->mask_chroma);
+    free_device_plane (&engine->region_luma);
+    free_device_plane (&engine->region_chroma);
+    if (engine->region_side)
+      cudaStreamDestroy (engine->region_side);
+    if (engine->region_fork)
+      cudaEventDestroy (engine->region_fork);
+    if (engine->region_weighed)
+      cudaEventDestroy (engine->region_weighed);
+    if (engine->region_join)
+      cudaEventDestroy (engine->region_join);
     free_state (engine);
   }
   g_free (engine);

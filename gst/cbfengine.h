@@ -105,7 +105,8 @@ void cbf_engine_reset (CbfEngine * engine);
  * picture's). On failure returns the error and sets @what to what failed
  * ("allocating the weight tables", "uploading the weight tables",
  * "allocating the bilateral grid", "allocating the temporal filter's
- * state"); the next prepare tries again. */
+ * state", "allocating the regions' weights"); the next prepare tries
+ * again. */
 cudaError_t cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     gint * halo_rows, const gchar ** what);
 
@@ -120,12 +121,21 @@ cudaError_t cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
 cudaError_t cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels,
     gint width, gint height, cudaStream_t stream, const gchar ** what);
 
+/* The regions of the frames from the next prepare on (regions.h; host
+ * only: copied), or NULL: none, the filter reaches the whole frame. Their
+ * weights are made on the device by each run: inside the boxes only the
+ * pixels they weigh are filtered, except with the temporal filter or the
+ * grid, which filter the whole frame and blend it by the weights, as
+ * regions outside the boxes do. */
+void cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set);
+
 /* Enqueues on @stream the filter of rows [@row_begin, @row_end) of plane 0
  * of the device planes @in into @out (cbf_frame_plan_run: frames of
  * several planes are one band), with the weights of the last prepare, the
  * planes whose sigmas pass the bilateral filter through copied (or, with
  * the temporal filter on, given to it unchanged), the temporal filter and
- * the mask's blend. Returns the first launch error. */
+ * the blend by the mask and the regions. Returns the first launch
+ * error. */
 cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream);
 

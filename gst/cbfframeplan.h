@@ -21,6 +21,7 @@
 #include "gaussian.h"
 #include "mask.h"
 #include "grid.h"
+#include "regions.h"
 
 G_BEGIN_DECLS
 
@@ -54,6 +55,7 @@ typedef struct
   gint sample_bits;             /* the samples' depth (CbfPlane) */
   gint width;
   gint height;
+  gint sub_x, sub_y;            /* luma pixels a pixel stands for */
   gboolean chroma;              /* filtered with the chroma weights */
 } CbfPass;
 
@@ -65,6 +67,10 @@ typedef struct
   guint n_passes;
   guint n_planes;
   gsize row_bytes[GST_VIDEO_MAX_PLANES];        /* see cbf_plane_row_bytes */
+  gint width, height;           /* the frame's, in luma (or RGB) pixels */
+  /* Of each plane: luma pixels a pixel stands for, and bytes a pixel. */
+  gint plane_sub_x[GST_VIDEO_MAX_PLANES], plane_sub_y[GST_VIDEO_MAX_PLANES];
+  gint plane_pixel_bytes[GST_VIDEO_MAX_PLANES];
   guint planes_with_luma;       /* a bit per plane: of the passes that take
                                  * the luma (or colour) weights */
   guint planes_with_chroma;     /* and of those that take chroma's */
@@ -89,13 +95,33 @@ gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
  * entries of @kernel with @params (see gaussian.h for CBF_KERNEL_GAUSSIAN,
  * grid.h for CBF_KERNEL_GRID), or, @params NULL, a copy of their planes;
  * then, @mask not NULL (of the passes' size), a blend of each output with
- * its input by the strength mask (cbf_mask_blend). */
+ * its input by the strength mask (cbf_mask_blend). With regions, @weights
+ * is where their weights (combined with @mask) are made for that blend:
+ * an 8-bit device plane of the passes' size. */
 typedef struct
 {
   CbfKernel kernel;
   const CbfFilterParams *params;
   const CbfPlane *mask;
+  const CbfPlane *weights;
 } CbfGroupRun;
+
+/* A frame's regions (regions.h). @whole: every pixel is filtered, then
+ * blended by the regions' weights (what regions outside the boxes, the
+ * temporal filter, whose state is the whole frame's, and the grid, whose
+ * cells are, need). Else only the pixels the boxes weigh are filtered and
+ * blended, in windows around the boxes with a halo of the filter's radius,
+ * where the filter reads; their weights are made and the rest of the
+ * frame is copied on @side meanwhile (forked from the frame's stream by
+ * the event @fork, the weights awaited by @weighed, the copy joined back
+ * by @join). */
+typedef struct
+{
+  const CbfRegionSet *set;
+  gboolean whole;
+  cudaStream_t side;
+  cudaEvent_t fork, weighed, join;
+} CbfRegionRun;
 
 /* The temporal filter's state of a frame: for each pass of the plan, the
  * state (temporal.h) of each view, or of view 0 alone for colour. */
@@ -107,11 +133,13 @@ typedef CbfPlane CbfFrameState[CBF_MAX_PASSES][3];
  * (rows 0 to plane 0's height), their other planes are then done whole.
  * Luma (or colour) runs @luma, chroma @chroma. With @state (NULL: none)
  * every filtered pass runs the temporal filter on its views' states, with
- * the gain and gate of its parameters. */
+ * the gain and gate of its parameters. With @regions (NULL: none) the
+ * filter reaches the output where they weigh it. */
 cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan,
     const CbfGroupRun * luma, const CbfGroupRun * chroma,
-    const CbfFrameState * state, const CbfPlane * in, const CbfPlane * out,
-    gint row_begin, gint row_end, cudaStream_t stream);
+    const CbfFrameState * state, const CbfRegionRun * regions,
+    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
+    cudaStream_t stream);
 
 G_END_DECLS
 

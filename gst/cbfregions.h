@@ -38,6 +38,57 @@ guint cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
     const gchar * const *types, gint padding, CbfRegionBox * boxes,
     guint max);
 
+/* What regions= takes: none (the whole frame filtered), inside the boxes
+ * or outside them. */
+typedef enum
+{
+  CBF_REGIONS_NONE,
+  CBF_REGIONS_INSIDE,
+  CBF_REGIONS_OUTSIDE,
+} CbfRegionsMode;
+
+#define CBF_TYPE_REGIONS_MODE (cbf_regions_mode_get_type ())
+GType cbf_regions_mode_get_type (void);
+
+/* The element's region properties, in the order cbf_region_settings_install
+ * numbers them. */
+enum
+{
+  CBF_REGION_PROP_MODE,
+  CBF_REGION_PROP_TYPES,
+  CBF_REGION_PROP_PADDING,
+  CBF_REGION_PROP_FEATHER,
+  CBF_REGION_N_PROPS
+};
+
+/* Their values, kept under the element's object lock. */
+typedef struct
+{
+  CbfRegionsMode mode;
+  gchar *types;                 /* as set */
+  gchar **type_list;            /* parsed (cbf_regions_parse_types) */
+  gint padding;
+  gdouble feather;
+} CbfRegionSettings;
+
+void cbf_region_settings_init (CbfRegionSettings * settings);
+void cbf_region_settings_clear (CbfRegionSettings * settings);
+
+/* Installs regions, region-types, region-padding and region-feather on
+ * @klass with the ids @first_id + CBF_REGION_PROP_*. */
+void cbf_region_settings_install (GObjectClass * klass, guint first_id);
+
+/* Sets or gets property @which (CBF_REGION_PROP_*). */
+void cbf_region_settings_set (CbfRegionSettings * settings, guint which,
+    const GValue * value);
+void cbf_region_settings_get (const CbfRegionSettings * settings, guint which,
+    GValue * value);
+
+/* The regions of @buffer for a @width x @height frame by @settings, into
+ * @set; FALSE, @set untouched, for regions=none. */
+gboolean cbf_region_settings_collect (const CbfRegionSettings * settings,
+    GstBuffer * buffer, gint width, gint height, CbfRegionSet * set);
+
 G_END_DECLS
 
 #endif /* __CBF_REGIONS_COLLECT_H__ */

@@ -501,6 +501,27 @@ gst_cbf_filter_dispose (GObject * object)
   G_OBJECT_CLASS (gst_cbf_filter_parent_class)->dispose (object);
 }
 
+/* The frame keeps its size, orientation and colours: metadata tied to
+ * those alone (regions of interest, as a detector attaches) still holds
+ * on the output; the rest as GstBaseTransform decides. */
+static gboolean
+gst_cbf_filter_transform_meta (GstBaseTransform * trans, GstBuffer * outbuf,
+    GstMeta * meta, GstBuffer * inbuf)
+{
+  static const gchar *kept[] = { GST_META_TAG_VIDEO_STR,
+    GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR,
+    GST_META_TAG_VIDEO_COLORSPACE_STR, NULL
+  };
+  const gchar *const *tags = gst_meta_api_type_get_tags (meta->info->api);
+
+  for (; tags && *tags; tags++)
+    if (!g_strv_contains (kept, *tags))
+      return
+          GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->transform_meta
+          (trans, outbuf, meta, inbuf);
+  return TRUE;
+}
+
 static void
 gst_cbf_filter_class_init (GstCbfFilterClass * klass)
 {
@@ -537,6 +558,8 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
+  trans_class->transform_meta =
+      GST_DEBUG_FUNCPTR (gst_cbf_filter_transform_meta);
 #if CBF_HAVE_CUDA_MEMORY
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_submit_input_buffer);

@@ -88,6 +88,11 @@
  * close (#GstCudaBilateral:temporal-sigma), averaging noise through time
  * where the picture holds still, with no frame held back.
  *
+ * #GstCudaBilateral:regions filters only inside (or outside) the boxes a
+ * detector upstream attached to the frame, with a soft edge: skin
+ * smoothing on faces, a blur of faces and plates (a blur is not redaction:
+ * what it hides may still be recognised).
+ *
  * ## Example launch lines
  * |[
  * gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! autovideosink
@@ -127,6 +132,9 @@
  * gst-launch-1.0 v4l2src ! video/x-raw,format=YUY2 ! cudabilateral diameter=5 sigma-color=30 temporal-strength=0.8 temporal-sigma=6 ! videoconvert ! autovideosink
  * ]| Denoises a camera through time as well: still parts lose their noise
  * within a few frames, moving ones keep their edges.
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! facedetect display=false ! videoconvert ! cudabilateral regions=inside region-types=face region-padding=16 region-feather=24 diameter=15 sigma-color=35 ! videoconvert ! autovideosink
+ * ]| Smooths the skin of the faces facedetect finds, fading out around them.
  */
 
 #ifdef HAVE_CONFIG_H
@@ -136,6 +144,7 @@
 #include "gstcudabilateral.h"
 #include "cbfengine.h"
 #include "cbfmaskloader.h"
+#include "cbfregions.h"
 #include "temporal.h"
 
 #if CBF_HAVE_CUDA_MEMORY
@@ -172,6 +181,8 @@ enum
   PROP_METHOD,
   PROP_TEMPORAL_STRENGTH,
   PROP_TEMPORAL_SIGMA,
+  PROP_REGIONS,
+  PROP_REGIONS_LAST = PROP_REGIONS + CBF_REGION_N_PROPS - 1,
 };
 
 struct _GstCudaBilateral
@@ -180,6 +191,7 @@ struct _GstCudaBilateral
 
   /* Properties, under the object lock; any change sets params_dirty. */
   CbfParams params;
+  CbfRegionSettings regions;
   gchar *mask_location;
   gboolean params_dirty;
   gboolean started;             /* from the start of start to stop */
@@ -194,6 +206,10 @@ struct _GstCudaBilateral
   CbfEngine *engine;
   guint mask_serial_on_device;
   gboolean mask_scaled;         /* for the current caps */
+  gint width, height;
+  /* The regions of the frame about to be filtered, from its metadata. */
+  gboolean regions_on;
+  CbfRegionSet region_set;
   /* Set where the next frame follows no previous one (a flush, a new
    * segment or stream, a discontinuity), taken by prepare. */
   gint restart;
@@ -231,43 +247,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
 
 G_DEFINE_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST_TYPE_CBF_FILTER);
-
-GType
-gst_cuda_bilateral_mode_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue modes[] = {
-    {CBF_MODE_BILATERAL, "Bilateral filter (OpenCV's bilateralFilter)",
-        "bilateral"},
-    {CBF_MODE_GAUSSIAN, "Gaussian blur, range weight off (OpenCV's "
-          "GaussianBlur: kernel size diameter, sigma sigma-space)",
-        "gaussian"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type, g_enum_register_static ("GstCudaBilateralMode",
-            modes));
-  return type;
-}
-
-GType
-gst_cuda_bilateral_method_get_type (void)
-{
-  static GType type = 0;
-  static const GEnumValue methods[] = {
-    {CBF_METHOD_EXACT, "Exact: OpenCV's bilateralFilter within ±1", "exact"},
-    {CBF_METHOD_GRID,
-        "Bilateral grid: an approximation whose cost does not grow "
-          "with the window, for sigma-space >= 8", "grid"},
-    {0, NULL, NULL},
-  };
-
-  if (g_once_init_enter (&type))
-    g_once_init_leave (&type,
-        g_enum_register_static ("GstCudaBilateralMethod", methods));
-  return type;
-}
 
 GST_ELEMENT_REGISTER_DEFINE (cudabilateral, "cudabilateral", GST_RANK_NONE,
     GST_TYPE_CUDA_BILATERAL);
@@ -358,8 +337,9 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
     g_error_free (error);
     return FALSE;
   }
-  /* A new engine has no parameters yet; the scaled mask depends on the
-   * size. */
+  self->width = GST_VIDEO_INFO_WIDTH (info);
+  self->height = GST_VIDEO_INFO_HEIGHT (info);
+  /* A new engine has no parameters yet; the mask depends on the size. */
   GST_OBJECT_LOCK (self);
   self->params_dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
@@ -411,6 +391,8 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     cbf_engine_set_params (self->engine, &params);
   if (g_atomic_int_exchange (&self->restart, FALSE))
     cbf_engine_reset (self->engine);
+  cbf_engine_set_regions (self->engine,
+      self->regions_on ? &self->region_set : NULL);
 
   err = cbf_engine_prepare (self->engine, stream, halo_rows, &what);
   if (err != cudaSuccess) {
@@ -471,12 +453,19 @@ gst_cuda_bilateral_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
+/* Also where the frame's regions are read: prepare has no buffer. */
 static void
 gst_cuda_bilateral_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
 {
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+
   if (GST_BUFFER_IS_DISCONT (buffer))
-    g_atomic_int_set (&GST_CUDA_BILATERAL (trans)->restart, TRUE);
+    g_atomic_int_set (&self->restart, TRUE);
+  GST_OBJECT_LOCK (self);
+  self->regions_on = cbf_region_settings_collect (&self->regions, buffer,
+      self->width, self->height, &self->region_set);
+  GST_OBJECT_UNLOCK (self);
   GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->before_transform
       (trans, buffer);
 }
@@ -508,6 +497,11 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST) {
+    cbf_region_settings_set (&self->regions, prop_id - PROP_REGIONS, value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_DIAMETER:
       self->params.diameter = g_value_get_int (value);
@@ -548,6 +542,11 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
 
   GST_OBJECT_LOCK (self);
+  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST) {
+    cbf_region_settings_get (&self->regions, prop_id - PROP_REGIONS, value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_DIAMETER:
       g_value_set_int (value, self->params.diameter);
@@ -589,6 +588,7 @@ gst_cuda_bilateral_finalize (GObject * object)
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
 
   g_free (self->mask_location);
+  cbf_region_settings_clear (&self->regions);
   cbf_mask_loader_free (self->mask);
   G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }
@@ -755,6 +755,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "blended. Unset: the whole frame is filtered", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  cbf_region_settings_install (gobject_class, PROP_REGIONS);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
@@ -762,8 +763,8 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       "OpenCV's bilateralFilter within ±1, for RGB, YUV and GRAY of 8 to 16 "
       "bits in system or CUDA memory, with a Gaussian blur (mode=gaussian), a "
       "bilateral grid for large windows (method=grid), a strength mask "
-      "(mask-location) and a temporal filter (temporal-strength).",
-      "gst-cudabilateral authors");
+      "(mask-location), regions from analytics metadata (regions) and a "
+      "temporal filter (temporal-strength).", "gst-cudabilateral authors");
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
 
@@ -794,5 +795,6 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
   self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
   self->params_dirty = TRUE;
+  cbf_region_settings_init (&self->regions);
   self->mask = cbf_mask_loader_new ();
 }

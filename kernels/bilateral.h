@@ -277,6 +277,11 @@ typedef struct
    * written), and gate (cbf_temporal_gate). Every mode takes them. */
   float temporal_gain;
   float temporal_gate;
+  /* The launch is a small window of the frame (a region's): the 8-bit
+   * colour entries then run the generic kernel, whose many short blocks
+   * spread over the GPU, where the specialised kernel's few long ones
+   * would each hold an SM for the whole launch. */
+  int small_launch;
 } CbfFilterParams;
 
 /* Fills @weights for the bilateral entries from tables built by

@@ -87,6 +87,11 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   cudaError_t err = bilateral_io<T> (src, dst, row_begin, row_end, w, &io);
   if (err != cudaSuccess)
     return err;
+  /* 8-bit colour: the specialised kernel's blocks are the largest. */
+  if constexpr (!T::kDeep && !T::kClassWeights) {
+    if (w->small_launch)
+      return launch_generic<T> (src, dst, row_begin, row_end, w, stream);
+  }
 
   /* Deep samples: their own specialised kernel, no streaming one; a pair
    * of channels (P010's U and V) in two launches of the one-channel

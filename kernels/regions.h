@@ -21,6 +21,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <cuda_runtime_api.h>
+
+#include "plane.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -74,6 +78,50 @@ cbf_region_weight (const CbfRegionBox * boxes, int n, float feather,
   m = (int) (255.f * best + 0.5f);
   return outside ? 255 - m : m;
 }
+
+/* A region weight @m combined with the strength mask's value @mask there
+ * by multiplying: round (m mask / 255) half up. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_region_mask_combine (int m, int mask)
+{
+  return (m * mask + 127) / 255;
+}
+
+/* A frame's regions as the kernel takes them (by value: no upload). */
+typedef struct
+{
+  CbfRegionBox boxes[CBF_MAX_REGIONS];
+  int32_t n;
+  float feather;
+  int32_t outside;
+} CbfRegionSet;
+
+/* Writes into the 8-bit plane @weights, over its columns [@x0, @x0 + @w)
+ * and rows [@y0, @y0 + @h), the weight of each pixel of a plane whose
+ * pixels stand for @fx x @fy luma pixels (cbf_region_weight), combined
+ * with the strength mask @mask (the same size; NULL: none) by
+ * cbf_region_mask_combine, for cbf_mask_blend to blend by. */
+cudaError_t cbf_region_weights (const CbfRegionSet * set, int fx, int fy,
+    const CbfPlane * mask, const CbfPlane * weights, int x0, int y0, int w,
+    int h, cudaStream_t stream);
+
+/* Byte rectangles of a plane: bytes [x0, x1) of rows [y0, y1) each. */
+typedef struct
+{
+  CbfRegionBox rects[CBF_MAX_REGIONS];
+  int32_t n;
+} CbfByteRects;
+
+/* Copies rows [@row_begin, @row_end) of the plane @in into @out, the first
+ * @row_bytes bytes of each, except the bytes inside @skip's rectangles
+ * (which something else writes meanwhile): their x0 must be a multiple of
+ * 16, their x1 too or @row_bytes. */
+cudaError_t cbf_copy_except (const CbfPlane * in, const CbfPlane * out,
+    size_t row_bytes, int row_begin, int row_end, const CbfByteRects * skip,
+    cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -239,10 +239,16 @@ constexpr float kAggregateCellSpace = 20.f;
 constexpr int kBlurThreads = 64;
 
 /* ------------------------------------------------------------------ */
-/* The strength mask (mask.cu): blocks of pixels */
+/* The strength mask (mask.cu) and the regions (regions.cu): blocks of
+ * pixels */
 
 constexpr int kMaskBlockW = 32;
 constexpr int kMaskBlockH = 8;
+
+/* The regions' copy: threads a block (a 16-byte chunk each at a time), and
+ * blocks an SM, which leave room for the filter running beside it. */
+constexpr int kCopyBlock = 256;
+constexpr int kCopyBlocksPerSm = 4;
 
 } /* namespace */
 

@@ -792,6 +792,7 @@ typedef struct
   const char *format;
   int width, height, diameter;
   double ms;
+  const char *regions;          /* NULL: the whole frame */
 } FormatRow;
 
 typedef struct
@@ -864,6 +865,53 @@ upload_noisy_frame (const GstVideoInfo * info, GstVideoFrame * frame,
   }
 }
 
+/* The frame of @whole's row with regions=inside: one face-sized box at the
+ * frame's centre, with a hard and a soft edge, and no box at all (the
+ * frame's copy alone): every launch and copy the element makes for it. */
+static void
+bench_regions (FrameCtx * c, const FormatRow * whole, cudaStream_t stream,
+    GArray * rows)
+{
+  static const struct
+  {
+    const char *name;
+    int n;
+    float feather;
+  } cases[] = {
+    {"inside, one 256x256 box", 1, 0.f},
+    {"inside, one 256x256 box, feather 32", 1, 32.f},
+    {"inside, no box", 0, 0.f},
+  };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+    CbfRegionSet set = {.n = cases[k].n,.feather = cases[k].feather };
+    FormatRow row = *whole;
+    const gchar *what = NULL;
+    gint halo_rows;
+    cudaError_t err;
+
+    set.boxes[0].x0 = whole->width / 2 - 128;
+    set.boxes[0].y0 = whole->height / 2 - 128;
+    set.boxes[0].x1 = set.boxes[0].x0 + 256;
+    set.boxes[0].y1 = set.boxes[0].y0 + 256;
+    cbf_engine_set_regions (c->engine, &set);
+    err = cbf_engine_prepare (c->engine, stream, &halo_rows, &what);
+    if (err != cudaSuccess) {
+      fprintf (stderr, "%s: %s\n", what, cudaGetErrorString (err));
+      exit (1);
+    }
+    row.regions = cases[k].name;
+    row.ms = time_kernel (run_frame, c, stream);
+    g_array_append_val (rows, row);
+    printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  %.1f %% of the whole "
+        "frame (regions %s)\n", row.format, row.width, row.height,
+        row.diameter, row.ms, 100 * row.ms / whole->ms, row.regions);
+    fflush (stdout);
+  }
+  cbf_engine_set_regions (c->engine, NULL);
+}
+
 /* --format: only the frame rows of this format (NULL: all). */
 static const char *format_filter;
 
@@ -909,7 +957,9 @@ bench_formats (const char *image, GArray * rows)
       gst_buffer_unref (buf);
 
       for (d = 0; d < G_N_ELEMENTS (frame_diameters); d++) {
-        FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0 };
+        FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0,
+          NULL
+        };
         CbfParams params = {.diameter = frame_diameters[d],
           .sigma_color = SIGMA_COLOR,.sigma_space = SIGMA_SPACE,
           .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
@@ -930,6 +980,8 @@ bench_formats (const char *image, GArray * rows)
         printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
             row.format, w, h, row.diameter, row.ms, plan->n_passes);
         fflush (stdout);
+        if (frame_diameters[d] == 15)
+          bench_regions (&c, &row, stream, rows);
       }
       for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
         for (i = 0; i < N_INPUTS; i++)
@@ -2216,8 +2268,9 @@ write_json (const char *path, const char *commit, GArray * kernels,
   for (i = 0; i < frames->len; i++) {
     FormatRow *r = &g_array_index (frames, FormatRow, i);
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
-        "\"diameter\": %d, \"ms\": %.5f}%s\n", r->format, r->width,
-        r->height, r->diameter, r->ms, i + 1 < frames->len ? "," : "");
+        "\"diameter\": %d, \"ms\": %.5f, \"regions\": \"%s\"}%s\n",
+        r->format, r->width, r->height, r->diameter, r->ms,
+        r->regions ? r->regions : "none", i + 1 < frames->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"pipelines\": [\n");
   for (i = 0; i < pipelines->len; i++) {
