@@ -16,6 +16,9 @@ its exit code and output.
         ARGS name a nonexistent --cuda-device-id; passes when embed reports
         the filter's error and exits 3. Runs without a GPU too: the element
         reports a missing device with the same kind of error.
+    test-example.py regions REGIONS [ARGS...]
+        needs a CUDA device; passes when regions exits 0 having written its
+        output picture (ARGS' second file name) and reported its regions
     test-example.py preview PREVIEW.PY [ARGS...]
         needs a CUDA device and a Python with PyGObject and GStreamer;
         passes when preview exits 0 after every scripted change
@@ -125,6 +128,21 @@ def main():
         m = re.search(r"(\d+) property changes while PLAYING", out)
         if not m or int(m.group(1)) < 2:
             print("FAIL: fewer than 2 property changes while PLAYING")
+            return 1
+        return 0
+    if kind == "regions":
+        require_device()
+        files = [a for a in args if not a.startswith("-") and "=" not in a
+                 and "," not in a]
+        out_png = files[1]
+        if os.path.exists(out_png):
+            os.unlink(out_png)
+        code, out = run([program] + args)
+        if code != 0:
+            print(f"FAIL: regions exited {code}")
+            return 1
+        if not os.path.getsize(out_png) or "region(s) filtered" not in out:
+            print(f"FAIL: no picture in {out_png} or no regions reported")
             return 1
         return 0
     if kind == "embed-bad-device":
