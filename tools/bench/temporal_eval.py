@@ -34,6 +34,9 @@ ELEMENT_ROWS = [
     ("temporal", "diameter=5 sigma-color=30 sigma-space=5 temporal-strength=0.8 temporal-sigma=6", 0),
     ("temporal", "diameter=5 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12", 0),
     ("temporal", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.8 temporal-sigma=10", 0),
+    ("spatial only", "diameter=3 sigma-color=40 sigma-space=5", 0),
+    ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.7 temporal-sigma=12", 0),
+    ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.6 temporal-sigma=14", 0),
 ]
 
 # FFmpeg's filters: the settings the issue measured and others around them.
