@@ -228,6 +228,26 @@ typedef struct
   float range_max;
 } CbfGridScratch;
 
+/* How a window reads past the picture's edges: OpenCV's border types as
+ * cv::bilateralFilter applies them (it pads the source by the radius with
+ * copyMakeBorder, so a window wider than the picture repeats the rule).
+ * Every entry but the grid's, whose cells have no border, takes it. */
+typedef enum
+{
+  CBF_BORDER_REFLECT_101,       /* gfedcb|abcdefgh|gfedcba, BORDER_DEFAULT */
+  CBF_BORDER_REPLICATE,         /* aaaaaa|abcdefgh|hhhhhhh */
+  CBF_BORDER_REFLECT,           /* fedcba|abcdefgh|hgfedcb */
+  CBF_BORDER_WRAP,              /* cdefgh|abcdefgh|abcdefg */
+  CBF_BORDER_CONSTANT           /* iiiiii|abcdefgh|iiiiiii */
+} CbfBorder;
+
+/* The constant border's pixel, as a launch's planes hold it, repeated over
+ * CBF_BORDER_PIXEL_BYTES bytes of device memory: the kernels read it
+ * CBF_BORDER_PIXEL_MARGIN bytes in, where their widest loads around it
+ * (16 bytes, and 8 before) stay inside. */
+#define CBF_BORDER_PIXEL_BYTES 128
+#define CBF_BORDER_PIXEL_MARGIN 64
+
 /* The bilateral entries' parameters (cbf_bilateral_weights_init). */
 typedef struct
 {
@@ -277,6 +297,10 @@ typedef struct
    * written), and gate (cbf_temporal_gate). Every mode takes them. */
   float temporal_gain;
   float temporal_gate;
+  /* The border rule, and for CBF_BORDER_CONSTANT its pixel
+   * (CBF_BORDER_PIXEL_BYTES bytes in device memory, 16-byte aligned). */
+  CbfBorder border;
+  const void *border_pixel;
   /* The launch is a small window of the frame (a region's): the 8-bit
    * colour entries then run the generic kernel, whose many short blocks
    * spread over the GPU, where the specialised kernel's few long ones
@@ -362,6 +386,18 @@ CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
       cbf_##filter##_deep_colour64, cbf_##filter##_deep_colour10a2
 
 CBF_DECLARE_DEEP_ENTRIES (bilateral);
+
+/* Chroma guided by luma (a joint bilateral filter): as the
+ * cbf_bilateral_channel_pair family, the range weight of each tap taken
+ * from the distance of the guide's samples (guide.h) instead of the
+ * channel's own: @src is an array of three, the two channels and the
+ * guide, a plane of their size (pixel_bytes 1, or 2 for the deep ones,
+ * whose samples it holds as the channels do). The 8-bit entry reads the
+ * tables of cbf_bilateral_tables_fill, the deep ones those of
+ * cbf_deep_tables_fill for one channel. */
+CbfFilterEntry cbf_bilateral_guided_channel_pair,
+    cbf_bilateral_guided_deep_channel_pair,
+    cbf_bilateral_guided_deep12_channel_pair;
 
 /* The generic kernels alone: one thread per output pixel, tile and tables
  * in shared memory, any radius. The entries above use them beyond

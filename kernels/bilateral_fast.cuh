@@ -51,7 +51,7 @@ constexpr int kStaticSmemBytes = 48 * 1024;
 template <int R, bool kColour, int kPlanes> struct FastGeometry
 {
   static constexpr FastShapeOf kOf
-      = kColour ? colour_shape (R) : gray_shape (R, kPlanes);
+      = kColour ? colour_shape (R, kPlanes > 1) : gray_shape (R, kPlanes);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;
@@ -175,9 +175,9 @@ template <class Shape> struct FastBlock
 };
 
 /* Copies the source pixels (x0 - R, y0 - R) to (x0 - R + kTileW - 1,
- * y0 - R + kTileH - 1) into @tile (see tile_put), reflect-101 applied where
- * the tile reaches past the picture (blocks inside it, most of them, skip
- * the border rule). The block's kBlockX x kBlockY threads walk the tile in
+ * y0 - R + kTileH - 1) into @tile (see tile_put), the border rule applied
+ * where the tile reaches past the picture (blocks inside it, most of them,
+ * skip it). The block's kBlockX x kBlockY threads walk the tile in
  * its own shape: a thread's row and column come from its index without a
  * division, and a row's address is formed once for its columns. */
 template <class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
@@ -186,14 +186,14 @@ __device__ __forceinline__ void load_tile_rows (
     Entry *tile, const Io &io, int x0, int y0)
 {
   for (int ty = threadIdx.y; ty < kTileH; ty += kBlockY) {
-    const int sy = kInside ? y0 + ty - R : reflect101 (y0 + ty - R, io.height);
+    const int sy = kInside ? y0 + ty - R : io.row (y0 + ty - R);
 #pragma unroll
     for (int tx0 = 0; tx0 < kTileW; tx0 += kBlockX) {
       const int tx = tx0 + threadIdx.x;
       if (tx0 + kBlockX <= kTileW || tx < kTileW) {
-        const int sx
-            = kInside ? x0 + tx - R : reflect101 (x0 + tx - R, io.width);
-        tile_put<T> (tile[ty * kTileW + tx], T::load (io, sy, sx));
+        const int sx = kInside ? x0 + tx - R : io.col (x0 + tx - R);
+        tile_put<T> (
+            tile[ty * kTileW + tx], T::template load<!kInside> (io, sy, sx));
       }
     }
   }
@@ -214,14 +214,13 @@ __device__ __forceinline__ void load_tile_batched (
   for (int r = 0; r < kRowIters; r++) {
     const int ty = threadIdx.y + r * kBlockY;
     if (kTileH % kBlockY == 0 || ty < kTileH) {
-      const int sy
-          = kInside ? y0 + ty - R : reflect101 (y0 + ty - R, io.height);
+      const int sy = kInside ? y0 + ty - R : io.row (y0 + ty - R);
 #pragma unroll
       for (int c = 0; c < kColIters; c++) {
         const int tx = c * kBlockX + threadIdx.x;
         if (kTileW % kBlockX == 0 || tx < kTileW)
-          loaded[r][c] = T::load (io, sy,
-              kInside ? x0 + tx - R : reflect101 (x0 + tx - R, io.width));
+          loaded[r][c] = T::template load<!kInside> (
+              io, sy, kInside ? x0 + tx - R : io.col (x0 + tx - R));
       }
     }
   }

@@ -74,12 +74,13 @@ struct ChannelShape : FastGeometry<R, false, T::kPlanes>
  * unless R is a multiple of 4: a funnel shift joins them. A thread issues
  * all its loads before its first store, so that they wait for memory once,
  * not once each (the weights' copy is batched the same way,
- * FastWeightCopy). Rows above or below the picture are reflected a row at
- * a time, which was faster than load_tile for the first and last rows of
- * blocks (what-was-tried.md, "Specialised kernel steps"). Returns false, and
+ * FastWeightCopy). Rows above or below the picture are found by the border
+ * rule a row at a time, which was faster than load_tile for the first and
+ * last rows of blocks (what-was-tried.md, "Specialised kernel steps"). Returns false, and
  * leaves the tile to load_tile, for pixels of more than one byte, a plane
- * or pitch not 4-byte aligned, and blocks whose words reach past the
- * picture's left or right edge (which reflect within a row). */
+ * or pitch not 4-byte aligned, blocks whose words reach past the picture's
+ * left or right edge (which the border rule maps within a row), and rows
+ * past its top or bottom under the constant border (which reads no row). */
 template <class T, int kTileW, int kTileH, int R, int kThreads>
 __device__ __forceinline__ bool load_tile_bytes (
     uint8_t *tile, const Io &io, int x0, int y0, int tid)
@@ -98,23 +99,32 @@ __device__ __forceinline__ bool load_tile_bytes (
       || (((uintptr_t)plane | pitch) & 3))
     return false;
   const bool rows_inside = y0 >= R && y0 + kTileH - R <= io.height;
+  if (!rows_inside && io.border == CBF_BORDER_CONSTANT)
+    return false;
   constexpr int kCount = kTileH * kWords;
   constexpr int kIters = (kCount + kThreads - 1) / kThreads;
   uint32_t loaded[kIters][kSpan];
+  /* The border rule in a copy of the loop of its own, so that the blocks
+   * whose rows are all inside, most of them, never evaluate it. */
+  const auto issue = [&] (auto edge_rows) {
 #pragma unroll
-  for (int k = 0; k < kIters; k++) {
-    const int i = tid + k * kThreads;
-    const int row = i / kWords, j = i - row * kWords;
-    if (kCount % kThreads == 0 || i < kCount) {
-      const int sy
-          = rows_inside ? y0 - R + row : reflect101 (y0 - R + row, io.height);
-      const uint32_t *at = reinterpret_cast<const uint32_t *> (
-          plane + (size_t)sy * pitch + x_first + 4 * j);
+    for (int k = 0; k < kIters; k++) {
+      const int i = tid + k * kThreads;
+      const int row = i / kWords, j = i - row * kWords;
+      if (kCount % kThreads == 0 || i < kCount) {
+        const int sy = edge_rows ? io.row (y0 - R + row) : y0 - R + row;
+        const uint32_t *at = reinterpret_cast<const uint32_t *> (
+            plane + (size_t)sy * pitch + x_first + 4 * j);
 #pragma unroll
-      for (int h = 0; h < kSpan; h++)
-        loaded[k][h] = at[h];
+        for (int h = 0; h < kSpan; h++)
+          loaded[k][h] = at[h];
+      }
     }
-  }
+  };
+  if (rows_inside)
+    issue (std::false_type{});
+  else
+    issue (std::true_type{});
 #pragma unroll
   for (int k = 0; k < kIters; k++) {
     const int i = tid + k * kThreads;
@@ -131,9 +141,10 @@ __device__ __forceinline__ bool load_tile_bytes (
  * for load_tile. */
 template <class T> struct LevelTile : T
 {
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return T::load (io, y, x) >> 2;
+    return T::template load<kEdge> (io, y, x) >> 2;
   }
 };
 

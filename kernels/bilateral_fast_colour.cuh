@@ -28,9 +28,10 @@
 namespace {
 
 /* The shape of colour layout T at radius R. */
-template <class T, int R> struct ColourShape : FastGeometry<R, true, 1>
+template <class T, int R>
+struct ColourShape : FastGeometry<R, true, T::kGuided ? 2 : 1>
 {
-  typedef FastGeometry<R, true, 1> Geometry;
+  typedef FastGeometry<R, true, T::kGuided ? 2 : 1> Geometry;
   typedef uint32_t TileEntry;
   static constexpr int kTileW = Geometry::kMinTileW;
   /* the per-class half-float weights */
@@ -135,7 +136,7 @@ __global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
 #pragma unroll
   for (int k = 0; k < K; k++)
     if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
-      temporal_prefetch<uint32_t> (io, 0, y0 + ty * K + k, x0 + C * tx);
+      T::prefetch_state (io, y0 + ty * K + k, x0 + C * tx);
   window.run ();
 
 #pragma unroll

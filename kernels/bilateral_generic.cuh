@@ -51,8 +51,8 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH,
     const int tile_h = kBlockH + 2 * radius;
     for (int i = tid; i < tile_w * tile_h; i += n_threads) {
       int ty = i / tile_w, tx = i - ty * tile_w;
-      tile[i] = T::load (io, reflect101 (y0 + ty - radius, io.height),
-          reflect101 (x0 + tx - radius, io.width));
+      tile[i] = T::template load<true> (
+          io, io.row (y0 + ty - radius), io.col (x0 + tx - radius));
     }
   }
   __syncthreads ();
@@ -68,10 +68,10 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH,
     const int hw = (int)half_width[dy < 0 ? -dy : dy];
     const Word *tile_row
         = tile + (threadIdx.y + radius + dy) * tile_w + threadIdx.x + radius;
-    const int sy = reflect101 (y + dy, io.height);
+    const int sy = io.row (y + dy);
     for (int dx = -hw; dx <= hw; dx++) {
       const Word p = kTiled ? tile_row[dx]
-                            : T::load (io, sy, reflect101 (x + dx, io.width));
+                            : T::template load<true> (io, sy, io.col (x + dx));
       const float w = space_lut[dy * dy + dx * dx]
           * range_at (range_lut, T::lut_offset (p, centre));
       T::add (sum, T::template unpack<false> (p), w);

@@ -8,7 +8,7 @@
  */
 
 /* The bilateral filter's launcher, OpenCV-exact semantics:
- * circular window of radius r, reflect-101 borders, weight
+ * circular window of radius r, the border rule (border_index), weight
  * space(dx, dy) * range_lut[L1 colour distance], float sums, round half to
  * even.
  *
@@ -118,7 +118,7 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
           io, src, dst, row_begin, row_end, w, stream);
     }
   } else {
-    if (w->radius == 1 && stream_serves<T> (src, dst)) {
+    if (w->radius == 1 && stream_serves<T> (src, dst, w->border)) {
       launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);
       return cudaGetLastError ();
     }

@@ -131,10 +131,10 @@ __global__ void __launch_bounds__ (
   const int x0 = blockIdx.x * 32 * C;
   const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
   for (int ty = threadIdx.y; ty < g.tile_h; ty += Shape::kBlockY) {
-    const int sy = reflect101 (y0 + ty - radius, io.height);
+    const int sy = io.row (y0 + ty - radius);
     for (int tx = threadIdx.x; tx < tile_w; tx += 32)
       tile[ty * tile_w + tx]
-          = T::load (io, sy, reflect101 (x0 + tx - half_span, io.width));
+          = T::template load<true> (io, sy, io.col (x0 + tx - half_span));
   }
   __syncthreads ();
 

@@ -74,9 +74,9 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY, T::kDeep ? 2 : 1)
       const int r = c0 + threadIdx.y + kGaussBlockY * j;
       if (r >= chunk_end)
         break;
-      const int sy = reflect101 (r, io.height);
+      const int sy = io.row (r);
       typename T::Sum h;
-      if (inside_x)
+      if (inside_x && sy >= 0)
         for (int dx = -radius; dx <= radius; dx++)
           T::add (h, T::template unpack<false> (T::load (io, sy, xs + dx)),
               coeffs[dx + radius]);
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__ (kGaussBlockX *kGaussBlockY, T::kDeep ? 2 : 1)
         for (int dx = -radius; dx <= radius; dx++)
           T::add (h,
               T::template unpack<false> (
-                  T::load (io, sy, reflect101 (xs + dx, io.width))),
+                  T::template load<true> (io, sy, io.col (xs + dx))),
               coeffs[dx + radius]);
       rows[r - c0][threadIdx.x] = T::value (h);
     }
@@ -263,8 +263,7 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
             = stream_load<R> (io, s + kAhead, x, inside);
       const StreamWords<R> &row = raw[j];
       if (kGaussStreamPrefetch > 0 && s + kGaussStreamPrefetch < s_end)
-        prefetch_l2 (
-            io.in<4> (0, reflect101 (s + kGaussStreamPrefetch, io.height), x));
+        prefetch_l2 (io.in<4> (0, io.row (s + kGaussStreamPrefetch), x));
 
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
@@ -317,7 +316,7 @@ bool launch_stream (const Io &io, const CbfPlane *src, const CbfPlane *dst,
   /* Not with the temporal filter: its state's read and blend in the
    * strip's loop made ptxas spill at radius 2 (sm_75 to sm_89); the
    * column kernel applies it. */
-  if (!stream_serves<T> (src, dst) || radius < 1
+  if (!stream_serves<T> (src, dst, io.border) || radius < 1
       || radius > kGaussStreamMaxRadius || io.state[0])
     return false;
   const int pixels_a_block = kGaussStreamThreads * kStreamPixels;

@@ -8,11 +8,12 @@
  */
 
 /* Gaussian mode (the range weight off): OpenCV's GaussianBlur for 8-bit
- * images, BORDER_DEFAULT, within +-1. The host-side rules that turn the
- * element's parameters into a 1-D kernel, and the kernel entry points,
- * which have the signature of the bilateral ones (CbfFilterEntry) so that
- * a frame plan can hold both: of the weights they read radius (ksize / 2,
- * 0 allowed) and gaussian.coeffs_dev, the ksize coefficients. */
+ * images, with the border of its parameters (CbfBorder), within +-1. The
+ * host-side rules that turn the element's parameters into a 1-D kernel,
+ * and the kernel entry points, which have the signature of the bilateral
+ * ones (CbfFilterEntry) so that a frame plan can hold both: of the weights
+ * they read radius (ksize / 2, 0 allowed) and gaussian.coeffs_dev, the
+ * ksize coefficients. */
 
 #ifndef CBF_GAUSSIAN_H
 #define CBF_GAUSSIAN_H

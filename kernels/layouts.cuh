@@ -7,7 +7,7 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* What every kernel of the library shares: reflect-101 borders, where a
+/* What every kernel of the library shares: the border rule, where a
  * launch reads and writes (Io), the pixel layouts that turn a source pixel
  * into a 32-bit tile word and back, the checks of a launch's planes
  * (make_io), and CBF_ENTRY, which makes a layout's C entry point. */
@@ -29,15 +29,39 @@ namespace {
 /* ------------------------------------------------------------------ */
 /* Shared pieces */
 
-/* OpenCV's borderInterpolate for BORDER_REFLECT_101 (gfedcb|abcdefgh|gfedcba),
- * repeated for windows larger than the image, and 0 for a 1-pixel line. */
-__device__ __forceinline__ int reflect101 (int p, int len)
+/* OpenCV's borderInterpolate for @border (CbfBorder) of a tap at @p
+ * outside a line of @len samples: where it reads, repeated for windows
+ * larger than the picture as copyMakeBorder's padding does; -1 for the
+ * constant border, whose taps read Io::border_pixel instead. Out of line:
+ * only the edge blocks' taps outside the picture call it, and a copy
+ * inlined at every load of the kernels' edge paths grew each specialised
+ * kernel by hundreds of instructions. */
+__device__ __noinline__ int border_outside (int p, int len, int border)
 {
-  if (len == 1)
-    return 0;
-  while ((unsigned)p >= (unsigned)len)
-    p = p < 0 ? -p : 2 * len - 2 - p;
-  return p;
+  switch (border) {
+  case CBF_BORDER_REPLICATE:
+    return p < 0 ? 0 : len - 1;
+  case CBF_BORDER_WRAP:
+    p %= len;
+    return p < 0 ? p + len : p;
+  case CBF_BORDER_CONSTANT:
+    return -1;
+  default: {
+    if (len == 1)
+      return 0;
+    /* REFLECT repeats the edge sample, REFLECT_101 does not. */
+    const int skip = border == CBF_BORDER_REFLECT ? 0 : 1;
+    while ((unsigned)p >= (unsigned)len)
+      p = p < 0 ? -p - 1 + skip : 2 * len - 1 - p - skip;
+    return p;
+  }
+  }
+}
+
+/* Where a window's tap at @p of a line of @len samples reads. */
+__device__ __forceinline__ int border_index (int p, int len, int border)
+{
+  return (unsigned)p < (unsigned)len ? p : border_outside (p, len, border);
 }
 
 /* What the generic kernel reads of layout T's tables: the range table,
@@ -91,14 +115,34 @@ struct Io
   size_t state_pitch[3];
   float temporal_gain;
   float temporal_gate;
+  /* The border rule (CbfBorder), and for the constant border the pixel
+   * its taps read, repeated CBF_BORDER_PIXEL_MARGIN bytes each side so that
+   * a kernel's wide loads around it stay in it (bilateral.h). */
+  int border;
+  const uint8_t *border_pixel;
+
+  /* Where row @y and column @x of a window read by the border rule. */
+  __device__ __forceinline__ int row (int y) const
+  {
+    return border_index (y, height, border);
+  }
+  __device__ __forceinline__ int col (int x) const
+  {
+    return border_index (x, width, border);
+  }
 
   /* kStep: the layout's pixel size where it has one (a constant is
    * cheaper), 0 for the run-time pixel_bytes. @plane is chosen by
    * selection, not by indexing: a run-time index into a kernel parameter's
-   * array would copy the whole Io to local memory. */
-  template <int kStep>
+   * array would copy the whole Io to local memory. kEdge: (@x, @y) may be
+   * out of the picture, as row () and col () give it for the constant
+   * border, which reads the border's pixel there (a test only the loads at
+   * the picture's edges pay). */
+  template <int kStep, bool kEdge = false>
   __device__ __forceinline__ const uint8_t *in (int plane, int y, int x) const
   {
+    if (kEdge && (y | x) < 0)
+      return border_pixel;
     return pick (src, plane) + (size_t)y * pick (src_pitch, plane)
         + (size_t)x * step<kStep> ();
   }
@@ -190,6 +234,10 @@ template <int kChannels> struct Channels
   static constexpr int kPixelBytes = 0;
   static constexpr int kPlanes = kChannels;
   static constexpr int kGridLayers = kChannels;
+  /* Whether the range weights come from a guide plane (GuidedPair), and
+   * the outputs with a temporal state: one a grid layer. */
+  static constexpr bool kGuided = false;
+  static constexpr int kStates = kChannels;
   /* The specialised kernel reads a tap's weight whole from the per-class
    * table (space x range, see bilateral.h): no multiply. */
   static constexpr bool kClassWeights = true;
@@ -203,9 +251,11 @@ template <int kChannels> struct Channels
   {
     return kChannels > 1 ? (int)blockIdx.z : 0;
   }
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return (uint32_t)*io.template in<kPixelBytes> (channel (), y, x) << 2;
+    return (uint32_t)*io.template in<kPixelBytes, kEdge> (channel (), y, x)
+        << 2;
   }
   static __device__ __forceinline__ uint32_t lut_offset (uint32_t a, uint32_t b)
   {
@@ -270,6 +320,8 @@ struct Colour
 {
   static constexpr bool kClassWeights = false;
   static constexpr int kGridLayers = 1;
+  static constexpr bool kGuided = false;
+  static constexpr int kStates = 1;
   typedef uint32_t Word;
   static constexpr int kRangeLen = CBF_RANGE_LUT_LEN;
   static constexpr bool kDeep = false;
@@ -378,6 +430,12 @@ struct Colour
       *state = r;
     return r;
   }
+  /* Asks output (@x, @y)'s temporal state into L2 (temporal_prefetch). */
+  static __device__ __forceinline__ void prefetch_state (
+      const Io &io, int y, int x)
+  {
+    temporal_prefetch<uint32_t> (io, 0, y, x);
+  }
   template <bool kBiased>
   static __device__ __forceinline__ uint32_t result (
       const Io &io, int y, int x, const Sum &s)
@@ -405,9 +463,10 @@ template <int kFirst> struct Colour32 : Colour
   {
     return *reinterpret_cast<const uint32_t *> (p);
   }
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return (word (io.template in<4> (0, y, x)) >> kShift) & 0xffffffu;
+    return (word (io.template in<4, kEdge> (0, y, x)) >> kShift) & 0xffffffu;
   }
   template <bool kBiased>
   static __device__ __forceinline__ void store (
@@ -427,9 +486,10 @@ struct Colour24 : Colour
   static constexpr int kPixelBytes = 3;
   static constexpr int kPlanes = 1;
 
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    const uint8_t *p = io.template in<3> (0, y, x);
+    const uint8_t *p = io.template in<3, kEdge> (0, y, x);
     return p[0] | (p[1] << 8) | (p[2] << 16);
   }
   template <bool kBiased>
@@ -450,10 +510,12 @@ struct ColourPlanar : Colour
   static constexpr int kPixelBytes = 1;
   static constexpr int kPlanes = 3;
 
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    return *io.template in<1> (0, y, x) | (*io.template in<1> (1, y, x) << 8)
-        | (*io.template in<1> (2, y, x) << 16);
+    return *io.template in<1, kEdge> (0, y, x)
+        | (*io.template in<1, kEdge> (1, y, x) << 8)
+        | (*io.template in<1, kEdge> (2, y, x) << 16);
   }
   template <bool kBiased>
   static __device__ __forceinline__ void store (
@@ -503,10 +565,17 @@ struct DeepChannels : Channels<kChannels>
   static constexpr bool kTableTaps = kRangeShift == 0;
   static constexpr int kTableLen = kTableTaps ? (int)kSampleMask + 1 : 0;
 
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
   {
-    const uint32_t raw = *reinterpret_cast<const uint16_t *> (
-        io.template in<0> (Base::channel (), y, x));
+    return word_of (io,
+        *reinterpret_cast<const uint16_t *> (
+            io.template in<0, kEdge> (Base::channel (), y, x)));
+  }
+  /* The tile word of a 16-bit container @raw. */
+  static __device__ __forceinline__ uint32_t word_of (
+      const Io &io, uint32_t raw)
+  {
     /* (raw >> shift & mask) << 2, the shift as a funnel shift: written
      * plainly, it made ptxas spill a register in the chunked Gaussian for
      * sm_80 to sm_89. A 16-bit container's samples need no run-time mask;
@@ -666,17 +735,18 @@ template <int kRangeShift> struct DeepPlanar : DeepColour<kRangeShift>
    * past its depth stays inside the range table. */
   static constexpr uint32_t kSampleMask = kRangeShift ? 0xffffu : 0x3ffu;
 
-  template <int kPlane>
+  template <int kPlane, bool kEdge = false>
   static __device__ __forceinline__ uint32_t sample (const Io &io, int y, int x)
   {
     return *reinterpret_cast<const uint16_t *> (
-               io.template in<2> (kPlane, y, x))
+               io.template in<2, kEdge> (kPlane, y, x))
         & kSampleMask;
   }
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
   {
-    return Base::pack (
-        sample<0> (io, y, x), sample<1> (io, y, x), sample<2> (io, y, x));
+    return Base::pack (sample<0, kEdge> (io, y, x), sample<1, kEdge> (io, y, x),
+        sample<2, kEdge> (io, y, x));
   }
   template <bool kBiased>
   static __device__ __forceinline__ void store (
@@ -705,9 +775,10 @@ struct DeepColour64 : DeepColour<5>
     const uint32_t *w = reinterpret_cast<const uint32_t *> (p);
     return make_uint2 (w[0], w[1]);
   }
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
   {
-    const uint2 w = word (io.template in<8> (0, y, x));
+    const uint2 w = word (io.template in<8, kEdge> (0, y, x));
     return make_uint2 (w.x, w.y & 0xffffu);
   }
   template <bool kBiased>
@@ -734,9 +805,10 @@ struct DeepColour10A2 : DeepColour<0>
   {
     return *reinterpret_cast<const uint32_t *> (p);
   }
+  template <bool kEdge = false>
   static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
   {
-    const uint32_t w = word (io.template in<4> (0, y, x));
+    const uint32_t w = word (io.template in<4, kEdge> (0, y, x));
     return pack (w & 0x3ffu, (w >> 10) & 0x3ffu, (w >> 20) & 0x3ffu);
   }
   template <bool kBiased>
@@ -757,6 +829,117 @@ typedef DeepChannels<1, 3> DeepChannel16;
 typedef DeepChannels<2, 3> DeepChannelPair16;
 typedef DeepChannels<1, 0> DeepChannel12;
 typedef DeepChannels<2, 0> DeepChannelPair12;
+
+/* Chroma guided by luma (a joint bilateral filter): the two chroma
+ * channels (Io planes 0 and 1) each filtered on its own, as Channels, but
+ * every range weight taken from the distance of the guide's samples (Io
+ * plane 2: a plane at the channels' resolution, one byte a pixel) instead
+ * of the channel's own. Both channels share a tap's weight, so one thread
+ * and one tile word take both (the guide in byte 0, the channels in bytes
+ * 1 and 2): the weight is found once for two outputs, by the colour
+ * kernels' distance, table of weights and biased unpacking (Colour). */
+struct GuidedPair : Colour
+{
+  static constexpr int kPixelBytes = 0;
+  static constexpr int kPlanes = 2;
+  static constexpr int kStates = 2;
+  static constexpr bool kGuided = true;
+
+  template <bool kEdge = false>
+  static __device__ __forceinline__ uint32_t load (const Io &io, int y, int x)
+  {
+    return *io.template in<1, kEdge> (2, y, x)
+        | ((uint32_t)*io.template in<0, kEdge> (0, y, x) << 8)
+        | ((uint32_t)*io.template in<0, kEdge> (1, y, x) << 16);
+  }
+  static __device__ __forceinline__ uint32_t distance (uint32_t a, uint32_t b)
+  {
+    return __usad (a & 0xffu, b & 0xffu, 0);
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint32_t a, uint32_t b)
+  {
+    return distance (a, b) << 2;
+  }
+  struct Value
+  {
+    float u, v;
+  };
+  template <bool kBiased>
+  static __device__ __forceinline__ Value unpack (uint32_t p)
+  {
+    if (kBiased)
+      return Value{ biased (p, 0x7614), biased (p, 0x7624) };
+    return Value{ exact (p, 0x7441), exact (p, 0x7442) };
+  }
+  struct Sum
+  {
+    float u = 0.f, v = 0.f, w = 0.f;
+  };
+  static __device__ __forceinline__ Value value (const Sum &s)
+  {
+    return Value{ s.u, s.v };
+  }
+  static __device__ __forceinline__ void add (Sum &s, const Value &p, float w)
+  {
+    s.u += w * p.u;
+    s.v += w * p.v;
+    s.w += w;
+  }
+  static __device__ __forceinline__ void prefetch_state (
+      const Io &io, int y, int x)
+  {
+    temporal_prefetch<uint8_t> (io, 0, y, x);
+    temporal_prefetch<uint8_t> (io, 1, y, x);
+  }
+  /* kBiased: the sums of w (1 + b / 2^15), as Colour's. */
+  template <bool kBiased>
+  static __device__ __forceinline__ void store (
+      const Io &io, int y, int x, const Sum &s)
+  {
+    const float scale = kBiased ? 32768.f / s.w : 1.f / s.w;
+    const float u = (kBiased ? s.u - s.w : s.u) * scale;
+    const float v = (kBiased ? s.v - s.w : s.v) * scale;
+    *io.template out<0> (0, y, x)
+        = (uint8_t)finish_channel<uint8_t> (io, 0, y, x, u);
+    *io.template out<0> (1, y, x)
+        = (uint8_t)finish_channel<uint8_t> (io, 1, y, x, v);
+  }
+};
+
+/* Deep chroma guided by luma: each channel in its grid layer, as
+ * DeepChannels (whose wide and generic kernels take 64-bit words), the
+ * tile word the channel's word and the guide's (a plane of 16-bit
+ * containers holding samples as the channels do), the range table's
+ * offset the guide's. */
+template <int kChannels, int kRangeShift>
+struct DeepGuided : DeepChannels<kChannels, kRangeShift>
+{
+  typedef DeepChannels<kChannels, kRangeShift> Base;
+  typedef DeepGuided<1, kRangeShift> Single;
+  typedef uint2 Word;
+  static constexpr bool kGuided = true;
+
+  template <bool kEdge = false>
+  static __device__ __forceinline__ uint2 load (const Io &io, int y, int x)
+  {
+    return make_uint2 (Base::template load<kEdge> (io, y, x),
+        Base::word_of (io,
+            *reinterpret_cast<const uint16_t *> (
+                io.template in<2, kEdge> (2, y, x))));
+  }
+  static __device__ __forceinline__ uint32_t lut_offset (uint2 a, uint2 b)
+  {
+    return Base::lut_offset (a.y, b.y);
+  }
+  template <bool kBiased>
+  static __device__ __forceinline__ typename Base::Value unpack (uint2 p)
+  {
+    return Base::template unpack<kBiased> (p.x);
+  }
+};
+
+typedef DeepGuided<2, 3> DeepGuidedPair16;
+typedef DeepGuided<2, 0> DeepGuidedPair12;
 typedef DeepPlanar<5> DeepPlanar16;
 typedef DeepPlanar<0> DeepPlanar10;
 
@@ -816,7 +999,7 @@ __device__ __forceinline__ void wide_load (const W *at, W (&to)[C])
 }
 
 /* A block's tile of source pixels (x0 - R, y0 - R) .. (x0 - R + kTileW - 1,
- * y0 - R + kTileH - 1), reflected at the picture's edges, walked as one
+ * y0 - R + kTileH - 1), read by the border rule past its edges, walked as one
  * array by the block's kThreads threads: what the Gaussian's column kernel
  * uses, whose tile holds float triples (walked row by row, as the
  * bilateral kernels' tiles are, it was slower: what-was-tried.md,
@@ -835,8 +1018,8 @@ __device__ __forceinline__ void load_tile_flat (
     for (int i = tid; i < kTileW * kTileH; i += kThreads) {
       int ty = i / kTileW, tx = i - ty * kTileW;
       tile_put<T> (tile[i],
-          T::load (io, reflect101 (y0 + ty - R, io.height),
-              reflect101 (x0 + tx - R, io.width)));
+          T::template load<true> (
+              io, io.row (y0 + ty - R), io.col (x0 + tx - R)));
     }
   }
 }
@@ -867,9 +1050,9 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     int row_end, const CbfFilterParams *w, Io *io)
 {
   *io = Io{};
-  /* The temporal filter's state: one a grid layer (a channel filtered on
-   * its own, or three filtered together), every layer's or none. */
-  for (int l = 0; dst[0].state && l < T::kGridLayers; l++) {
+  /* The temporal filter's state: one a channel filtered on its own, or
+   * one for three filtered together (T::kStates), every one or none. */
+  for (int l = 0; dst[0].state && l < T::kStates; l++) {
     if (!dst[l].state || w->temporal_gain < 0.f || w->temporal_gate <= 0.f)
       return cudaErrorInvalidValue;
     io->state[l] = dst[l].state;
@@ -877,6 +1060,13 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   }
   io->temporal_gain = w->temporal_gain;
   io->temporal_gate = w->temporal_gate;
+  if (w->border < CBF_BORDER_REFLECT_101 || w->border > CBF_BORDER_CONSTANT
+      || (w->border == CBF_BORDER_CONSTANT && !w->border_pixel))
+    return cudaErrorInvalidValue;
+  io->border = w->border;
+  io->border_pixel = w->border == CBF_BORDER_CONSTANT
+      ? static_cast<const uint8_t *> (w->border_pixel) + CBF_BORDER_PIXEL_MARGIN
+      : nullptr;
   for (int p = 0; p < T::kPlanes; p++) {
     if (src[p].width != src[0].width || src[p].height != src[0].height
         || dst[p].width != src[0].width || dst[p].height != src[0].height
@@ -887,6 +1077,14 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     io->dst[p] = dst[p].data;
     io->src_pitch[p] = src[p].pitch_bytes;
     io->dst_pitch[p] = dst[p].pitch_bytes;
+  }
+  /* The guide: the plane after the channels' (GuidedPair). */
+  if constexpr (T::kGuided) {
+    const CbfPlane &g = src[T::kPlanes];
+    if (!g.data || g.width != src[0].width || g.height != src[0].height)
+      return cudaErrorInvalidValue;
+    io->src[2] = g.data;
+    io->src_pitch[2] = g.pitch_bytes;
   }
   if (src->width <= 0 || src->height <= 0 || src->pixel_bytes < 1
       || (T::kPixelBytes && src->pixel_bytes != T::kPixelBytes) || row_begin < 0

@@ -41,14 +41,14 @@ __device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
     Colour::exact (word, 0x7442 + kFirst) };
 }
 
-/* Row @y's words x - R .. x + 3 + R, reflected at the picture's edges;
+/* Row @y's words x - R .. x + 3 + R, by the border rule past the edges;
  * @inside from stream_inside. */
 template <int R>
 __device__ __forceinline__ StreamWords<R> stream_load (
     const Io &io, int y, int x, bool inside)
 {
   StreamWords<R> s;
-  const int sy = reflect101 (y, io.height);
+  const int sy = io.row (y);
   if (inside) {
     const uint8_t *p = io.in<4> (0, sy, x);
     const uint2 left = *reinterpret_cast<const uint2 *> (p - 8);
@@ -63,10 +63,10 @@ __device__ __forceinline__ StreamWords<R> stream_load (
 #pragma unroll
     for (int k = 0; k < kStreamPixels + 2 * R; k++) {
       /* Pixels right of the picture (the last thread's) are not stored:
-       * any source will do, one reflection keeps it inside. */
+       * any source will do, one border step keeps it inside. */
       const int sx = min (x - R + k, io.width - 1 + R);
-      s.w[k] = *reinterpret_cast<const uint32_t *> (
-          io.in<4> (0, sy, reflect101 (sx, io.width)));
+      s.w[k]
+          = *reinterpret_cast<const uint32_t *> (io.in<4> (0, sy, io.col (sx)));
     }
   }
   return s;
@@ -116,7 +116,7 @@ inline int stream_strip_rows (
 }
 
 /* Whether the 16-byte word at @x and the 8-byte words each side of it lie
- * in the row (for radius <= 2 the fast loads, with no reflection). */
+ * in the row (for radius <= 2 the fast loads, with no border rule). */
 __device__ __forceinline__ bool stream_inside (const Io &io, int x)
 {
   return x >= 2 && x + kStreamPixels + 2 <= io.width;
@@ -134,11 +134,14 @@ template <int F> struct StreamLayout<Colour32<F>>
   static constexpr int kFirst = F;
 };
 
-/* Whether a streaming kernel can take a launch: its layout, and rows whose
- * 16-byte words are aligned. */
-template <class T> bool stream_serves (const CbfPlane *src, const CbfPlane *dst)
+/* Whether a streaming kernel can take a launch: its layout, rows whose
+ * 16-byte words are aligned, and a border that maps every row into the
+ * picture (not the constant one, whose test in each row's load made the
+ * Gaussian's ring spill). */
+template <class T>
+bool stream_serves (const CbfPlane *src, const CbfPlane *dst, int border)
 {
-  return StreamLayout<T>::kServed
+  return StreamLayout<T>::kServed && border != CBF_BORDER_CONSTANT
       && ((uintptr_t)src->data | src->pitch_bytes | (uintptr_t)dst->data
              | dst->pitch_bytes)
           % 16

@@ -48,14 +48,17 @@ struct FastShapeOf
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
  * (what-was-tried.md, "Kernel shapes"). */
-__host__ __device__ constexpr FastShapeOf colour_shape (int radius)
+__host__ __device__ constexpr FastShapeOf colour_shape (
+    int radius, bool guided = false)
 {
   return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
       : radius == 4                 ? FastShapeOf{ 3, 2, 4, 8, true, true }
       : radius == 5 || radius == 6  ? FastShapeOf{ 4, 2, 2, 16, false, true }
       : radius == 7                 ? FastShapeOf{ 4, 2, 2, 16, false, false }
-      : radius == 8                 ? FastShapeOf{ 2, 2, 2, 16, false, true }
-                                    : FastShapeOf{ 4, 1, 4, 8 };
+      /* chroma guided by luma (two outputs' stores a pixel) spills at two
+       * blocks an SM */
+      : radius == 8 ? FastShapeOf{ 2, 2, guided ? 1 : 2, 16, false, true }
+                    : FastShapeOf{ 4, 1, 4, 8 };
 }
 
 __host__ __device__ constexpr FastShapeOf gray_shape (int radius, int planes)
@@ -249,6 +252,12 @@ constexpr int kMaskBlockH = 8;
  * blocks an SM, which leave room for the filter running beside it. */
 constexpr int kCopyBlock = 256;
 constexpr int kCopyBlocksPerSm = 4;
+
+/* ------------------------------------------------------------------ */
+/* The chroma guide (guide.cu): a block of guide samples, a warp a row. */
+
+constexpr int kGuideBlockX = 32;
+constexpr int kGuideBlockY = 8;
 
 } /* namespace */
 
