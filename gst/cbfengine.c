@@ -28,6 +28,7 @@ struct _CbfEngine
   GstVideoInfo info;
   CbfFramePlan plan;            /* for info */
   CbfParams params;
+  gboolean by_plane;            /* YUV 4:4:4 planned plane by plane */
   gboolean dirty;               /* params or info changed since the tables
                                  * were made */
 
@@ -63,7 +64,21 @@ struct _CbfEngine
    * weights are made and join it back. */
   cudaStream_t region_side;
   cudaEvent_t region_fork, region_weighed, region_join;
+
+  /* Chroma guided by luma: on for the next frames, and the guide. */
+  gboolean guide_on;
+  CbfPlane guide;
 };
+
+/* Whether @p asks anything of YUV's planes one by one, which YUV 4:4:4
+ * then follows (cbf_frame_plan_init). */
+static gboolean
+wants_by_plane (const CbfParams * p)
+{
+  return p->chroma_guide != CBF_CHROMA_GUIDE_NONE || p->luma_unfiltered
+      || !p->filter_chroma || p->chroma_diameter >= 0
+      || p->chroma_sigma_color >= 0 || p->chroma_sigma_space >= 0;
+}
 
 CbfEngine *
 cbf_engine_new (const GstVideoInfo * info, GError ** error)
@@ -83,7 +98,7 @@ cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
 {
   CbfFramePlan plan;
 
-  if (!cbf_frame_plan_init (&plan, info)) {
+  if (!cbf_frame_plan_init (&plan, info, engine->by_plane)) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "Unsupported format %s.", GST_VIDEO_INFO_NAME (info));
     return FALSE;
@@ -113,7 +128,15 @@ cbf_engine_get_plan (const CbfEngine * engine)
 void
 cbf_engine_set_params (CbfEngine * engine, const CbfParams * params)
 {
+  gboolean by_plane = wants_by_plane (params);
+
   engine->params = *params;
+  /* YUV 4:4:4 changes plans: its passes, their state and chroma's mask. */
+  if (by_plane != engine->by_plane && cbf_frame_plan_can_split (&engine->info)) {
+    cbf_frame_plan_init (&engine->plan, &engine->info, by_plane);
+    engine->state_valid = FALSE;
+  }
+  engine->by_plane = by_plane;
   engine->dirty = TRUE;
 }
 
@@ -185,12 +208,44 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
   return cudaSuccess;
 }
 
+/* Where the constant border's pixel lies in a Tables' buffers: after the
+ * largest tables. */
+static gsize
+border_pixel_offset (void)
+{
+  return GST_ROUND_UP_16 (cbf_bilateral_tables_max_len () * sizeof (float));
+}
+
+/* The constant border's pixel of @plan's samples (CbfFilterParams):
+ * @value (8-bit levels) scaled to their bits, in each sample, repeated. */
+static void
+fill_border_pixel (guint8 * pixel, const CbfFramePlan * plan, guint value)
+{
+  const CbfPass *pass = &plan->passes[0];
+  guint sample = (guint) (value * ((1u << plan->bits) - 1) / 255. + 0.5);
+  gsize i;
+
+  if (plan->bits == 8) {
+    memset (pixel, value, CBF_BORDER_PIXEL_BYTES);
+  } else if (pass->blend_samples == CBF_SAMPLES_10A2) {
+    guint32 word = sample | sample << 10 | sample << 20;
+
+    for (i = 0; i < CBF_BORDER_PIXEL_BYTES; i += sizeof (word))
+      memcpy (pixel + i, &word, sizeof (word));
+  } else {
+    guint16 word = sample << pass->sample_shift;
+
+    for (i = 0; i < CBF_BORDER_PIXEL_BYTES; i += sizeof (word))
+      memcpy (pixel + i, &word, sizeof (word));
+  }
+}
+
 /* Sized once for the largest radius, so a parameter change never
  * allocates. */
 static cudaError_t
 alloc_tables (Tables * tables)
 {
-  gsize bytes = cbf_bilateral_tables_max_len () * sizeof (float);
+  gsize bytes = border_pixel_offset () + CBF_BORDER_PIXEL_BYTES;
   cudaError_t err;
 
   err = cudaMalloc ((void **) &tables->dev_tables, bytes);
@@ -211,7 +266,7 @@ alloc_tables (Tables * tables)
 static cudaError_t
 update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
     gint diameter, gdouble sigma_color, gdouble sigma_space,
-    cudaStream_t stream)
+    const CbfParams * p, cudaStream_t stream)
 {
   gsize n_floats;
   cudaError_t err = cudaEventSynchronize (tables->uploaded);
@@ -247,6 +302,17 @@ update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
   }
   err = cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
       n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
+  tables->weights.border = p->border;
+  tables->weights.border_pixel = NULL;
+  if (err == cudaSuccess && p->border == CBF_BORDER_CONSTANT) {
+    guint8 *host = (guint8 *) tables->host_tables + border_pixel_offset ();
+    guint8 *dev = (guint8 *) tables->dev_tables + border_pixel_offset ();
+
+    fill_border_pixel (host, plan, p->border_value);
+    err = cudaMemcpyAsync (dev, host, CBF_BORDER_PIXEL_BYTES,
+        cudaMemcpyHostToDevice, stream);
+    tables->weights.border_pixel = dev;
+  }
   if (err == cudaSuccess)
     err = cudaEventRecord (tables->uploaded, stream);
   return err;
@@ -270,7 +336,7 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
   const CbfParams *p = &engine->params;
   const CbfFramePlan *plan = &engine->plan;
   gint chroma_diameter;
-  gdouble chroma_sigma_space;
+  gdouble chroma_sigma_space, chroma_sigma_color;
   /* The grid approximates the bilateral filter only. */
   CbfKernel kernel = p->mode == CBF_MODE_GAUSSIAN ? CBF_KERNEL_GAUSSIAN :
       p->method == CBF_METHOD_GRID ? CBF_KERNEL_GRID : CBF_KERNEL_BILATERAL;
@@ -281,10 +347,17 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
    * luma and chroma each by their own sigma-space. */
   cbf_bilateral_chroma_params (p->diameter, p->sigma_space,
       plan->chroma_factor, &chroma_diameter, &chroma_sigma_space);
-  engine->luma_filtered = !bilateral_passes_through (kernel, p->sigma_color,
-      p->sigma_space);
+  if (p->chroma_diameter >= 0)
+    chroma_diameter = p->chroma_diameter;
+  if (p->chroma_sigma_space >= 0)
+    chroma_sigma_space = p->chroma_sigma_space;
+  chroma_sigma_color = p->chroma_sigma_color >= 0 ? p->chroma_sigma_color :
+      p->sigma_color;
+  engine->luma_filtered = !p->luma_unfiltered
+      && !bilateral_passes_through (kernel, p->sigma_color, p->sigma_space);
   engine->chroma_filtered = p->filter_chroma
-      && !bilateral_passes_through (kernel, p->sigma_color, chroma_sigma_space);
+      && !bilateral_passes_through (kernel, chroma_sigma_color,
+      chroma_sigma_space);
 
   if (!engine->luma.dev_tables) {
     *what = "allocating the weight tables";
@@ -299,17 +372,17 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
   }
   *what = "uploading the weight tables";
   err = update_tables (&engine->luma, plan, kernel, p->diameter,
-      p->sigma_color, p->sigma_space, stream);
+      p->sigma_color, p->sigma_space, p, stream);
   if (err == cudaSuccess)
     err = update_tables (&engine->chroma, plan, kernel, chroma_diameter,
-        p->sigma_color, chroma_sigma_space, stream);
+        chroma_sigma_color, chroma_sigma_space, p, stream);
   if (err == cudaSuccess && kernel == CBF_KERNEL_GRID) {
     *what = "allocating the bilateral grid";
     err = update_grid (&engine->luma, plan, FALSE, p->sigma_space,
         p->sigma_color);
     if (err == cudaSuccess)
       err = update_grid (&engine->chroma, plan, TRUE, chroma_sigma_space,
-          p->sigma_color);
+          chroma_sigma_color);
   }
   if (err != cudaSuccess)
     return err;
@@ -424,19 +497,43 @@ free_device_plane (CbfPlane * plane)
   memset (plane, 0, sizeof (*plane));
 }
 
-/* Makes @plane a packed @width x @height device buffer, keeping the one it
- * has when the size is the same. */
+/* Makes @plane a packed @width x @height device buffer of @bytes a pixel,
+ * keeping the one it has when the size is the same. */
 static cudaError_t
-ensure_device_plane (CbfPlane * plane, gint width, gint height)
+ensure_plane_of (CbfPlane * plane, gint width, gint height, gint bytes)
 {
-  if (plane->data && plane->width == width && plane->height == height)
+  if (plane->data && plane->width == width && plane->height == height
+      && plane->pixel_bytes == bytes)
     return cudaSuccess;
   free_device_plane (plane);
   plane->width = width;
   plane->height = height;
-  plane->pitch_bytes = width;
-  plane->pixel_bytes = 1;
-  return cudaMalloc ((void **) &plane->data, (size_t) width * height);
+  plane->pitch_bytes = (gsize) width *bytes;
+  plane->pixel_bytes = bytes;
+  return cudaMalloc ((void **) &plane->data, (size_t) width * bytes * height);
+}
+
+static cudaError_t
+ensure_device_plane (CbfPlane * plane, gint width, gint height)
+{
+  return ensure_plane_of (plane, width, height, 1);
+}
+
+/* The guide of chroma guided by luma, where the frames have it: the
+ * bilateral filter's chroma, filtered, in a pair the plan can guide. */
+static cudaError_t
+prepare_guide (CbfEngine * engine)
+{
+  const CbfFramePlan *plan = &engine->plan;
+  const CbfPass *last = &plan->passes[plan->n_passes - 1];
+
+  engine->guide_on = engine->params.chroma_guide == CBF_CHROMA_GUIDE_LUMA
+      && engine->kernel == CBF_KERNEL_BILATERAL && engine->chroma_filtered
+      && last->chroma && last->guided;
+  if (!engine->guide_on)
+    return cudaSuccess;
+  return ensure_plane_of (&engine->guide, last->width, last->height,
+      plan->bits > 8 ? 2 : 1);
 }
 
 cudaError_t
@@ -454,6 +551,12 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
   err = prepare_temporal (engine, what);
   if (err != cudaSuccess)
     return err;
+  *what = "allocating the chroma guide";
+  err = prepare_guide (engine);
+  if (err != cudaSuccess) {
+    engine->guide_on = FALSE;
+    return err;
+  }
   if (engine->regions_on) {
     const CbfPass *last = &engine->plan.passes[engine->plan.n_passes - 1];
 
@@ -479,8 +582,10 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
       return err;
   }
   /* The grid is made from the whole picture before the first band is
-   * read back: that band waits for every row. */
-  if (engine->kernel == CBF_KERNEL_GRID)
+   * read back, and the wrapping border's first rows read its last: that
+   * band waits for every row. */
+  if (engine->kernel == CBF_KERNEL_GRID
+      || engine->params.border == CBF_BORDER_WRAP)
     *halo_rows = engine->plan.passes[0].height;
   /* Bands cut one-plane formats only, whose chroma rows are luma's. */
   else
@@ -510,7 +615,10 @@ cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
         engine->plan.passes[0].width, engine->plan.passes[0].height);
   if (err == cudaSuccess)
     err = cbf_mask_scale (&engine->mask_raw, &engine->mask_luma, stream);
-  if (err == cudaSuccess && engine->plan.planes_with_chroma) {
+  /* Chroma's scaled mask wherever the format has chroma, for plans that
+   * filter it on its own (cbf_engine_set_params may change the plan). */
+  if (err == cudaSuccess && GST_VIDEO_INFO_IS_YUV (info)
+      && GST_VIDEO_INFO_N_COMPONENTS (info) >= 3) {
     err = ensure_device_plane (&engine->mask_chroma,
         GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
         GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
@@ -535,10 +643,10 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     gint row_begin, gint row_end, cudaStream_t stream)
 {
   CbfGroupRun luma = { engine->kernel, &engine->luma.weights,
-    engine->mask_on ? &engine->mask_luma : NULL, NULL
+    engine->mask_on ? &engine->mask_luma : NULL, NULL, NULL
   };
   CbfGroupRun chroma = { engine->kernel, &engine->chroma.weights,
-    engine->mask_on ? &engine->mask_chroma : NULL, NULL
+    engine->mask_on ? &engine->mask_chroma : NULL, NULL, NULL
   };
 
   /* A plane whose sigmas pass the bilateral filter through is copied, or
@@ -553,14 +661,18 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     chroma.params = engine->temporal_on && engine->params.filter_chroma ?
         &engine->identity : NULL;
   }
+  /* A window at the frame's edge holds what the other borders read there,
+   * not the far edge the wrapping border reads. */
   CbfRegionRun regions = { &engine->regions, engine->temporal_on
-        || engine->kernel == CBF_KERNEL_GRID || engine->regions.outside,
+        || engine->kernel == CBF_KERNEL_GRID || engine->regions.outside
+        || engine->params.border == CBF_BORDER_WRAP,
     engine->region_side, engine->region_fork, engine->region_weighed,
     engine->region_join
   };
 
   luma.weights = &engine->region_luma;
   chroma.weights = &engine->region_chroma;
+  chroma.guide = engine->guide_on ? &engine->guide : NULL;
   return cbf_frame_plan_run (&engine->plan, &luma, &chroma,
       engine->temporal_on ? &engine->state : NULL,
       engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
@@ -572,7 +684,7 @@ cbf_engine_on_device (const CbfEngine * engine)
 {
   return engine->luma.dev_tables || engine->mask_raw.data
       || engine->luma.grid.cells[0] || engine->identity_dev
-      || engine->region_luma.data || engine->region_side;
+      || engine->region_luma.data || engine->region_side || engine->guide.data;
 }
 
 void
@@ -589,6 +701,7 @@ cbf_engine_free (CbfEngine * engine)
     free_device_plane (&engine->mask_chroma);
     free_device_plane (&engine->region_luma);
     free_device_plane (&engine->region_chroma);
+    free_device_plane (&engine->guide);
     if (engine->region_side)
       cudaStreamDestroy (engine->region_side);
     if (engine->region_fork)

@@ -49,14 +49,34 @@ typedef enum
   CBF_METHOD_GRID,
 } CbfMethod;
 
+/* Where chroma's range weights come from: its own samples, or luma's
+ * (a joint bilateral filter; guide.h). */
+typedef enum
+{
+  CBF_CHROMA_GUIDE_NONE,
+  CBF_CHROMA_GUIDE_LUMA,
+} CbfChromaGuide;
+
 /* The filter's parameters, as the element's properties of the same names
- * (gstcudabilateral.c documents them). */
+ * (gstcudabilateral.c and cbfplaneprops.c document them). */
 typedef struct
 {
   gint diameter;
   gdouble sigma_color;
   gdouble sigma_space;
   gboolean filter_chroma;
+  /* Chroma's own parameters; below 0 (CBF_PARAMS_DERIVED), derived from
+   * luma's as cbf_bilateral_chroma_params does (sigma-color as luma's). */
+  gint chroma_diameter;
+  gdouble chroma_sigma_color;
+  gdouble chroma_sigma_space;
+  /* filter-luma=false: luma passes unchanged. */
+  gboolean luma_unfiltered;
+  CbfChromaGuide chroma_guide;
+  /* The border rule, and the constant border's value in 8-bit levels
+   * (scaled to deeper samples as sigma-color is). */
+  CbfBorder border;
+  guint border_value;
   CbfMode mode;
   CbfMethod method;
   /* The temporal filter (temporal.h): the gain (0: off) and the gate's
@@ -64,6 +84,8 @@ typedef struct
   gdouble temporal_strength;
   gdouble temporal_sigma;
 } CbfParams;
+
+#define CBF_PARAMS_DERIVED (-1)
 
 typedef struct _CbfEngine CbfEngine;
 
@@ -100,12 +122,12 @@ void cbf_engine_reset (CbfEngine * engine);
  * first prepare, sized for any parameters; the temporal filter's state
  * (a frame's worth, cbf_temporal_state_bytes a pixel of each pass) by the
  * first prepare with it on, or after a change of size. Sets @halo_rows to
- * the rows
- * above and below a band that the filter reads (for the grid, the whole
- * picture's). On failure returns the error and sets @what to what failed
- * ("allocating the weight tables", "uploading the weight tables",
- * "allocating the bilateral grid", "allocating the temporal filter's
- * state", "allocating the regions' weights"); the next prepare tries
+ * the rows above and below a band that the filter reads (for the grid and
+ * the wrapping border, the whole picture's). On failure returns the error
+ * and sets @what to what failed ("allocating the weight tables",
+ * "uploading the weight tables", "allocating the bilateral grid",
+ * "allocating the temporal filter's state", "allocating the regions'
+ * weights", "allocating the chroma guide"); the next prepare tries
  * again. */
 cudaError_t cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     gint * halo_rows, const gchar ** what);

@@ -217,12 +217,23 @@ same_geometry (const GstVideoInfo * info, guint a, guint b)
 }
 
 gboolean
-cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
+cbf_frame_plan_can_split (const GstVideoInfo * info)
 {
   gint bits;
-  const CbfFilterFunc *colour =
-      colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
+
+  return GST_VIDEO_INFO_IS_YUV (info)
+      && colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
+}
+
+gboolean
+cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
+    gboolean by_plane)
+{
+  gint bits = 8;
+  const CbfFilterFunc *colour = by_plane && cbf_frame_plan_can_split (info) ?
+      NULL : colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
   const CbfFilterFunc *one, *pair;
+  CbfFilterFunc guided;
   guint p, c;
 
   memset (plan, 0, sizeof (*plan));
@@ -273,6 +284,9 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
       deep12_channel;
   pair = plan->bits == 8 ? channel_pair : plan->bits == 16 ?
       deep_channel_pair : deep12_channel_pair;
+  guided = plan->bits == 8 ? cbf_bilateral_guided_channel_pair :
+      plan->bits == 16 ? cbf_bilateral_guided_deep_channel_pair :
+      cbf_bilateral_guided_deep12_channel_pair;
 
   add_pass (plan, info, GST_VIDEO_COMP_Y, 1, one, FALSE);
   if (GST_VIDEO_INFO_N_COMPONENTS (info) < 3)
@@ -281,6 +295,7 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info)
       GST_VIDEO_COMP_U);
   if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
     add_pass (plan, info, GST_VIDEO_COMP_U, 2, pair, TRUE);
+    plan->passes[plan->n_passes - 1].guided = guided;
   } else {
     add_pass (plan, info, GST_VIDEO_COMP_U, 1, one, TRUE);
     add_pass (plan, info, GST_VIDEO_COMP_V, 1, one, TRUE);
@@ -319,6 +334,29 @@ pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
   view.state = NULL;
   view.state_pitch = 0;
   return view;
+}
+
+/* Whether @pass takes its range weights from @run's guide: the
+ * bilateral filter's chroma pairs, with a guide. */
+static gboolean
+pass_guided (const CbfPass * pass, const CbfGroupRun * run)
+{
+  return run->guide && pass->guided && run->kernel == CBF_KERNEL_BILATERAL;
+}
+
+/* Makes @run's guide for @pass from the input's luma (the plan's first
+ * pass), for the rows of the band [@begin, @end) of @pass and those its
+ * windows reach above and below. */
+static cudaError_t
+make_guide (const CbfFramePlan * plan, const CbfPass * pass,
+    const CbfGroupRun * run, const CbfPlane * in, gint begin, gint end,
+    cudaStream_t stream)
+{
+  CbfPlane luma = pass_view (in, &plan->passes[0], 0);
+  gint radius = run->params->radius;
+
+  return cbf_chroma_guide (&luma, run->guide, pass->sub_x, pass->sub_y,
+      MAX (0, begin - radius), MIN (pass->height, end + radius), stream);
 }
 
 /* Channels left unfiltered still have to reach the output: the rows of
@@ -514,8 +552,13 @@ window_step (const CbfFramePlan * plan, WindowStep step,
         params = *run->params;
         params.small_launch = r.x1 - r.x0 < pass->width
             || r.y1 - r.y0 < pass->height;
-        err = pass->process[run->kernel] (src, dst, begin, end, &params,
-            stream);
+        if (pass_guided (pass, run)) {
+          src[pass->n_views] = cut_view (*run->guide, &r);
+          err = pass->guided (src, dst, begin, end, &params, stream);
+        } else {
+          err = pass->process[run->kernel] (src, dst, begin, end, &params,
+              stream);
+        }
         break;
       case WINDOW_BLEND:
         weights = cut_view (*run->weights, &r);
@@ -556,6 +599,19 @@ run_windows (const CbfFramePlan * plan, const CbfGroupRun * luma,
     radius_y = MAX (radius_y, run->params->radius * pass->sub_y);
   }
   n = region_windows (plan, regions->set, radius_x, radius_y, windows);
+  /* The guide of the whole band, which the windows cut. */
+  for (i = 0; i < plan->n_passes; i++) {
+    const CbfPass *pass = &plan->passes[i];
+    const CbfGroupRun *run = pass->chroma ? chroma : luma;
+    gint begin, end;
+
+    if (!run->params || !pass_guided (pass, run))
+      continue;
+    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
+    err = make_guide (plan, pass, run, in, begin, end, stream);
+    if (err != cudaSuccess)
+      return err;
+  }
 
   /* The windows' filter first, so that its blocks reach the SMs before
    * the copy's. */
@@ -656,9 +712,15 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
     if (regions)
       err = cbf_region_weights (regions->set, pass->sub_x, pass->sub_y,
           run->mask, run->weights, 0, begin, pass->width, end - begin, stream);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && pass_guided (pass, run)) {
+      err = make_guide (plan, pass, run, in, begin, end, stream);
+      src[pass->n_views] = *run->guide;
+      if (err == cudaSuccess)
+        err = pass->guided (src, dst, begin, end, run->params, stream);
+    } else if (err == cudaSuccess) {
       err = pass->process[run->kernel] (src, dst, begin, end, run->params,
           stream);
+    }
     if (err == cudaSuccess && (regions || run->mask))
       err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,
           pass->blend_samples, regions ? run->weights : run->mask, begin,

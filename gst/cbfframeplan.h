@@ -22,6 +22,7 @@
 #include "mask.h"
 #include "grid.h"
 #include "regions.h"
+#include "guide.h"
 
 G_BEGIN_DECLS
 
@@ -57,6 +58,9 @@ typedef struct
   gint height;
   gint sub_x, sub_y;            /* luma pixels a pixel stands for */
   gboolean chroma;              /* filtered with the chroma weights */
+  /* For chroma's pair of channels: the bilateral entry guided by luma
+   * (bilateral.h), or NULL. */
+  CbfFilterFunc guided;
 } CbfPass;
 
 #define CBF_MAX_PASSES 3
@@ -88,8 +92,16 @@ typedef struct
  * Y sample; RGBx's padding byte counts through the pixel stride). */
 gsize cbf_plane_row_bytes (const GstVideoInfo * info, guint plane);
 
-/* FALSE for a format the kernels cannot filter. */
-gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info);
+/* FALSE for a format the kernels cannot filter. YUV 4:4:4 formats
+ * (Y444, Y444_10LE, Y444_16LE) are filtered as colour, their three
+ * channels together, unless @by_plane: then plane by plane as the other
+ * YUV formats are, luma on its own and chroma with chroma's weights. */
+gboolean cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
+    gboolean by_plane);
+
+/* Whether @info is a YUV 4:4:4 format that cbf_frame_plan_init can plan
+ * either way. */
+gboolean cbf_frame_plan_can_split (const GstVideoInfo * info);
 
 /* What a frame's passes of one kind (luma or colour; chroma) run: the
  * entries of @kernel with @params (see gaussian.h for CBF_KERNEL_GAUSSIAN,
@@ -104,6 +116,10 @@ typedef struct
   const CbfFilterParams *params;
   const CbfPlane *mask;
   const CbfPlane *weights;
+  /* Chroma guided by luma: where the guide (guide.h) is made, a device
+   * plane of the chroma passes' size and samples; NULL: unguided. Only
+   * the bilateral filter's entries read it. */
+  const CbfPlane *guide;
 } CbfGroupRun;
 
 /* A frame's regions (regions.h). @whole: every pixel is filtered, then

@@ -15,20 +15,24 @@
  * the average of the pixels in a circular window, weighted by their distance
  * (#GstCudaBilateral:sigma-space) and by how far their colour is from the
  * centre's (#GstCudaBilateral:sigma-color), so noise is smoothed while edges
- * stay sharp. The output equals OpenCV's cv::bilateralFilter (8-bit,
- * BORDER_DEFAULT) within ±1 on every pixel, in any of the formats below,
- * without conversion:
+ * stay sharp. The output equals OpenCV's cv::bilateralFilter (8-bit, with
+ * its border type, #GstCudaBilateral:border) within ±1 on every pixel, in
+ * any of the formats below, without conversion:
  *
  * - RGB formats (RGBA, BGRx, RGB, BGR, ...) and Y444: the three colour
  *   channels are filtered together, as OpenCV's 3-channel filter does (L1
- *   colour distance); alpha or padding passes unchanged.
+ *   colour distance); alpha or padding passes unchanged. Y444 goes plane by
+ *   plane, as below, once a per-plane property is set.
  * - GRAY8, and chroma-subsampled YUV (I420, YV12, NV12, NV21, YUY2, UYVY):
  *   each channel is filtered on its own, as OpenCV's 1-channel filter. Luma
  *   takes the element's parameters. Chroma, subsampled by 2 in width in all
  *   these formats, takes them scaled by 2 so that its window covers about
  *   the same part of the picture: diameter / 2 (integer division, at least
- *   1) when diameter > 0, and sigma-space / 2; sigma-color is kept. Chroma
- *   is copied untouched when #GstCudaBilateral:filter-chroma is false.
+ *   1) when diameter > 0, and sigma-space / 2; sigma-color is kept; or its
+ *   own, #GstCudaBilateral:chroma-diameter and the other chroma-* ones.
+ *   #GstCudaBilateral:filter-chroma and #GstCudaBilateral:filter-luma copy
+ *   a plane untouched; #GstCudaBilateral:chroma-guide=luma takes chroma's
+ *   range weights from luma (a joint bilateral filter).
  *
  * Samples of 10, 12 and 16 bits (HEVC Main 10 and HDR video, raw cameras)
  * are filtered in their own precision, with the same semantics:
@@ -52,7 +56,7 @@
  *
  * With #GstCudaBilateral:mode=gaussian the range weight is off: the output
  * equals OpenCV's cv::GaussianBlur (kernel size #GstCudaBilateral:diameter,
- * sigma #GstCudaBilateral:sigma-space, BORDER_DEFAULT) within ±1, computed
+ * sigma #GstCudaBilateral:sigma-space, the same border) within ±1, computed
  * as two 1-D passes, so its cost grows with the diameter, not its square.
  *
  * With #GstCudaBilateral:method=grid the bilateral filter is approximated
@@ -145,6 +149,7 @@
 #include "cbfengine.h"
 #include "cbfmaskloader.h"
 #include "cbfregions.h"
+#include "cbfplaneprops.h"
 #include "temporal.h"
 
 #if CBF_HAVE_CUDA_MEMORY
@@ -162,7 +167,6 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define MAX_SIGMA_COLOR 1000.0
 /* Keeps the radius derived from sigma-space within CBF_MAX_RADIUS. */
 #define MAX_SIGMA_SPACE 200.0
-#define DEFAULT_FILTER_CHROMA TRUE
 #define DEFAULT_MODE CBF_MODE_BILATERAL
 #define DEFAULT_METHOD CBF_METHOD_EXACT
 #define DEFAULT_TEMPORAL_STRENGTH 0.0
@@ -175,7 +179,6 @@ enum
   PROP_DIAMETER,
   PROP_SIGMA_COLOR,
   PROP_SIGMA_SPACE,
-  PROP_FILTER_CHROMA,
   PROP_MODE,
   PROP_MASK_LOCATION,
   PROP_METHOD,
@@ -183,6 +186,8 @@ enum
   PROP_TEMPORAL_SIGMA,
   PROP_REGIONS,
   PROP_REGIONS_LAST = PROP_REGIONS + CBF_REGION_N_PROPS - 1,
+  PROP_PLANES,
+  PROP_PLANES_LAST = PROP_PLANES + CBF_PLANE_N_PROPS - 1,
 };
 
 struct _GstCudaBilateral
@@ -502,6 +507,12 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     GST_OBJECT_UNLOCK (self);
     return;
   }
+  if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST) {
+    cbf_plane_props_set (&self->params, prop_id - PROP_PLANES, value);
+    self->params_dirty = TRUE;
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_DIAMETER:
       self->params.diameter = g_value_get_int (value);
@@ -511,9 +522,6 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_SPACE:
       self->params.sigma_space = g_value_get_double (value);
-      break;
-    case PROP_FILTER_CHROMA:
-      self->params.filter_chroma = g_value_get_boolean (value);
       break;
     case PROP_MODE:
       self->params.mode = g_value_get_enum (value);
@@ -547,6 +555,11 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
     GST_OBJECT_UNLOCK (self);
     return;
   }
+  if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST) {
+    cbf_plane_props_get (&self->params, prop_id - PROP_PLANES, value);
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
   switch (prop_id) {
     case PROP_DIAMETER:
       g_value_set_int (value, self->params.diameter);
@@ -556,9 +569,6 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SIGMA_SPACE:
       g_value_set_double (value, self->params.sigma_space);
-      break;
-    case PROP_FILTER_CHROMA:
-      g_value_set_boolean (value, self->params.filter_chroma);
       break;
     case PROP_MODE:
       g_value_set_enum (value, self->params.mode);
@@ -659,19 +669,6 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "neighbour's weight falls with distance; sets the window when "
           "diameter is -1 or 0", 0.0, MAX_SIGMA_SPACE,
           DEFAULT_SIGMA_SPACE, live));
-  /**
-   * GstCudaBilateral:filter-chroma:
-   *
-   * Whether the chroma channels of chroma-subsampled YUV formats are
-   * filtered (with diameter and sigma-space scaled to their resolution, see
-   * above) or copied untouched. Other formats ignore it.
-   */
-  g_object_class_install_property (gobject_class, PROP_FILTER_CHROMA,
-      g_param_spec_boolean ("filter-chroma", "Filter chroma",
-          "Filter the chroma of subsampled YUV formats (I420, YV12, NV12, "
-          "NV21, YUY2, UYVY) too, with diameter and sigma-space halved; "
-          "false: copy it unchanged. Other formats ignore it",
-          DEFAULT_FILTER_CHROMA, live));
 
   /**
    * GstCudaBilateral:mode:
@@ -756,6 +753,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   cbf_region_settings_install (gobject_class, PROP_REGIONS);
+  cbf_plane_props_install (gobject_class, PROP_PLANES);
 
   gst_element_class_set_static_metadata (element_class,
       "CUDA bilateral filter", "Filter/Effect/Video",
@@ -789,12 +787,12 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->params.diameter = DEFAULT_DIAMETER;
   self->params.sigma_color = DEFAULT_SIGMA_COLOR;
   self->params.sigma_space = DEFAULT_SIGMA_SPACE;
-  self->params.filter_chroma = DEFAULT_FILTER_CHROMA;
   self->params.mode = DEFAULT_MODE;
   self->params.method = DEFAULT_METHOD;
   self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
   self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
   self->params_dirty = TRUE;
   cbf_region_settings_init (&self->regions);
+  cbf_plane_props_init (&self->params);
   self->mask = cbf_mask_loader_new ();
 }
