@@ -139,6 +139,52 @@ golden_free_yuv_cases (GoldenYuvCase * cases)
   g_free (cases);
 }
 
+GoldenBorderCase *
+golden_load_border_cases (guint * n_cases)
+{
+  gchar *path;
+  gchar **lines = read_case_lines ("border_cases.txt", &path);
+  GArray *cases = g_array_new (TRUE, TRUE, sizeof (GoldenBorderCase));
+  guint i;
+
+  for (i = 0; lines[i]; i++) {
+    GoldenBorderCase b = { {0,}, FALSE, NULL, 0 };
+    gchar name[256], mode[32], border[32], input[256], output[256];
+
+    fail_unless (sscanf (lines[i], "%255s %31s %d %d %d %d %lf %lf %31s %d "
+            "%255s %255s", name, mode, &b.c.channels, &b.c.width,
+            &b.c.height, &b.c.diameter, &b.c.sigma_color, &b.c.sigma_space,
+            border, &b.border_value, input, output) == 12
+        && (g_str_equal (mode, "bilateral") || g_str_equal (mode,
+                "gaussian")), "malformed line %u of %s: %s", i + 1, path,
+        lines[i]);
+    b.c.name = g_strdup (name);
+    b.c.input = g_strdup (input);
+    b.c.output = g_strdup (output);
+    b.gaussian = g_str_equal (mode, "gaussian");
+    b.border = g_strdup (border);
+    g_array_append_val (cases, b);
+  }
+  *n_cases = cases->len;
+  g_strfreev (lines);
+  g_free (path);
+  return (GoldenBorderCase *) g_array_free (cases, FALSE);
+}
+
+void
+golden_free_border_cases (GoldenBorderCase * cases)
+{
+  GoldenBorderCase *b;
+
+  for (b = cases; b->c.name; b++) {
+    g_free (b->c.name);
+    g_free (b->c.input);
+    g_free (b->c.output);
+    g_free (b->border);
+  }
+  g_free (cases);
+}
+
 guint8 *
 golden_load_pnm (const gchar * file, gint * width, gint * height,
     gint * channels)

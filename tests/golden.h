@@ -37,6 +37,17 @@ typedef struct
   gchar *output[3];
 } GoldenYuvCase;
 
+/* A border rule's case (border_cases.txt): the bilateral filter or
+ * GaussianBlur (@gaussian; sigma_color unused, 0) with one of the border
+ * property's rules. */
+typedef struct
+{
+  GoldenCase c;
+  gboolean gaussian;
+  gchar *border;                /* the element's nick: reflect-101, ... */
+  gint border_value;            /* constant's value, 8-bit levels */
+} GoldenBorderCase;
+
 /* Directory of the golden files (compiled in, overridable with the
  * environment variable CBF_GOLDEN_DIR). */
 const gchar *golden_dir (void);
@@ -51,6 +62,11 @@ GoldenCase *golden_load_gaussian_cases (guint * n_cases);
 /* Reads yuv_cases.txt; the array ends with a case whose name is NULL. */
 GoldenYuvCase *golden_load_yuv_cases (guint * n_cases);
 void golden_free_yuv_cases (GoldenYuvCase * cases);
+
+/* Reads border_cases.txt; the array ends with a case whose c.name is
+ * NULL. */
+GoldenBorderCase *golden_load_border_cases (guint * n_cases);
+void golden_free_border_cases (GoldenBorderCase * cases);
 
 /* Reads a binary PGM or PPM from the golden directory: tightly packed rows,
  * width * channels bytes each. Aborts the test on a malformed file. */

@@ -2,6 +2,7 @@
 """Regenerate the golden files in tests/golden/ with OpenCV itself.
 
     python3 tests/make_golden.py [--images data]
+    python3 tests/make_golden.py --border
 
 Writes binary PGM (GRAY8) and PPM (RGB) inputs, cv2.bilateralFilter outputs
 (BORDER_DEFAULT) for every parameter set, and cases.txt, one line a case:
@@ -19,6 +20,21 @@ element's rule, restated in chroma_params below):
 subsampling is 420 (I420, YV12, NV12, NV21: chroma ceil(w/2) x ceil(h/2)) or
 422 (YUY2, UYVY: ceil(w/2) x h), GStreamer's rounding for odd sizes. The
 3-channel formats (RGB, BGR, Y444) use the rgb cases of cases.txt.
+
+With --border it writes only the border rule's cases (and leaves every
+file above as it is): border_*.pgm/ppm inputs and outputs and
+border_cases.txt, one line a case:
+
+    name mode channels width height diameter sigma_color sigma_space
+         border border_value input output
+
+mode is bilateral (cv2.bilateralFilter) or gaussian (cv2.GaussianBlur with
+the kernel size and sigma of gaussian_params; sigma_color 0, unused).
+border is the element's nick of the border property: reflect-101,
+replicate, reflect, wrap or constant (OpenCV's BORDER_REFLECT_101,
+BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP, BORDER_CONSTANT);
+border_value the constant's sample value in 8-bit levels (0 for the other
+rules). See write_border_cases.
 
 The element's tests (on a GPU) and the C reference (tests/reference.c, in CI)
 must match every output within +-1.
@@ -178,6 +194,131 @@ def write_gaussian_cases(sources):
     return len(lines) - 1
 
 
+# The border property's rules: (element nick, OpenCV border type).
+BORDERS = [
+    ("reflect-101", cv2.BORDER_REFLECT_101),
+    ("replicate", cv2.BORDER_REPLICATE),
+    ("reflect", cv2.BORDER_REFLECT),
+    ("wrap", cv2.BORDER_WRAP),
+    ("constant", cv2.BORDER_CONSTANT),
+]
+
+# The constant border's values: bilateralFilter and GaussianBlur pad with
+# 0 themselves; any other value is padded by copyMakeBorder first.
+BORDER_CONSTANTS = [0, 200]
+
+# Bilateral windows of every kernel family of the element: radius 1 and 2
+# (stream kernel), 4 and 7 (specialised kernels), 15 and 22 (wide kernel),
+# 31 (generic kernel); sigmas large enough that the padding counts (the
+# small pictures' steep gradients would otherwise leave each pixel alone).
+BORDER_PARAMS = [
+    ("d3_s80_2", 3, 80.0, 2.0),
+    ("d5_s60_3", 5, 60.0, 3.0),
+    ("d9_s100_4", 9, 100.0, 4.0),
+    ("d15_s50_10", 15, 50.0, 10.0),
+    ("d31_s70_8", 31, 70.0, 8.0),
+    ("d45_s120_15", 45, 120.0, 15.0),
+    ("d63_s90_20", 63, 90.0, 20.0),
+]
+
+# GaussianBlur's sizes 3 (the fixed kernel, sigma 0), 9 and 31, with sigmas
+# for which OpenCV's 8-bit blur stays within +-1 of the exact one on these
+# pictures: its coefficients are fixed point of 8 fractional bits, which on
+# pictures of a few high-contrast pixels seen again and again through the
+# border puts sizes 9 (sigma 2.5) and 31 (sigma 2 to 20) up to 2 levels
+# off (check_gaussian_exact refuses such a case).
+BORDER_GAUSSIAN_PARAMS = [("g3_s0", 3, 0.0), ("g9_s2", 9, 2.0), ("g31_s3.5", 31, 3.5)]
+
+
+def border_sources():
+    """Pictures smaller than most windows (1x1, 1x9, 3x2, 7x5) and a larger
+    one (67x45), one and three channels."""
+    out = []
+    for channels, tag in ((1, "gray"), (3, "rgb")):
+        for i, (w, h) in enumerate(((1, 1), (1, 9), (3, 2), (7, 5), (67, 45))):
+            out.append((f"border_{tag}_{w}x{h}", synthetic(w, h, channels, 500 + 10 * channels + i)))
+    return out
+
+
+def with_border(img, radius, border, value, run):
+    """run(img, border) as OpenCV computes it, except a constant border of a
+    nonzero value: the picture padded by @radius with it (copyMakeBorder),
+    filtered, and cropped back, the padding then being what every window
+    reads (bilateralFilter and GaussianBlur pad with 0 themselves)."""
+    if border != cv2.BORDER_CONSTANT or value == 0:
+        return run(img, border)
+    padded = cv2.copyMakeBorder(img, radius, radius, radius, radius, border,
+                                value=(value,) * 4)
+    h, w = img.shape[:2]
+    return run(padded, cv2.BORDER_REFLECT_101)[radius:radius + h, radius:radius + w]
+
+
+def check_padding_rule(img, radius, run):
+    """The padded way with 0 must give what OpenCV's own constant border
+    gives (within the +-1 of float sums over another layout)."""
+    own = run(img, cv2.BORDER_CONSTANT).astype(int)
+    padded = cv2.copyMakeBorder(img, radius, radius, radius, radius, cv2.BORDER_CONSTANT, value=(0,) * 4)
+    h, w = img.shape[:2]
+    cropped = run(padded, cv2.BORDER_REFLECT_101)[radius:radius + h, radius:radius + w]
+    if np.abs(own - cropped.astype(int)).max() > 1:
+        sys.exit("copyMakeBorder and the filter's own constant border disagree")
+
+
+def check_gaussian_exact(name, img, out, k, sigma, radius, border, value):
+    """OpenCV's 8-bit blur @out must be within 1.4 levels of the blur in
+    double on the same padding, or no float implementation (the C
+    reference's, the element's) can be held to +-1 of it."""
+    padded = cv2.copyMakeBorder(img, radius, radius, radius, radius, border,
+                                value=(value,) * 4).astype(np.float64)
+    kernel = cv2.getGaussianKernel(k, sigma, cv2.CV_64F)
+    h, w = img.shape[:2]
+    exact = cv2.sepFilter2D(padded, cv2.CV_64F, kernel, kernel)[radius:radius + h, radius:radius + w]
+    off = np.abs(out - exact).max()
+    if off > 1.4:
+        sys.exit(f"{name}: GaussianBlur is {off:.2f} levels from the exact blur")
+
+
+def write_border_cases():
+    """Every border rule (and the constant's values) on every border
+    picture: cv2.bilateralFilter with BORDER_PARAMS and cv2.GaussianBlur
+    (which takes every rule, BORDER_WRAP included) with
+    BORDER_GAUSSIAN_PARAMS."""
+    lines = [f"# generated by tests/make_golden.py --border with OpenCV {cv2.__version__}:"
+             " name mode channels width height diameter sigma_color sigma_space"
+             " border border_value input output"]
+    runs = []
+    for pname, d, sc, ss in BORDER_PARAMS:
+        runs.append(("bilateral", pname, d, sc, ss, d // 2,
+                     lambda im, b, d=d, sc=sc, ss=ss: cv2.bilateralFilter(im, d, sc, ss, borderType=b),
+                     None))
+    for pname, d, ss in BORDER_GAUSSIAN_PARAMS:
+        k, sigma = gaussian_params(d, ss)
+        runs.append(("gaussian", pname, d, 0.0, ss, k // 2,
+                     lambda im, b, k=k, sigma=sigma: cv2.GaussianBlur(im, (k, k), sigma, borderType=b),
+                     (k, sigma)))
+    for name, img in border_sources():
+        ext = "pgm" if img.ndim == 2 else "ppm"
+        channels = 1 if img.ndim == 2 else 3
+        h, w = img.shape[:2]
+        src = f"{name}.{ext}"
+        write_pnm(os.path.join(OUT, src), img)
+        for mode, pname, d, sc, ss, radius, run, gaussian in runs:
+            check_padding_rule(img, radius, run)
+            for bname, border in BORDERS:
+                for value in BORDER_CONSTANTS if border == cv2.BORDER_CONSTANT else [0]:
+                    tag = f"{bname}-{value}" if border == cv2.BORDER_CONSTANT else bname
+                    dst = f"{name}.{pname}.{tag}.{ext}"
+                    out = with_border(img, radius, border, value, run)
+                    if gaussian:
+                        check_gaussian_exact(dst, img, out, *gaussian, radius, border, value)
+                    write_pnm(os.path.join(OUT, dst), out)
+                    lines.append(f"{name}.{pname}.{tag} {mode} {channels} {w} {h} {d} {sc:g} "
+                                 f"{ss:g} {bname} {value} {src} {dst}")
+    with open(os.path.join(OUT, "border_cases.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return len(lines) - 1
+
+
 def write_pnm(path, img):
     magic = b"P5" if img.ndim == 2 else b"P6"
     h, w = img.shape[:2]
@@ -189,8 +330,13 @@ def write_pnm(path, img):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--images", default=os.path.join(HERE, "..", "data"))
+    ap.add_argument("--border", action="store_true",
+                    help="write only the border rule's cases (border_cases.txt)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    if args.border:
+        print(f"{write_border_cases()} border cases written to {OUT}")
+        return
     lines = [f"# generated by tests/make_golden.py with OpenCV {cv2.__version__}"]
     sources = images(args.images)
     for name, img in sources:

@@ -3,6 +3,7 @@
 
 #include "packed_image.h"
 #include "golden.h"
+#include "reference.h"
 
 #include <gst/check/gstcheck.h>
 #include <gst/video/video.h>
@@ -51,14 +52,46 @@ image_caps (const Image * im)
       im->height, "framerate", GST_TYPE_FRACTION, 30, 1, NULL);
 }
 
+void
+image_border_apply (GstElement * element, const ImageBorder * b)
+{
+  GObjectClass *klass = G_OBJECT_GET_CLASS (element);
+
+  if (b && b->border && !g_str_equal (b->border, "reflect-101")) {
+    GParamSpec *spec = g_object_class_find_property (klass, "border");
+    GEnumValue *rule;
+
+    fail_unless (spec != NULL && G_IS_PARAM_SPEC_ENUM (spec),
+        "the element has no border property");
+    /* By its nick, so that a misspelt or renamed rule fails here. */
+    rule = g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM (spec)->enum_class,
+        b->border);
+    fail_unless (rule != NULL, "the border property has no %s", b->border);
+    g_object_set (element, "border", rule->value, NULL);
+  }
+  if (b && b->value != 0) {
+    fail_unless (g_object_class_find_property (klass, "border-value") !=
+        NULL, "the element has no border-value property");
+    g_object_set (element, "border-value", b->value, NULL);
+  }
+}
+
 GstHarness *
-image_harness_new (const Image * im, const Params * p)
+image_harness_new_border (const Image * im, const Params * p,
+    const ImageBorder * b)
 {
   GstHarness *h = gst_harness_new ("cudabilateral");
 
   params_apply (h->element, p);
+  image_border_apply (h->element, b);
   gst_harness_set_caps (h, image_caps (im), image_caps (im));
   return h;
+}
+
+GstHarness *
+image_harness_new (const Image * im, const Params * p)
+{
+  return image_harness_new_border (im, p, NULL);
 }
 
 /* Writes @im into @buf through a video frame: @buf's video meta (its
@@ -159,6 +192,29 @@ Image
 image_reference_grid (const Image * im, const Params * p)
 {
   return reference_of (im, p, TRUE);
+}
+
+Image
+image_reference_border (const Image * im, const Params * p,
+    const ImageBorder * b)
+{
+  Image ref = image_new (im->format, im->width, im->height, 0);
+  gint rule = cbf_reference_border_from_nick (b && b->border ? b->border :
+      "reflect-101");
+  gint sample = b ? cbf_reference_border_sample ((gint) b->value, 8) : 0;
+
+  fail_unless (rule >= 0, "no border rule %s", b->border);
+  if (p->gaussian)
+    cbf_reference_gaussian_border (im->pixels, im->stride, ref.pixels,
+        ref.stride, im->width, im->height, im->format->pixel_bytes,
+        im->format->colour_offset, im->format->channels, p->diameter,
+        p->sigma_space, rule, sample);
+  else
+    cbf_reference_bilateral_border (im->pixels, im->stride, ref.pixels,
+        ref.stride, im->width, im->height, im->format->pixel_bytes,
+        im->format->colour_offset, im->format->channels, p->diameter,
+        p->sigma_color, p->sigma_space, rule, sample);
+  return ref;
 }
 
 /* Colour bytes within +-1, the passthrough byte exact. */

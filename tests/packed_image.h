@@ -3,7 +3,7 @@
  * bytes the element passes through (alpha, padding) kept beside the
  * filtered ones; the element's output of one, the C reference's, and the
  * comparison of the two (filtered bytes within +-1, the others exact).
- * For test_golden, test_mask, test_grid and test_element_gpu. */
+ * For test_golden, test_mask, test_grid, test_element_gpu and test_border. */
 
 #ifndef CBF_TEST_PACKED_IMAGE_H
 #define CBF_TEST_PACKED_IMAGE_H
@@ -55,8 +55,25 @@ void image_free (Image * im);
 
 GstCaps *image_caps (const Image * im);
 
-/* A harness around cudabilateral with @p, negotiated for @im. */
+/* The element's border and border-value properties: @border the rule's
+ * nick (NULL: the default, reflect-101), @value the constant's value in
+ * 8-bit levels (the default 0). */
+typedef struct
+{
+  const gchar *border;
+  guint value;
+} ImageBorder;
+
+/* Sets @b (NULL: nothing) on @element, each property only where it is not
+ * the default, so that a build without them still runs the tests that
+ * leave them so. */
+void image_border_apply (GstElement * element, const ImageBorder * b);
+
+/* A harness around cudabilateral with @p, negotiated for @im;
+ * image_harness_new_border: and with the border @b (NULL: the default). */
 GstHarness *image_harness_new (const Image * im, const Params * p);
+GstHarness *image_harness_new_border (const Image * im, const Params * p,
+    const ImageBorder * b);
 
 /* Writes @im into @buf through a video frame: @buf's video meta (its
  * strides) decides the layout. */
@@ -75,6 +92,10 @@ Image image_filter (GstHarness * h, const Image * im);
  * @p's mode; image_reference_grid: of method=grid, by the reference
  * grid. */
 Image image_reference (const Image * im, const Params * p);
+/* The same with the border @b (NULL: reflect-101), the constant's value
+ * taken as 8-bit samples. */
+Image image_reference_border (const Image * im, const Params * p,
+    const ImageBorder * b);
 Image image_reference_grid (const Image * im, const Params * p);
 
 /* Fails the test unless the filtered bytes of @out are within +-1 of

@@ -29,27 +29,68 @@
 #define GRID_COLOUR_RANGE 0.4
 #define GRID_MAX_RANGE_PASSES 4
 
-/* OpenCV's borderInterpolate for BORDER_REFLECT_101. */
-static int
-reflect101 (int p, int len)
+int
+cbf_reference_border_from_nick (const char *nick)
 {
-  if (len == 1)
-    return 0;
-  while (p < 0 || p >= len)
-    p = p < 0 ? -p : 2 * len - 2 - p;
-  return p;
+  static const char *const nicks[] = { "reflect-101", "replicate", "reflect",
+    "wrap", "constant"
+  };
+  int i;
+
+  for (i = 0; i < (int) (sizeof nicks / sizeof nicks[0]); i++)
+    if (strcmp (nick, nicks[i]) == 0)
+      return i;
+  return -1;
 }
 
-/* reflect101 (i - @radius, @len) for i in [0, @len + 2 @radius): the
- * border rule looked up once per row or column. */
+int
+cbf_reference_border_index (CbfReferenceBorder border, int p, int len)
+{
+  int skip;
+
+  if (p >= 0 && p < len)
+    return p;
+  switch (border) {
+    case CBF_REFERENCE_BORDER_REPLICATE:
+      return p < 0 ? 0 : len - 1;
+    case CBF_REFERENCE_BORDER_WRAP:
+      /* C's % keeps the sign of @p: the modulo made positive. */
+      return (p % len + len) % len;
+    case CBF_REFERENCE_BORDER_CONSTANT:
+      return -1;
+    case CBF_REFERENCE_BORDER_REFLECT:
+    case CBF_REFERENCE_BORDER_REFLECT_101:
+    default:
+      /* Mirrored about the edge (REFLECT) or about the edge sample
+       * (REFLECT_101), again until inside: a window wider than the line
+       * reflects it repeatedly. */
+      if (len == 1)
+        return 0;
+      skip = border == CBF_REFERENCE_BORDER_REFLECT_101;
+      while (p < 0 || p >= len)
+        p = p < 0 ? -p - 1 + skip : 2 * len - 1 - p - skip;
+      return p;
+  }
+}
+
+int
+cbf_reference_border_sample (int value, int bits)
+{
+  /* 255 is odd, so no value lies halfway between two samples. */
+  return (int) (((long) value * ((1L << bits) - 1) * 2 + 255) / 510);
+}
+
+/* cbf_reference_border_index (@border, i - @radius, @len) for i in
+ * [0, @len + 2 @radius): the border rule looked up once per row or
+ * column, -1 where the constant is read. */
 static int *
-reflected_indices (int len, int radius)
+border_indices (CbfReferenceBorder border, int len, int radius)
 {
   int *idx = malloc ((size_t) (len + 2 * radius) * sizeof (int));
   int i;
 
   for (i = 0; i < len + 2 * radius; i++)
-    idx[i] = reflect101 (i - radius, len);
+    idx[i] = cbf_reference_border_index (border, i - radius, len);
   return idx;
 }
 
@@ -135,13 +176,15 @@ cbf_reference_space_weight (int dx, int dy, int radius, double sigma_space)
 }
 
 /* The bilateral filter in double on samples of @bytes bytes and @bits bits
- * (strides and pixels in samples); @values (NULL: none) takes the results
- * before rounding, width x height x channels. */
+ * (strides and pixels in samples), borders by @border (the constant
+ * @border_sample in every channel); @values (NULL: none) takes the
+ * results before rounding, width x height x channels. */
 static void
 exact_bilateral (const void *src, size_t src_stride, void *dst,
     size_t dst_stride, int bytes, int bits, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
-    double sigma_color, double sigma_space, double *values)
+    double sigma_color, double sigma_space, CbfReferenceBorder border,
+    int border_sample, double *values)
 {
   int radius = cbf_reference_radius (diameter, sigma_space);
   int side = 2 * radius + 1, n_taps = 0, largest = channels * ((1 << bits) - 1);
@@ -149,8 +192,8 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
   int *tap_dy = malloc ((size_t) side * side * sizeof (int));
   double *tap_w = malloc ((size_t) side * side * sizeof (double));
   double *range = malloc ((size_t) (largest + 1) * sizeof (double));
-  int *cols = reflected_indices (width, radius);
-  int *rows = reflected_indices (height, radius);
+  int *cols = border_indices (border, width, radius);
+  int *rows = border_indices (border, height, radius);
   int x, y, t, c, d;
 
   for (d = 0; d <= largest; d++)
@@ -172,18 +215,22 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
       double sum[3] = { 0, 0, 0 }, wsum = 0;
 
       for (t = 0; t < n_taps; t++) {
-        size_t p = rows[y + tap_dy[t] + radius] * src_stride +
-            (size_t) cols[x + tap_dx[t] + radius] * pixel_samples +
+        int row = rows[y + tap_dy[t] + radius];
+        int col = cols[x + tap_dx[t] + radius];
+        size_t p = (size_t) row * src_stride + (size_t) col * pixel_samples +
             colour_offset;
-        int distance = 0;
+        int tap[3], distance = 0;
         double w;
 
-        for (c = 0; c < channels; c++)
-          distance += abs (sample_at (src, p + c, bytes) -
-              sample_at (src, centre + colour_offset + c, bytes));
+        for (c = 0; c < channels; c++) {
+          tap[c] = row < 0 || col < 0 ? border_sample :
+              sample_at (src, p + c, bytes);
+          distance += abs (tap[c] - sample_at (src, centre + colour_offset + c,
+                  bytes));
+        }
         w = tap_w[t] * range[distance];
         for (c = 0; c < channels; c++)
-          sum[c] += w * sample_at (src, p + c, bytes);
+          sum[c] += w * tap[c];
         wsum += w;
       }
       memcpy ((uint8_t *) dst + out * bytes,
@@ -204,10 +251,11 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
 }
 
 void
-cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
+cbf_reference_bilateral_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
-    double sigma_color, double sigma_space)
+    double sigma_color, double sigma_space, CbfReferenceBorder border,
+    int border_sample)
 {
   if (passes_through (sigma_color, sigma_space))
     copy_image (src, src_stride, dst, dst_stride, 1, width, height,
@@ -215,7 +263,34 @@ cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
   else
     exact_bilateral (src, src_stride, dst, dst_stride, 1, 8, width, height,
         pixel_bytes, colour_offset, channels, diameter, sigma_color,
-        sigma_space, NULL);
+        sigma_space, border, border_sample, NULL);
+}
+
+void
+cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space)
+{
+  cbf_reference_bilateral_border (src, src_stride, dst, dst_stride, width,
+      height, pixel_bytes, colour_offset, channels, diameter, sigma_color,
+      sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
+}
+
+void
+cbf_reference_bilateral_deep_border (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int bits,
+    int diameter, double sigma_color, double sigma_space,
+    CbfReferenceBorder border, int border_sample)
+{
+  if (passes_through (sigma_color, sigma_space))
+    copy_image (src, src_stride, dst, dst_stride, 2, width, height,
+        pixel_samples);
+  else
+    exact_bilateral (src, src_stride, dst, dst_stride, 2, bits, width,
+        height, pixel_samples, colour_offset, channels, diameter,
+        sigma_color, sigma_space, border, border_sample, NULL);
 }
 
 void
@@ -224,13 +299,9 @@ cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     int pixel_samples, int colour_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space)
 {
-  if (passes_through (sigma_color, sigma_space))
-    copy_image (src, src_stride, dst, dst_stride, 2, width, height,
-        pixel_samples);
-  else
-    exact_bilateral (src, src_stride, dst, dst_stride, 2, bits, width,
-        height, pixel_samples, colour_offset, channels, diameter,
-        sigma_color, sigma_space, NULL);
+  cbf_reference_bilateral_deep_border (src, src_stride, dst, dst_stride,
+      width, height, pixel_samples, colour_offset, channels, bits, diameter,
+      sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
 void
@@ -290,17 +361,19 @@ cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma)
  * values. @float_sums: the coefficients rounded to float and every product
  * and sum rounded to float, as OpenCV's 8-bit blur computes (double holds
  * a float product or sum exactly, so that rounding it to float is float
- * arithmetic); else double throughout. */
+ * arithmetic); else double throughout. Borders by @border, the constant
+ * @border_sample. */
 static double *
 separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
     int width, int height, int pixel_samples, int colour_offset,
-    int channels, int diameter, double sigma_space, int float_sums)
+    int channels, int diameter, double sigma_space, int float_sums,
+    CbfReferenceBorder border, int border_sample)
 {
   size_t n = (size_t) width * height * channels;
   double *rows = malloc (n * sizeof (double));
   double *out = malloc (n * sizeof (double));
   int ksize, radius, x, y, c, i;
-  double sigma, *coeffs;
+  double sigma, *coeffs, padding_row = 0;
 
   cbf_reference_gaussian_params (diameter, sigma_space, &ksize, &sigma);
   radius = ksize / 2;
@@ -309,15 +382,25 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
   if (float_sums)
     for (i = 0; i < ksize; i++)
       coeffs[i] = (float) coeffs[i];
+  /* A row of the constant padding after the horizontal pass, as a picture
+   * padded before the blur gives it. */
+  for (i = -radius; i <= radius; i++) {
+    double term = coeffs[i + radius] * (double) border_sample;
+
+    padding_row = float_sums ? (float) (padding_row + (float) term) :
+        padding_row + term;
+  }
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++)
       for (c = 0; c < channels; c++) {
         double sum = 0;
 
         for (i = -radius; i <= radius; i++) {
-          double term = coeffs[i + radius] * (double) sample_at (src,
-              y * src_stride + reflect101 (x + i, width) * pixel_samples +
-              colour_offset + c, sample_bytes);
+          int col = cbf_reference_border_index (border, x + i, width);
+          double term = coeffs[i + radius] * (double) (col < 0 ?
+              border_sample : sample_at (src, y * src_stride +
+                  (size_t) col * pixel_samples + colour_offset + c,
+                  sample_bytes));
 
           sum = float_sums ? (float) (sum + (float) term) : sum + term;
         }
@@ -329,9 +412,9 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
         double sum = 0;
 
         for (i = -radius; i <= radius; i++) {
-          double term = coeffs[i + radius] *
-              rows[((size_t) reflect101 (y + i, height) * width + x) *
-              channels + c];
+          int row = cbf_reference_border_index (border, y + i, height);
+          double term = coeffs[i + radius] * (row < 0 ? padding_row :
+              rows[((size_t) row * width + x) * channels + c]);
 
           sum = float_sums ? (float) (sum + (float) term) : sum + term;
         }
@@ -343,13 +426,14 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
 }
 
 void
-cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
+cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
-    double sigma_space)
+    double sigma_space, CbfReferenceBorder border, int border_sample)
 {
   double *sums = separable_gaussian (src, src_stride, 1, width, height,
-      pixel_bytes, colour_offset, channels, diameter, sigma_space, 1);
+      pixel_bytes, colour_offset, channels, diameter, sigma_space, 1, border,
+      border_sample);
   int x, y, c;
 
   for (y = 0; y < height; y++)
@@ -365,13 +449,25 @@ cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
 }
 
 void
-cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
-    uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_space)
 {
+  cbf_reference_gaussian_border (src, src_stride, dst, dst_stride, width,
+      height, pixel_bytes, colour_offset, channels, diameter, sigma_space,
+      CBF_REFERENCE_BORDER_REFLECT_101, 0);
+}
+
+void
+cbf_reference_gaussian_deep_border (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_space, CbfReferenceBorder border, int border_sample)
+{
   double *sums = separable_gaussian (src, src_stride, 2, width, height,
-      pixel_samples, colour_offset, channels, diameter, sigma_space, 0);
+      pixel_samples, colour_offset, channels, diameter, sigma_space, 0,
+      border, border_sample);
   int x, y, c;
 
   for (y = 0; y < height; y++)
@@ -388,6 +484,17 @@ cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
       }
     }
   free (sums);
+}
+
+void
+cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
+    uint16_t * dst, size_t dst_stride, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_space)
+{
+  cbf_reference_gaussian_deep_border (src, src_stride, dst, dst_stride,
+      width, height, pixel_samples, colour_offset, channels, diameter,
+      sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
 /* ---------------------------------------------------------------- */
@@ -659,7 +766,7 @@ cbf_reference_values (CbfReferenceMode mode, const void *src,
   if (mode == CBF_REFERENCE_GAUSSIAN) {
     double *sums = separable_gaussian (src, src_stride, sample_bytes, width,
         height, pixel_samples, colour_offset, channels, diameter, sigma_space,
-        sample_bytes == 1);
+        sample_bytes == 1, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 
     /* 8-bit sums are float sums, as the rounded reference takes them. */
     memcpy (values, sums, (size_t) width * height * channels * sizeof (double));
@@ -683,7 +790,8 @@ cbf_reference_values (CbfReferenceMode mode, const void *src,
   else
     exact_bilateral (src, src_stride, scratch, scratch_stride, sample_bytes,
         bits, width, height, pixel_samples, colour_offset, channels,
-        diameter, sigma_color, sigma_space, values);
+        diameter, sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101,
+        0, values);
   free (scratch);
 }
 

@@ -35,6 +35,35 @@ double cbf_reference_range_weight (double distance, int bits,
 double cbf_reference_space_weight (int dx, int dy, int radius,
     double sigma_space);
 
+/* The border rules of the element's border property, OpenCV's
+ * BORDER_REFLECT_101 (BORDER_DEFAULT, what the functions without _border
+ * use), BORDER_REPLICATE, BORDER_REFLECT, BORDER_WRAP and BORDER_CONSTANT,
+ * applied as cv::bilateralFilter applies them: the picture padded by the
+ * radius on every side, the padding read as borderInterpolate defines it
+ * (a window wider than the picture repeats the rule). */
+typedef enum
+{
+  CBF_REFERENCE_BORDER_REFLECT_101,     /* gfedcb|abcdefgh|gfedcba */
+  CBF_REFERENCE_BORDER_REPLICATE,       /* aaaaaa|abcdefgh|hhhhhhh */
+  CBF_REFERENCE_BORDER_REFLECT, /* fedcba|abcdefgh|hgfedcb */
+  CBF_REFERENCE_BORDER_WRAP,    /* cdefgh|abcdefgh|abcdefg */
+  CBF_REFERENCE_BORDER_CONSTANT /* iiiiii|abcdefgh|iiiiiii */
+} CbfReferenceBorder;
+
+/* The rule the element's border property names @nick (reflect-101,
+ * replicate, reflect, wrap, constant), or -1 for another name. */
+int cbf_reference_border_from_nick (const char *nick);
+
+/* The index inside [0, @len) that position @p of a line of @len samples
+ * reads under @border, or -1 where it reads the constant
+ * (CBF_REFERENCE_BORDER_CONSTANT outside the line). The reflections give
+ * 0 on a line of one sample. */
+int cbf_reference_border_index (CbfReferenceBorder border, int p, int len);
+
+/* The constant border's sample of @bits bits (8 to 16) for the element's
+ * border-value @value (8-bit levels): round (value (2^bits - 1) / 255). */
+int cbf_reference_border_sample (int value, int bits);
+
 /* Filters @channels (1 or 3) colour bytes starting at byte @colour_offset of
  * each @pixel_bytes-byte pixel, as cv::bilateralFilter with BORDER_DEFAULT
  * does (within +-1: the weights and sums in double, the quotient rounded
@@ -44,6 +73,16 @@ void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space);
+
+/* The same with the border rule @border; where it is
+ * CBF_REFERENCE_BORDER_CONSTANT, every channel of the padding is
+ * @border_sample (the samples' own units, as every _border function
+ * here takes it). */
+void cbf_reference_bilateral_border (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space, CbfReferenceBorder border,
+    int border_sample);
 
 /* The filter on samples of @bits bits (9 to 16, each in a uint16_t, values
  * 0 to 2^bits - 1), in double precision: the circular window of
@@ -57,6 +96,11 @@ void cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
     int pixel_samples, int colour_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space);
+void cbf_reference_bilateral_deep_border (const uint16_t * src,
+    size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
+    int height, int pixel_samples, int colour_offset, int channels,
+    int bits, int diameter, double sigma_color, double sigma_space,
+    CbfReferenceBorder border, int border_sample);
 
 /* The kernel size and sigma of OpenCV's GaussianBlur that the element's
  * @diameter and @sigma_space stand for in mode=gaussian (the element's
@@ -80,6 +124,10 @@ void cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
     int pixel_bytes, int colour_offset, int channels, int diameter,
     double sigma_space);
+void cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
+    uint8_t * dst, size_t dst_stride, int width, int height,
+    int pixel_bytes, int colour_offset, int channels, int diameter,
+    double sigma_space, CbfReferenceBorder border, int border_sample);
 
 /* The same blur on samples of up to 16 bits (each in a uint16_t; strides
  * and pixels in samples): the coefficients and both passes in double with
@@ -89,6 +137,11 @@ void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_space);
+void cbf_reference_gaussian_deep_border (const uint16_t * src,
+    size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
+    int height, int pixel_samples, int colour_offset, int channels,
+    int diameter, double sigma_space, CbfReferenceBorder border,
+    int border_sample);
 
 /* method=grid (docs/kernels.md, "The bilateral grid, exactly"): a grid's
  * cells, range blur passes and size for a @width x @height view of

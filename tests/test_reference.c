@@ -225,6 +225,223 @@ GST_START_TEST (test_gaussian_reference_matches_opencv)
 
 GST_END_TEST;
 
+/* The border rules' indices on lines of 1, 2 and 3 samples, worked by
+ * hand from OpenCV's definitions (reflect-101 gfedcb|abcdefgh|gfedcba,
+ * replicate aaa|abc|ccc, reflect cba|abc|cba, wrap abc|abc|abc), windows
+ * wider than the line included; and the constant's deeper samples. */
+GST_START_TEST (test_border_rules)
+{
+  /* Positions -7 to 9 of a line of 3. */
+  static const gint expected[4][17] = {
+    {1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1, 2, 1, 0, 1},
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2},
+    {0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2, 1, 0, 0, 1, 2, 2},
+    {2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0},
+  };
+  /* Positions -4 to 5 of a line of 2. */
+  static const gint two[4][10] = {
+    {0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+    {0, 0, 0, 0, 0, 1, 1, 1, 1, 1},
+    {0, 1, 1, 0, 0, 1, 1, 0, 0, 1},
+    {0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+  };
+  gint b, p;
+
+  for (b = 0; b < 4; b++) {
+    for (p = -7; p <= 9; p++)
+      fail_unless (cbf_reference_border_index (b, p, 3) ==
+          expected[b][p + 7], "rule %d, position %d of 3: %d", b, p,
+          cbf_reference_border_index (b, p, 3));
+    for (p = -4; p <= 5; p++)
+      fail_unless (cbf_reference_border_index (b, p, 2) == two[b][p + 4],
+          "rule %d, position %d of 2: %d", b, p,
+          cbf_reference_border_index (b, p, 2));
+    /* A line of one sample: every position reads it. */
+    for (p = -40; p <= 40; p++)
+      fail_unless_equals_int (cbf_reference_border_index (b, p, 1), 0);
+  }
+  fail_unless_equals_int (cbf_reference_border_index
+      (CBF_REFERENCE_BORDER_CONSTANT, -1, 3), -1);
+  fail_unless_equals_int (cbf_reference_border_index
+      (CBF_REFERENCE_BORDER_CONSTANT, 3, 3), -1);
+  fail_unless_equals_int (cbf_reference_border_index
+      (CBF_REFERENCE_BORDER_CONSTANT, 2, 3), 2);
+  fail_unless_equals_int (cbf_reference_border_from_nick ("wrap"),
+      CBF_REFERENCE_BORDER_WRAP);
+  fail_unless_equals_int (cbf_reference_border_from_nick ("reflect-101"),
+      CBF_REFERENCE_BORDER_REFLECT_101);
+  fail_unless_equals_int (cbf_reference_border_from_nick ("default"), -1);
+  /* round (v (2^bits - 1) / 255): 200 is 802.35 at 10 bits, 128 is
+   * 2055.53 at 12 bits. */
+  fail_unless_equals_int (cbf_reference_border_sample (200, 8), 200);
+  fail_unless_equals_int (cbf_reference_border_sample (200, 10), 802);
+  fail_unless_equals_int (cbf_reference_border_sample (128, 12), 2056);
+  fail_unless_equals_int (cbf_reference_border_sample (200, 16), 51400);
+  fail_unless_equals_int (cbf_reference_border_sample (255, 10), 1023);
+  fail_unless_equals_int (cbf_reference_border_sample (0, 16), 0);
+}
+
+GST_END_TEST;
+
+/* A border case's rule as one of six: the five rules, and the constant
+ * of a nonzero value the sixth. */
+#define N_BORDER_VARIANTS 6
+
+static gint
+border_variant (const GoldenBorderCase * b)
+{
+  gint rule = cbf_reference_border_from_nick (b->border);
+
+  fail_unless (rule >= 0, "%s: no border rule %s", b->c.name, b->border);
+  fail_unless (rule == CBF_REFERENCE_BORDER_CONSTANT || b->border_value == 0,
+      "%s: a value for the %s rule", b->c.name, b->border);
+  return rule == CBF_REFERENCE_BORDER_CONSTANT && b->border_value ? 5 : rule;
+}
+
+/* The reference with each border rule against OpenCV's outputs of every
+ * border case (bilateral and GaussianBlur, one and three channels, pictures
+ * smaller than the window, windows of every kernel). So that a wrong rule
+ * fails, the golden outputs must differ between the rules: for each pair
+ * of the six (the five rules, the constant at 0 and at 200), in at least
+ * 20 groups of a picture smaller than its window (same picture, mode and
+ * parameters) they differ by more than 1 somewhere. */
+GST_START_TEST (test_border_reference_matches_opencv)
+{
+  guint n_cases, i, j, a, k;
+  GoldenBorderCase *cases = golden_load_border_cases (&n_cases);
+  guint8 **expected = g_new0 (guint8 *, n_cases);
+  guint differ[N_BORDER_VARIANTS][N_BORDER_VARIANTS] = { {0,}, };
+  guint seen[N_BORDER_VARIANTS] = { 0, };
+
+  fail_unless (n_cases >= 10 * 10 * N_BORDER_VARIANTS, "expected the full "
+      "border set, got %u", n_cases);
+  for (i = 0; i < n_cases; i++) {
+    const GoldenBorderCase *b = &cases[i];
+    const GoldenCase *c = &b->c;
+    gint w, h, ch, ow, oh, och, max_diff, fx, fy;
+    gint rule = cbf_reference_border_from_nick (b->border);
+    gint sample = cbf_reference_border_sample (b->border_value, 8);
+    guint8 *src = golden_load_pnm (c->input, &w, &h, &ch);
+    guint8 *out = g_malloc ((gsize) w * h * ch);
+    guint bad;
+
+    seen[border_variant (b)]++;
+    expected[i] = golden_load_pnm (c->output, &ow, &oh, &och);
+    fail_unless (w == c->width && h == c->height && ch == c->channels
+        && ow == w && oh == h && och == ch, "%s: sizes disagree", c->name);
+    memset (out, 0xcd, (gsize) w * h * ch);
+    if (b->gaussian)
+      cbf_reference_gaussian_border (src, w * ch, out, w * ch, w, h, ch, 0,
+          ch, c->diameter, c->sigma_space, rule, sample);
+    else
+      cbf_reference_bilateral_border (src, w * ch, out, w * ch, w, h, ch, 0,
+          ch, c->diameter, c->sigma_color, c->sigma_space, rule, sample);
+    bad = images_diff_beyond_one (out, w * ch, expected[i], w * ch, w, h, ch,
+        0, ch, 0, ch, &max_diff, &fx, &fy);
+    fail_unless (bad == 0, "%s: %u values off by more than 1 (max %d, first "
+        "at %d,%d)", c->name, bad, max_diff, fx, fy);
+    g_free (src);
+    g_free (out);
+  }
+  for (a = 0; a < N_BORDER_VARIANTS; a++)
+    fail_unless (seen[a] >= 10 * 10, "only %u cases of border variant %u",
+        seen[a], a);
+
+  /* Pairs of cases of one group: the same name up to the rule's tag. */
+  for (i = 0; i < n_cases; i++)
+    for (j = i + 1; j < n_cases; j++) {
+      const GoldenCase *c = &cases[i].c;
+      gint window = c->diameter, max_diff, fx, fy, va, vb;
+      gsize len = strrchr (c->name, '.') - c->name;
+
+      if (strncmp (c->name, cases[j].c.name, len) != 0
+          || cases[j].c.name[len] != '.')
+        continue;
+      if (cases[i].gaussian) {
+        gdouble sigma;
+
+        cbf_reference_gaussian_params (c->diameter, c->sigma_space, &window,
+            &sigma);
+      }
+      if (c->width >= window && c->height >= window)
+        continue;
+      va = border_variant (&cases[i]);
+      vb = border_variant (&cases[j]);
+      fail_unless (va != vb, "%s and %s: the same rule", c->name,
+          cases[j].c.name);
+      if (images_diff_beyond_one (expected[i], c->width * c->channels,
+              expected[j], c->width * c->channels, c->width, c->height,
+              c->channels, 0, c->channels, 0, c->channels, &max_diff, &fx,
+              &fy) > 0) {
+        differ[va][vb]++;
+        differ[vb][va]++;
+      }
+    }
+  for (a = 0; a < N_BORDER_VARIANTS; a++)
+    for (k = a + 1; k < N_BORDER_VARIANTS; k++) {
+      GST_INFO ("border variants %u and %u differ in %u small groups", a, k,
+          differ[a][k]);
+      fail_unless (differ[a][k] >= 20, "border variants %u and %u differ in "
+          "only %u groups of a picture smaller than its window: the golden "
+          "set cannot tell them apart", a, k, differ[a][k]);
+    }
+  for (i = 0; i < n_cases; i++)
+    g_free (expected[i]);
+  g_free (expected);
+  golden_free_border_cases (cases);
+}
+
+GST_END_TEST;
+
+/* The deep references with each border rule on the border goldens widened
+ * to 16 bits (v x 257; the constant 257 v, what
+ * cbf_reference_border_sample gives at 16 bits), narrowed back: within
+ * +-1 of OpenCV's 8-bit output, bilateral and Gaussian. */
+GST_START_TEST (test_border_deep_reference_widened_matches_opencv)
+{
+  guint n_cases, i;
+  GoldenBorderCase *cases = golden_load_border_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenBorderCase *b = &cases[i];
+    const GoldenCase *c = &b->c;
+    gint w, h, ch, max_diff, fx, fy;
+    gint rule = cbf_reference_border_from_nick (b->border);
+    gint sample = cbf_reference_border_sample (b->border_value, 16);
+    guint8 *src = golden_load_pnm (c->input, &w, &h, &ch);
+    guint8 *expected = golden_load_pnm (c->output, &w, &h, &ch);
+    gsize n = (gsize) w * h * ch, k;
+    guint16 *wide = g_new (guint16, n), *wide_out = g_new (guint16, n);
+    guint8 *out = g_malloc (n);
+    guint bad;
+
+    fail_unless_equals_int (sample, b->border_value * 257);
+    for (k = 0; k < n; k++)
+      wide[k] = src[k] * 257;
+    if (b->gaussian)
+      cbf_reference_gaussian_deep_border (wide, w * ch, wide_out, w * ch, w,
+          h, ch, 0, ch, c->diameter, c->sigma_space, rule, sample);
+    else
+      cbf_reference_bilateral_deep_border (wide, w * ch, wide_out, w * ch, w,
+          h, ch, 0, ch, 16, c->diameter, c->sigma_color, c->sigma_space, rule,
+          sample);
+    for (k = 0; k < n; k++)
+      out[k] = (2 * wide_out[k] + 257) / 514;
+    bad = images_diff_beyond_one (out, w * ch, expected, w * ch, w, h, ch, 0,
+        ch, 0, ch, &max_diff, &fx, &fy);
+    fail_unless (bad == 0, "%s widened: %u values off by more than 1 (max %d, "
+        "first at %d,%d)", c->name, bad, max_diff, fx, fy);
+    g_free (src);
+    g_free (expected);
+    g_free (wide);
+    g_free (wide_out);
+    g_free (out);
+  }
+  golden_free_border_cases (cases);
+}
+
+GST_END_TEST;
+
 /* The mask's scaling and blend on values worked by hand: a mask of the
  * frame's size is itself, a 2 x 1 mask stretched over 4 pixels reads
  * 0, 1/4, 3/4 and 1 of the way (centres aligned, ends clamped), and the
@@ -882,6 +1099,9 @@ reference_suite (void)
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
+  tcase_add_test (tc, test_border_rules);
+  tcase_add_test (tc, test_border_reference_matches_opencv);
+  tcase_add_test (tc, test_border_deep_reference_widened_matches_opencv);
   tcase_add_test (tc, test_mask_reference);
   tcase_add_test (tc, test_grid_reference);
   tcase_add_test (tc, test_temporal_reference);

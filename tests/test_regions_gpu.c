@@ -549,6 +549,50 @@ GST_START_TEST (test_regions_analytics)
 GST_END_TEST;
 #endif
 
+/* border=wrap: windows at the frame's edges must read its far edges, as
+ * the whole frame does; the oracle is the element's own whole frame with
+ * the same border (test_border checks that against OpenCV), blended by
+ * the reference's weights. Boxes touch every edge. */
+GST_START_TEST (test_regions_wrap)
+{
+  static const Box edge_boxes[] = {
+    {"face", 0, 0, 12, 10}, {"face", 62, 40, 20, 20}, {"face", 0, 30, 6, 6}
+  };
+  static const gchar *fmts[] = { "RGBA", "NV12", "GRAY8", "P010_10LE" };
+  static const Params p = {.diameter = 9,.sigma_color = 40,.sigma_space = 4 };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info = info_for (fmts[f], W, H);
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel filtered[GST_VIDEO_MAX_COMPONENTS];
+    guint n = channels_for_format (fmts[f], W, H, 200 + f, in);
+    GstHarness *h = filter_harness_new (fmts[f], W, H, &p);
+    int rb[G_N_ELEMENTS (edge_boxes)][4];
+    gint n_boxes = reference_boxes (edge_boxes, G_N_ELEMENTS (edge_boxes),
+        NULL, 0, rb);
+    GstBuffer *buf;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "border", "wrap");
+    filter_frame (h, fmts[f], W, H, frame_from_channels (fmts[f], W, H, in,
+            FALSE, 200 + f), filtered);
+    gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
+    g_object_set (h->element, "region-feather", 3.0, NULL);
+    buf = frame_from_channels (fmts[f], W, H, in, FALSE, 200 + f);
+    attach_boxes (buf, edge_boxes, G_N_ELEMENTS (edge_boxes));
+    filter_frame (h, fmts[f], W, H, buf, out);
+    check_regions (&info, in, filtered, out, GST_VIDEO_INFO_N_COMPONENTS
+        (&info) > 3 ? 3 : GST_VIDEO_INFO_N_COMPONENTS (&info), rb, n_boxes,
+        3.0, FALSE, NULL, "border=wrap");
+    channels_free (filtered, n);
+    channels_free (out, n);
+    channels_free (in, n);
+    filter_harness_free (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 regions_gpu_suite (void)
 {
@@ -561,6 +605,7 @@ regions_gpu_suite (void)
   tcase_add_test (tc, test_regions_with_mask);
   tcase_add_test (tc, test_regions_temporal);
   tcase_add_test (tc, test_regions_meta_kept);
+  tcase_add_test (tc, test_regions_wrap);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_regions_cuda_memory);
 #endif

@@ -1,0 +1,458 @@
+/* cudabilateral's border and border-value properties on a GPU: the
+ * properties' nicks, range and defaults; every border golden file
+ * (OpenCV's bilateralFilter and GaussianBlur with each rule, the constant
+ * at 0 and at 200, pictures smaller than the window, windows of every
+ * kernel) within +-1 on every pixel, as GRAY8 and as the packed colour
+ * formats (24- and 32-bit), every other case with padded rows; then,
+ * against the C reference with the same rule, frames cut into bands, deep
+ * formats (GRAY16_LE, MSB-aligned P010_10LE, planar I420_10LE, Y444_10LE)
+ * and 4:2:0 (I420, NV12), whose chroma planes take the constant's value as
+ * luma does and chroma's parameters; and every rule in CUDA memory. Output
+ * buffers are poisoned before each frame (in system memory). Exits 77
+ * without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "golden.h"
+#include "gpu_support.h"
+#include "packed_image.h"
+#include "reference.h"
+
+/* The rules and the constant's values the element is run with here. */
+static const ImageBorder borders[] = {
+  {"reflect-101", 0}, {"replicate", 0}, {"reflect", 0}, {"wrap", 0},
+  {"constant", 0}, {"constant", 200}
+};
+
+/* The border property: an enum of the five rules by the nicks the
+ * documentation gives, reflect-101 by default; border-value 0 to 255,
+ * 0 by default. */
+GST_START_TEST (test_border_properties)
+{
+  static const gchar *nicks[] = { "reflect-101", "replicate", "reflect",
+    "wrap", "constant"
+  };
+  GstElement *e = gst_element_factory_make ("cudabilateral", NULL);
+  GObjectClass *klass;
+  GParamSpec *spec;
+  GParamSpecUInt *value;
+  GEnumClass *rules;
+  GEnumValue *def;
+  guint i;
+
+  fail_unless (e != NULL);
+  klass = G_OBJECT_GET_CLASS (e);
+  spec = g_object_class_find_property (klass, "border");
+  fail_unless (spec != NULL && G_IS_PARAM_SPEC_ENUM (spec),
+      "no enum property border");
+  rules = G_PARAM_SPEC_ENUM (spec)->enum_class;
+  fail_unless_equals_int (rules->n_values, G_N_ELEMENTS (nicks));
+  for (i = 0; i < G_N_ELEMENTS (nicks); i++)
+    fail_unless (g_enum_get_value_by_nick (rules, nicks[i]) != NULL,
+        "border has no %s", nicks[i]);
+  def = g_enum_get_value (rules, G_PARAM_SPEC_ENUM (spec)->default_value);
+  fail_unless (def != NULL && g_str_equal (def->value_nick, "reflect-101"));
+  spec = g_object_class_find_property (klass, "border-value");
+  fail_unless (spec != NULL && G_IS_PARAM_SPEC_UINT (spec),
+      "no guint property border-value");
+  value = G_PARAM_SPEC_UINT (spec);
+  fail_unless (value->minimum == 0 && value->maximum == 255
+      && value->default_value == 0, "border-value %u to %u, default %u",
+      value->minimum, value->maximum, value->default_value);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* 24-bit RGB and BGR, beside packed_image's 32-bit colour formats. */
+static const PackedFormat rgb24_formats[] = {
+  {"RGB", 3, 0, 3}, {"BGR", 3, 0, 3}
+};
+
+/* The colour format of case @i: the 32-bit ones, then RGB and BGR. */
+static const PackedFormat *
+colour_format (guint i)
+{
+  i %= N_PACKED_COLOUR + G_N_ELEMENTS (rgb24_formats);
+  return i < N_PACKED_COLOUR ? &packed_formats[i] :
+      &rgb24_formats[i - N_PACKED_COLOUR];
+}
+
+/* The border golden cases of @channels channels, of the bilateral filter
+ * or of GaussianBlur (@gaussian), with their rule and value. */
+static void
+check_border_golden (gint channels, gboolean gaussian)
+{
+  guint n_cases, i, n_checked = 0;
+  GoldenBorderCase *cases = golden_load_border_cases (&n_cases);
+
+  for (i = 0; i < n_cases; i++) {
+    const GoldenBorderCase *b = &cases[i];
+    const GoldenCase *c = &b->c;
+    const PackedFormat *f = channels == 1 ? PACKED_GRAY8 : colour_format (i);
+    Params p = { c->diameter, c->sigma_color, c->sigma_space, gaussian };
+    ImageBorder border = { b->border, (guint) b->border_value };
+    gint w, h, ch;
+    guint8 *src, *dst;
+    Image in, expected, out;
+    GstHarness *harness;
+
+    if (c->channels != channels || b->gaussian != gaussian)
+      continue;
+    src = golden_load_pnm (c->input, &w, &h, &ch);
+    dst = golden_load_pnm (c->output, &w, &h, &ch);
+    /* Every other case with padded rows. */
+    in = image_from_golden (f, src, w, h, ch, (i % 2) ? 3 * f->pixel_bytes +
+        8 : 0, i);
+    expected = image_from_golden (f, dst, w, h, ch, 0, i);
+    harness = image_harness_new_border (&in, &p, &border);
+    out = image_filter (harness, &in);
+    image_assert_matches (&out, &expected, &in, c->name);
+    gst_harness_teardown (harness);
+    image_free (&in);
+    image_free (&expected);
+    image_free (&out);
+    g_free (src);
+    g_free (dst);
+    n_checked++;
+  }
+  fail_unless (n_checked >= (gaussian ? 3u : 7u) * 5 * G_N_ELEMENTS (borders),
+      "only %u border golden cases", n_checked);
+  golden_free_border_cases (cases);
+}
+
+GST_START_TEST (test_border_golden_gray8)
+{
+  check_border_golden (1, FALSE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_border_golden_colour)
+{
+  check_border_golden (3, FALSE);
+}
+
+GST_END_TEST;
+
+/* mode=gaussian against GaussianBlur with each rule. */
+GST_START_TEST (test_border_golden_gaussian)
+{
+  check_border_golden (1, TRUE);
+  check_border_golden (3, TRUE);
+}
+
+GST_END_TEST;
+
+/* Frames cut into bands (the rows above and below a band are the
+ * picture's, not a border) and a one-pixel column, with every rule and
+ * value, against the reference: bilateral windows of the stream, wide and
+ * generic kernels (the last on the column only, for time) and mode=gaussian,
+ * GRAY8 and two colour layouts, padded rows every other frame. */
+GST_START_TEST (test_border_bands)
+{
+  static const gint sizes[][2] = { {1, 500}, {200, 300} };
+  static const Params params[] = { {5, 60, 3, FALSE}, {31, 70, 8, FALSE},
+  {71, 40, 12, FALSE}, {31, 0, 6, TRUE}
+  };
+  const PackedFormat *fmts[] =
+      { PACKED_GRAY8, &packed_formats[0], &packed_formats[7] };
+  guint s, p, f, b, seed = 1;
+
+  for (s = 0; s < G_N_ELEMENTS (sizes); s++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+        for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+          Image in, expected, out;
+          GstHarness *h;
+          gchar *what;
+
+          if (sizes[s][0] > 1 && params[p].diameter > 31)
+            continue;
+          in = image_random (fmts[f], sizes[s][0], sizes[s][1],
+              (seed % 2) ? 0 : 5 * fmts[f]->pixel_bytes, seed);
+          h = image_harness_new_border (&in, &params[p], &borders[b]);
+          what = g_strdup_printf ("%s d=%d sc=%g ss=%g border=%s "
+              "border-value=%u", params[p].gaussian ? "gaussian" :
+              "bilateral", params[p].diameter, params[p].sigma_color,
+              params[p].sigma_space, borders[b].border, borders[b].value);
+          expected = image_reference_border (&in, &params[p], &borders[b]);
+          out = image_filter (h, &in);
+          image_assert_matches (&out, &expected, &in, what);
+          g_free (what);
+          gst_harness_teardown (h);
+          image_free (&in);
+          image_free (&expected);
+          image_free (&out);
+          seed++;
+        }
+}
+
+GST_END_TEST;
+
+/* The reference of @p with the border @b on @width x @height packed pixels
+ * of @channels samples of @bits bits: the 8-bit reference on 8 bits
+ * (OpenCV's arithmetic), the deep one on more; the constant as a sample
+ * of @bits bits. */
+static void
+border_reference_packed (const Params * p, const ImageBorder * b, gint bits,
+    const guint16 * src, guint16 * dst, gint width, gint height, gint channels)
+{
+  gsize stride = (gsize) width * channels, n = stride * height, k;
+  gint rule = cbf_reference_border_from_nick (b->border);
+  gint sample = cbf_reference_border_sample ((gint) b->value, bits);
+
+  fail_unless (rule >= 0, "no border rule %s", b->border);
+  if (bits == 8) {
+    guint8 *src8 = g_malloc (n), *dst8 = g_malloc (n);
+
+    for (k = 0; k < n; k++)
+      src8[k] = (guint8) src[k];
+    if (p->gaussian)
+      cbf_reference_gaussian_border (src8, stride, dst8, stride, width,
+          height, channels, 0, channels, p->diameter, p->sigma_space, rule,
+          sample);
+    else
+      cbf_reference_bilateral_border (src8, stride, dst8, stride, width,
+          height, channels, 0, channels, p->diameter, p->sigma_color,
+          p->sigma_space, rule, sample);
+    for (k = 0; k < n; k++)
+      dst[k] = dst8[k];
+    g_free (src8);
+    g_free (dst8);
+  } else if (p->gaussian) {
+    cbf_reference_gaussian_deep_border (src, stride, dst, stride, width,
+        height, channels, 0, channels, p->diameter, p->sigma_space, rule,
+        sample);
+  } else {
+    cbf_reference_bilateral_deep_border (src, stride, dst, stride, width,
+        height, channels, 0, channels, bits, p->diameter, p->sigma_color,
+        p->sigma_space, rule, sample);
+  }
+}
+
+/* The expected channels of a frame of @info holding @in (no alpha), with
+ * the border @b: the three channels together where chroma is not
+ * subsampled (Y444 and its kin), else each on its own, chroma with
+ * chroma's parameters and the same constant. Returns how many. */
+static guint
+border_reference_for_format (const GstVideoInfo * info, const Channel * in,
+    const Params * p, const ImageBorder * b, Channel * expected)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
+  gint w = in[0].width, h = in[0].height;
+  gsize i, px = (gsize) w * h;
+  guint16 *packed, *result;
+
+  fail_unless (!GST_VIDEO_INFO_HAS_ALPHA (info));
+  if (n < 3 || GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) != 0
+      || GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) != 0) {
+    for (c = 0; c < n; c++) {
+      Params q = *p;
+
+      if (c > 0)
+        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
+            &q.diameter, &q.sigma_space);
+      expected[c] = channel_new (in[c].width, in[c].height, bits);
+      border_reference_packed (&q, b, bits, in[c].data, expected[c].data,
+          in[c].width, in[c].height, 1);
+    }
+    return n;
+  }
+  packed = g_new (guint16, px * 3);
+  result = g_new (guint16, px * 3);
+  for (i = 0; i < px; i++)
+    for (c = 0; c < 3; c++)
+      packed[i * 3 + c] = in[c].data[i];
+  border_reference_packed (p, b, bits, packed, result, w, h, 3);
+  for (c = 0; c < 3; c++) {
+    expected[c] = channel_new (w, h, bits);
+    for (i = 0; i < px; i++)
+      expected[c].data[i] = result[i * 3 + c];
+  }
+  g_free (packed);
+  g_free (result);
+  return 3;
+}
+
+/* A harness around cudabilateral with @p and @b for @format, with a bus
+ * of its own (filter_harness_free frees it) so that a missing output is
+ * explained by the element's error. */
+static GstHarness *
+border_harness_new (const gchar * format, gint width, gint height,
+    const Params * p, const ImageBorder * b)
+{
+  GstHarness *h = gst_harness_new ("cudabilateral");
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  params_apply (h->element, p);
+  image_border_apply (h->element, b);
+  gst_harness_set_caps (h, caps_for (format, width, height),
+      caps_for (format, width, height));
+  return h;
+}
+
+/* Every format of @formats with every rule and value, each of @params, at
+ * 67 x 45 and at 7 x 5 (smaller than most windows), padded every other
+ * frame, against the reference within the format's tolerance. */
+static void
+check_formats_with_borders (const gchar * const *formats, guint n_formats)
+{
+  static const Params params[] = {
+    {5, 60, 3, FALSE}, {9, 40, 4, FALSE}, {31, 70, 8, FALSE},
+    {63, 90, 20, FALSE}, {9, 0, 2.5, TRUE}, {31, 0, 6, TRUE}
+  };
+  static const gint sizes[][2] = { {67, 45}, {7, 5} };
+  guint f, b, p, s, seed = 1;
+
+  for (f = 0; f < n_formats; f++)
+    for (b = 0; b < G_N_ELEMENTS (borders); b++)
+      for (p = 0; p < G_N_ELEMENTS (params); p++)
+        for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+          const gchar *format = formats[f];
+          gint w = sizes[s][0], h = sizes[s][1];
+          GstVideoInfo info = info_for (format, w, h);
+          GstHarness *harness = border_harness_new (format, w, h, &params[p],
+              &borders[b]);
+          Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+          Channel expected[GST_VIDEO_MAX_COMPONENTS];
+          gchar *what = g_strdup_printf ("%dx%d%s %s d=%d sc=%g ss=%g "
+              "border=%s border-value=%u", w, h, seed % 2 ? " padded" : "",
+              params[p].gaussian ? "gaussian" : "bilateral",
+              params[p].diameter, params[p].sigma_color,
+              params[p].sigma_space, borders[b].border, borders[b].value);
+          guint n = channels_for_format (format, w, h, seed, in), c;
+          guint n_expected;
+
+          filter_frame (harness, format, w, h, frame_from_channels (format,
+                  w, h, in, seed % 2, seed), out);
+          n_expected = border_reference_for_format (&info, in, &params[p],
+              &borders[b], expected);
+          fail_unless_equals_int (n_expected, n);
+          for (c = 0; c < n; c++)
+            assert_channel_matches (&out[c], &expected[c],
+                format_tolerance (GST_VIDEO_INFO_FORMAT (&info)), what,
+                format, c);
+          channels_free (in, n);
+          channels_free (out, n);
+          channels_free (expected, n_expected);
+          filter_harness_free (harness);
+          g_free (what);
+          seed++;
+        }
+}
+
+/* Deeper samples: the constant scaled to the samples' bits (802 at 10
+ * bits for 200, 51400 at 16), held MSB-aligned by P010_10LE as its
+ * samples are; chroma of the subsampled ones takes it too. */
+GST_START_TEST (test_border_deep_formats)
+{
+  static const gchar *const formats[] = { "GRAY16_LE", "P010_10LE",
+    "I420_10LE", "Y444_10LE"
+  };
+
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats));
+}
+
+GST_END_TEST;
+
+/* 4:2:0 with 8-bit samples: each plane with its own parameters (chroma's
+ * halved), the constant (200 among the values) in chroma as in luma. */
+GST_START_TEST (test_border_yuv420)
+{
+  static const gchar *const formats[] = { "I420", "NV12" };
+
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats));
+}
+
+GST_END_TEST;
+
+#if CBF_HAVE_CUDA_MEMORY
+/* Every rule in CUDA memory (cudaupload ! cudabilateral ! cudadownload,
+ * CUDA caps forced around the filter), RGBA and BGRA (GRAY8 is not a
+ * format GStreamer 1.22's cudaupload takes), against the reference: the
+ * launches take device planes the element did not make. */
+GST_START_TEST (test_border_cuda_memory)
+{
+  const PackedFormat *fmts[] = { &packed_formats[0], &packed_formats[1] };
+  static const Params p = { 9, 50, 4, FALSE };
+  guint f, b;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      Image in = image_random (fmts[f], 37, 23, 0, 40 + b);
+      Image expected = image_reference_border (&in, &p, &borders[b]);
+      Image out = image_new (fmts[f], 37, 23, 0);
+      GstHarness *h = gst_harness_new_parse ("cudaupload ! "
+          "video/x-raw(memory:CUDAMemory) ! cudabilateral name=f ! "
+          "video/x-raw(memory:CUDAMemory) ! cudadownload");
+      GstElement *filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
+      GstVideoInfo info;
+      GstVideoFrame frame;
+      GstCaps *caps = image_caps (&in);
+      GstBuffer *buf;
+      gchar *what = g_strdup_printf ("CUDA memory %s border=%s "
+          "border-value=%u", fmts[f]->name, borders[b].border,
+          borders[b].value);
+      gint y;
+
+      g_object_set (filter, "diameter", p.diameter, "sigma-color",
+          p.sigma_color, "sigma-space", p.sigma_space, NULL);
+      image_border_apply (filter, &borders[b]);
+      gst_harness_set_caps (h, gst_caps_ref (caps), gst_caps_ref (caps));
+      fail_unless (gst_video_info_from_caps (&info, caps));
+      /* GStreamer's default layout (rows rounded up to 4 bytes) */
+      buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&info), NULL);
+      image_fill_buffer (buf, &in);
+      buf = gst_harness_push_and_pull (h, buf);
+      fail_unless (buf != NULL, "%s: no output", what);
+      fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_READ));
+      for (y = 0; y < in.height; y++)
+        memcpy (out.pixels + y * out.stride,
+            (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+            y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), out.stride);
+      gst_video_frame_unmap (&frame);
+      image_assert_matches (&out, &expected, &in, what);
+      gst_buffer_unref (buf);
+      gst_caps_unref (caps);
+      gst_object_unref (filter);
+      gst_harness_teardown (h);
+      image_free (&in);
+      image_free (&expected);
+      image_free (&out);
+      g_free (what);
+    }
+}
+
+GST_END_TEST;
+#endif
+
+static Suite *
+border_suite (void)
+{
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-border", 900, &tc);
+
+  tcase_add_test (tc, test_border_properties);
+  tcase_add_test (tc, test_border_golden_gray8);
+  tcase_add_test (tc, test_border_golden_colour);
+  tcase_add_test (tc, test_border_golden_gaussian);
+  tcase_add_test (tc, test_border_bands);
+  tcase_add_test (tc, test_border_deep_formats);
+  tcase_add_test (tc, test_border_yuv420);
+#if CBF_HAVE_CUDA_MEMORY
+  tcase_add_test (tc, test_border_cuda_memory);
+#endif
+  return s;
+}
+
+#if CBF_HAVE_CUDA_MEMORY
+TEST_MAIN (border_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload", NULL);
+#else
+TEST_MAIN (border_suite, TEST_NEEDS_GPU, NULL);
+#endif
