@@ -10,11 +10,15 @@ GPU (the element equals cv::bilateralFilter within +-1).
   pictures.py sigmas WORK OUT DIAMETER "SPACES" "COLORS"
   pictures.py fake-sigmas WORK DIAMETER "SPACES" "COLORS"
   pictures.py deep BEFORE AFTER WIDTH HEIGHT OUT
+  pictures.py chroma DUMP OUT
 
 SPACES and COLORS are lists of sigmas separated by spaces ("2 5 10"); the
 element's outputs are WORK/sigma-s<SPACE>-c<COLOR>.png (sigma_name).
 deep lays out a 10-bit frame before and after the filter: BEFORE and AFTER
-are raw P010_10LE frames of WIDTH x HEIGHT (tools/make-deep-picture.sh)."""
+are raw P010_10LE frames of WIDTH x HEIGHT (tools/make-deep-picture.sh).
+chroma lays out the mission patch (a colour edge) of the benchmark's chroma
+quality frames: DUMP is the directory of cbf-bench --chroma-quality
+--chroma-dump, raw 512 x 512 I420 frames."""
 import sys
 
 import cv2
@@ -227,6 +231,28 @@ def deep(before, after, width, height, out):
     cv2.imwrite(out, join(cells, 4), [cv2.IMWRITE_PNG_COMPRESSION, 9])
 
 
+# The chroma rows' frames (cbf-bench --chroma-dump) and their labels.
+CHROMA_PANELS = (("clean", "clean picture"),
+                 ("noisy", "noisy (chroma noise 2x luma's)"),
+                 ("derived", "chroma from luma's parameters"),
+                 ("per-plane", "chroma's own parameters"),
+                 ("per-plane-guided", "own + chroma-guide=luma"))
+# The mission patch: blue on the orange suit, with white lettering.
+CHROMA_CROP = (slice(335, 435), slice(115, 235))
+
+
+def chroma(dump, out):
+    cells = []
+    for key, text in CHROMA_PANELS:
+        i420 = np.fromfile(f"{dump}/{key}.i420", np.uint8).reshape(768, 512)
+        bgr = cv2.cvtColor(i420, cv2.COLOR_YUV2BGR_I420)[CHROMA_CROP]
+        cell = cv2.resize(bgr, None, fx=2, fy=2,
+                          interpolation=cv2.INTER_NEAREST)
+        label(cell, text)
+        cells.append(cell)
+    cv2.imwrite(out, join(cells, 4), [cv2.IMWRITE_PNG_COMPRESSION, 9])
+
+
 if __name__ == "__main__":
     command, args = sys.argv[1], sys.argv[2:]
     if command == "prepare":
@@ -239,5 +265,7 @@ if __name__ == "__main__":
         fake_sigmas(*args)
     elif command == "deep":
         deep(*args)
+    elif command == "chroma":
+        chroma(*args)
     else:
         sys.exit(__doc__)

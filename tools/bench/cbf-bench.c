@@ -6,14 +6,17 @@
  *
  *   cbf-bench [--image astronaut.png] [--out results.json] [--commit HASH]
  *             [--clip clip.mp4] [--quick] [--live] [--kernel-table]
- *             [--latency-log DIR]
+ *             [--latency-log DIR] [--format-table [--format F]]
+ *             [--chroma-quality [--chroma-dump DIR]]
  *
  * The image and the clip default to the repository's data/astronaut.png
  * and data/sample-720p.mp4.
  *
  * --live: only the live-source rows (about 20 s); --no-pipelines skips
  * them with the other pipelines; --kernel-table: the bilateral kernel rows
- * alone.
+ * alone; --format-table: the per-format frame rows (with, for YUV at
+ * d = 15, the regions' and the chroma guide's); --chroma-quality: the
+ * PSNR of chroma with and without the luma guide.
  *
  * Writes its measurements as JSON (tools/bench/report.py turns them into
  * docs/performance.md and a plot) and prints a short table. Not a test: it
@@ -915,8 +918,11 @@ bench_regions (FrameCtx * c, const FormatRow * whole, cudaStream_t stream,
 /* --format: only the frame rows of this format (NULL: all). */
 static const char *format_filter;
 
+static void bench_chroma_time (FrameCtx * c, const char *format,
+    int diameter, double frame_ms, cudaStream_t stream, GArray * rows);
+
 static void
-bench_formats (const char *image, GArray * rows)
+bench_formats (const char *image, GArray * rows, GArray * chroma_rows)
 {
   static const int frame_diameters[] = { 5, 15 };
   cudaStream_t stream;
@@ -963,7 +969,9 @@ bench_formats (const char *image, GArray * rows)
         CbfParams params = {.diameter = frame_diameters[d],
           .sigma_color = SIGMA_COLOR,.sigma_space = SIGMA_SPACE,
           .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
-          .method = CBF_METHOD_EXACT
+          .method = CBF_METHOD_EXACT,.chroma_diameter = CBF_PARAMS_DERIVED,
+          .chroma_sigma_color = CBF_PARAMS_DERIVED,
+          .chroma_sigma_space = CBF_PARAMS_DERIVED
         };
         const gchar *what = NULL;
         gint halo_rows;
@@ -980,8 +988,11 @@ bench_formats (const char *image, GArray * rows)
         printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
             row.format, w, h, row.diameter, row.ms, plan->n_passes);
         fflush (stdout);
-        if (frame_diameters[d] == 15)
+        if (frame_diameters[d] == 15) {
           bench_regions (&c, &row, stream, rows);
+          bench_chroma_time (&c, row.format, row.diameter, row.ms, stream,
+              chroma_rows);
+        }
       }
       for (p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
         for (i = 0; i < N_INPUTS; i++)
@@ -992,6 +1003,378 @@ bench_formats (const char *image, GArray * rows)
     }
   }
   cudaStreamDestroy (stream);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Chroma guided by luma: what its chroma pass costs beside the unguided
+ * one (the guide and the guided filter, against the filter alone, on a
+ * frame's chroma; and the whole frame through the engine), and what it
+ * gives: the PSNR of U and V against the clean picture, on frames of it
+ * with chroma noise stronger than luma's, as camera noise is. */
+
+typedef struct
+{
+  const char *format;
+  int width, height, diameter;
+  double unguided_ms, guided_ms;        /* the chroma pass alone */
+  double guide_ms;              /* the guide's part of guided_ms */
+  double frame_ms, frame_guided_ms;     /* the whole frame (engine) */
+} ChromaTimeRow;
+
+typedef struct
+{
+  CbfPlane src[N_INPUTS][3], dst[2], luma[N_INPUTS], guide;
+  CbfFilterParams weights;
+  CbfFilterFunc plain, guided;
+  int sub_x, sub_y;
+  gboolean with_guide, guide_only;
+} ChromaCtx;
+
+static void
+run_chroma (void *p, int input, cudaStream_t stream)
+{
+  ChromaCtx *c = p;
+
+  if (c->with_guide)
+    CHECK (cbf_chroma_guide (&c->luma[input], &c->guide, c->sub_x, c->sub_y,
+            0, c->guide.height, stream));
+  if (c->guide_only)
+    return;
+  CHECK ((c->with_guide ? c->guided : c->plain) (c->src[input], c->dst, 0,
+          c->dst[0].height, &c->weights, stream));
+}
+
+/* View @v of @pass on @planes, as the frame plan makes it. */
+static CbfPlane
+bench_view (const CbfPlane * planes, const CbfPass * pass, guint v)
+{
+  CbfPlane view = planes[pass->plane[v]];
+
+  view.data += pass->offset[v];
+  view.pixel_bytes = pass->pixel_bytes;
+  view.sample_shift = pass->sample_shift;
+  view.sample_bits = pass->sample_bits;
+  view.width = pass->width;
+  view.height = pass->height;
+  return view;
+}
+
+/* The rows of @c's YUV frame at @diameter (its engine set to it, the
+ * whole frame's time @frame_ms) with chroma guided by luma. */
+static void
+bench_chroma_time (FrameCtx * c, const char *format, int diameter,
+    double frame_ms, cudaStream_t stream, GArray * rows)
+{
+  const CbfFramePlan *plan = cbf_engine_get_plan (c->engine);
+  const CbfPass *pass = &plan->passes[plan->n_passes - 1];
+  ChromaTimeRow row = { format, plan->width, plan->height, diameter, 0, 0,
+    0, frame_ms, 0
+  };
+  CbfParams params = {.diameter = diameter,.sigma_color = SIGMA_COLOR,
+    .sigma_space = SIGMA_SPACE,.filter_chroma = TRUE,
+    .mode = CBF_MODE_BILATERAL,.method = CBF_METHOD_EXACT,
+    .chroma_diameter = CBF_PARAMS_DERIVED,
+    .chroma_sigma_color = CBF_PARAMS_DERIVED,
+    .chroma_sigma_space = CBF_PARAMS_DERIVED,
+    .chroma_guide = CBF_CHROMA_GUIDE_LUMA
+  };
+  gsize tables_floats = cbf_bilateral_tables_max_len ();
+  float *host_tables, *dev_tables;
+  int chroma_diameter, radius, sample_bytes = plan->bits > 8 ? 2 : 1;
+  double chroma_sigma_space;
+  const gchar *what = NULL;
+  gint halo_rows, i;
+  ChromaCtx x;
+
+  if (!pass->chroma || !pass->guided)
+    return;
+  memset (&x, 0, sizeof (x));
+  cbf_bilateral_chroma_params (diameter, SIGMA_SPACE, plan->chroma_factor,
+      &chroma_diameter, &chroma_sigma_space);
+  radius = cbf_bilateral_radius (chroma_diameter, chroma_sigma_space);
+  host_tables = g_new (float, tables_floats);
+  CHECK (cudaMalloc ((void **) &dev_tables, tables_floats * sizeof (float)));
+  if (plan->bits > 8) {
+    cbf_deep_tables_fill (host_tables, radius, plan->bits, 1, SIGMA_COLOR,
+        chroma_sigma_space);
+    cbf_deep_weights_init (&x.weights, radius, plan->bits, SIGMA_COLOR,
+        host_tables, dev_tables);
+  } else {
+    cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR,
+        chroma_sigma_space);
+    cbf_bilateral_weights_init (&x.weights, radius, host_tables, dev_tables);
+  }
+  CHECK (cudaMemcpy (dev_tables, host_tables, tables_floats * sizeof (float),
+          cudaMemcpyHostToDevice));
+  x.plain = pass->process[CBF_KERNEL_BILATERAL];
+  x.guided = pass->guided;
+  x.sub_x = pass->sub_x;
+  x.sub_y = pass->sub_y;
+  x.guide.width = pass->width;
+  x.guide.height = pass->height;
+  x.guide.pixel_bytes = sample_bytes;
+  CHECK (cudaMallocPitch ((void **) &x.guide.data, &x.guide.pitch_bytes,
+          (size_t) pass->width * sample_bytes, pass->height));
+  for (i = 0; i < N_INPUTS; i++) {
+    x.src[i][0] = bench_view (c->in[i], pass, 0);
+    x.src[i][1] = bench_view (c->in[i], pass, 1);
+    x.src[i][2] = x.guide;
+    x.luma[i] = bench_view (c->in[i], &plan->passes[0], 0);
+  }
+  x.dst[0] = bench_view (c->out, pass, 0);
+  x.dst[1] = bench_view (c->out, pass, 1);
+
+  row.unguided_ms = time_kernel (run_chroma, &x, stream);
+  x.with_guide = TRUE;
+  row.guided_ms = time_kernel (run_chroma, &x, stream);
+  x.guide_only = TRUE;
+  row.guide_ms = time_kernel (run_chroma, &x, stream);
+
+  cbf_engine_set_params (c->engine, &params);
+  if (cbf_engine_prepare (c->engine, stream, &halo_rows, &what) != cudaSuccess) {
+    fprintf (stderr, "%s\n", what);
+    exit (1);
+  }
+  row.frame_guided_ms = time_kernel (run_frame, c, stream);
+  g_array_append_val (rows, row);
+  printf ("chroma %-10s %4dx%-4d d=%-2d  unguided %7.3f ms  guided %7.3f ms "
+      "(%.2fx; guide %.3f ms)  frame %7.3f -> %7.3f ms\n", format,
+      row.width, row.height, diameter, row.unguided_ms, row.guided_ms,
+      row.guided_ms / row.unguided_ms, row.guide_ms, row.frame_ms,
+      row.frame_guided_ms);
+  fflush (stdout);
+  cudaFree (x.guide.data);
+  cudaFree (dev_tables);
+  g_free (host_tables);
+}
+
+typedef struct
+{
+  const char *name;
+  int chroma_diameter;          /* CBF_PARAMS_DERIVED: from luma's */
+  double chroma_sigma_color, chroma_sigma_space;
+  gboolean guided;
+  double psnr_y, psnr_u, psnr_v;
+} ChromaPsnrRow;
+
+/* Luma's parameters in the quality rows, and the noise (standard
+ * deviations in 8-bit levels) of the frames. */
+#define CHROMA_Q_DIAMETER 5
+#define CHROMA_Q_SIGMA_COLOR 20.0
+#define CHROMA_Q_SIGMA_SPACE 3.0
+#define CHROMA_Q_NOISE_Y 6.0
+#define CHROMA_Q_NOISE_C 12.0
+#define CHROMA_Q_FRAMES 8
+
+/* Gaussian noise of @sigma on @n bytes. */
+static void
+add_gaussian_noise (guint8 * p, gsize n, double sigma, GRand * rand)
+{
+  gsize i;
+
+  for (i = 0; i < n; i++) {
+    double u = g_rand_double (rand), v = g_rand_double (rand);
+    double g = sqrt (-2 * log (1 - u)) * cos (2 * G_PI * v);
+    int s = (int) lround (p[i] + sigma * g);
+
+    p[i] = CLAMP (s, 0, 255);
+  }
+}
+
+static double
+plane_se (const guint8 * a, const guint8 * b, gsize n)
+{
+  double se = 0;
+  gsize i;
+
+  for (i = 0; i < n; i++)
+    se += ((double) a[i] - b[i]) * ((double) a[i] - b[i]);
+  return se;
+}
+
+static double
+se_psnr (double se, gsize n)
+{
+  return se > 0 ? 10 * log10 (255.0 * 255.0 * n / se) : INFINITY;
+}
+
+/* The PSNR of Y, U and V over CHROMA_Q_FRAMES noisy I420 frames of
+ * @image filtered with @row's chroma settings (a NULL engine: the noisy
+ * frames themselves); frame 0's output written to @dump (NULL: not). */
+static void
+chroma_quality_run (CbfEngine * engine, const GstVideoInfo * info,
+    const guint8 * clean, CbfPlane * dev, ChromaPsnrRow * row,
+    cudaStream_t stream, const char *dump)
+{
+  gsize size = GST_VIDEO_INFO_SIZE (info);
+  gsize y_n = (gsize) info->width * info->height;
+  gsize c_n = (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, 1) *
+      GST_VIDEO_INFO_COMP_HEIGHT (info, 1);
+  guint8 *noisy = g_malloc (size), *out = g_malloc (size);
+  double se[3] = { 0, 0, 0 };
+  GRand *rand = g_rand_new_with_seed (4242);
+  int f, p;
+
+  if (engine) {
+    CbfParams params = {.diameter = CHROMA_Q_DIAMETER,
+      .sigma_color = CHROMA_Q_SIGMA_COLOR,.sigma_space = CHROMA_Q_SIGMA_SPACE,
+      .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
+      .method = CBF_METHOD_EXACT,.chroma_diameter = row->chroma_diameter,
+      .chroma_sigma_color = row->chroma_sigma_color,
+      .chroma_sigma_space = row->chroma_sigma_space,
+      .chroma_guide = row->guided ? CBF_CHROMA_GUIDE_LUMA :
+          CBF_CHROMA_GUIDE_NONE
+    };
+    const gchar *what = NULL;
+    gint halo_rows;
+
+    cbf_engine_set_params (engine, &params);
+    if (cbf_engine_prepare (engine, stream, &halo_rows, &what) != cudaSuccess) {
+      fprintf (stderr, "%s\n", what);
+      exit (1);
+    }
+  }
+  for (f = 0; f < CHROMA_Q_FRAMES; f++) {
+    memcpy (noisy, clean, size);
+    add_gaussian_noise (noisy, y_n, CHROMA_Q_NOISE_Y, rand);
+    add_gaussian_noise (noisy + y_n, 2 * c_n, CHROMA_Q_NOISE_C, rand);
+    memcpy (out, noisy, size);
+    if (engine) {
+      for (p = 0; p < 3; p++)
+        CHECK (cudaMemcpy (dev[p].data, noisy + info->offset[p],
+                (p ? c_n : y_n), cudaMemcpyHostToDevice));
+      CHECK (cbf_engine_run (engine, dev, dev + 3, 0, info->height, stream));
+      CHECK (cudaStreamSynchronize (stream));
+      for (p = 0; p < 3; p++)
+        CHECK (cudaMemcpy (out + info->offset[p], dev[3 + p].data,
+                (p ? c_n : y_n), cudaMemcpyDeviceToHost));
+    }
+    for (p = 0; p < 3; p++)
+      se[p] += plane_se (clean + info->offset[p], out + info->offset[p],
+          p ? c_n : y_n);
+    if (f == 0 && dump) {
+      FILE *file = fopen (dump, "wb");
+
+      if (!file || fwrite (out, 1, size, file) != size) {
+        fprintf (stderr, "cannot write %s\n", dump);
+        exit (1);
+      }
+      fclose (file);
+    }
+  }
+  row->psnr_y = se_psnr (se[0], y_n * CHROMA_Q_FRAMES);
+  row->psnr_u = se_psnr (se[1], c_n * CHROMA_Q_FRAMES);
+  row->psnr_v = se_psnr (se[2], c_n * CHROMA_Q_FRAMES);
+  g_rand_free (rand);
+  g_free (noisy);
+  g_free (out);
+}
+
+/* --chroma-dump: where the quality rows' first frames go (raw I420). */
+static const char *chroma_dump_dir;
+
+static void
+chroma_quality_add (CbfEngine * engine, const GstVideoInfo * info,
+    const guint8 * clean, CbfPlane * dev, ChromaPsnrRow * row,
+    cudaStream_t stream, const char *key, GArray * rows)
+{
+  gchar *dump = chroma_dump_dir ? g_strdup_printf ("%s/%s.i420",
+      chroma_dump_dir, key) : NULL;
+
+  chroma_quality_run (engine, info, clean, dev, row, stream, dump);
+  g_array_append_val (rows, *row);
+  printf ("chroma quality %-44s Y %6.2f dB  U %6.2f dB  V %6.2f dB\n",
+      row->name, row->psnr_y, row->psnr_u, row->psnr_v);
+  fflush (stdout);
+  g_free (dump);
+}
+
+/* The quality rows: the noisy frames, luma's parameters derived for
+ * chroma without and with the guide, and for each the best of a sweep of
+ * chroma's own (per-plane) parameters by the mean of U's and V's PSNR. */
+static void
+bench_chroma_quality (const char *image, GArray * rows)
+{
+  static const int diameters[] = { 5, 9, 13 };
+  static const double sigma_colors[] = { 20, 30, 45, 60, 90 };
+  static const char *best_names[] = {
+    "per-plane chroma parameters (best of sweep)",
+    "per-plane + chroma-guide=luma (best of sweep)"
+  };
+  int w = 512, h = 512, g, p;
+  guint d, s;
+  GstBuffer *buf = load_buffer (image, "I420", w, h);
+  GstVideoInfo info;
+  GstMapInfo map;
+  guint8 *clean;
+  CbfPlane dev[6];
+  CbfEngine *engine;
+  GError *error = NULL;
+  cudaStream_t stream;
+  ChromaPsnrRow noisy = { "noisy input", 0, 0, 0, FALSE, 0, 0, 0 };
+  ChromaPsnrRow derived[2] = {
+    {"chroma derived from luma's parameters", CBF_PARAMS_DERIVED,
+        CBF_PARAMS_DERIVED, CBF_PARAMS_DERIVED, FALSE, 0, 0, 0},
+    {"derived + chroma-guide=luma", CBF_PARAMS_DERIVED, CBF_PARAMS_DERIVED,
+        CBF_PARAMS_DERIVED, TRUE, 0, 0, 0}
+  };
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  gst_buffer_map (buf, &map, GST_MAP_READ);
+  clean = g_memdup2 (map.data, GST_VIDEO_INFO_SIZE (&info));
+  gst_buffer_unmap (buf, &map);
+  gst_buffer_unref (buf);
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  engine = cbf_engine_new (&info, &error);
+  for (p = 0; p < 6; p++) {
+    memset (&dev[p], 0, sizeof (CbfPlane));
+    dev[p].width = GST_VIDEO_INFO_COMP_WIDTH (&info, p % 3);
+    dev[p].height = GST_VIDEO_INFO_COMP_HEIGHT (&info, p % 3);
+    dev[p].pixel_bytes = 1;
+    dev[p].pitch_bytes = dev[p].width;
+    CHECK (cudaMalloc ((void **) &dev[p].data,
+            (size_t) dev[p].width * dev[p].height));
+  }
+
+  if (chroma_dump_dir) {
+    gchar *path = g_build_filename (chroma_dump_dir, "clean.i420", NULL);
+
+    if (!g_file_set_contents (path, (const gchar *) clean,
+            GST_VIDEO_INFO_SIZE (&info), NULL)) {
+      fprintf (stderr, "cannot write %s\n", path);
+      exit (1);
+    }
+    g_free (path);
+  }
+  chroma_quality_add (NULL, &info, clean, dev, &noisy, stream, "noisy", rows);
+  for (g = 0; g < 2; g++)
+    chroma_quality_add (engine, &info, clean, dev, &derived[g], stream,
+        g ? "derived-guided" : "derived", rows);
+  for (g = 0; g < 2; g++) {
+    ChromaPsnrRow best = { best_names[g], 0, 0, 0, g, 0, 0, 0 };
+
+    for (d = 0; d < G_N_ELEMENTS (diameters); d++)
+      for (s = 0; s < G_N_ELEMENTS (sigma_colors); s++) {
+        ChromaPsnrRow r = { best_names[g], diameters[d], sigma_colors[s],
+          diameters[d] / 3.0, g, 0, 0, 0
+        };
+
+        chroma_quality_run (engine, &info, clean, dev, &r, stream, NULL);
+        if (r.psnr_u + r.psnr_v > best.psnr_u + best.psnr_v)
+          best = r;
+      }
+    printf ("chroma quality best %s: chroma-diameter=%d "
+        "chroma-sigma-color=%g chroma-sigma-space=%g\n",
+        g ? "guided" : "unguided", best.chroma_diameter,
+        best.chroma_sigma_color, best.chroma_sigma_space);
+    chroma_quality_add (engine, &info, clean, dev, &best, stream,
+        g ? "per-plane-guided" : "per-plane", rows);
+  }
+  for (p = 0; p < 6; p++)
+    cudaFree (dev[p].data);
+  cbf_engine_free (engine);
+  cudaStreamDestroy (stream);
+  g_free (clean);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -2210,7 +2593,8 @@ write_live_row (FILE * f, const LiveRow * r, gboolean last)
 static void
 write_json (const char *path, const char *commit, GArray * kernels,
     GArray * gaussian, GArray * grid_psnr, GArray * grid_time,
-    GArray * frames, GArray * pipelines, GArray * live)
+    GArray * frames, GArray * chroma_time, GArray * chroma_psnr,
+    GArray * pipelines, GArray * live)
 {
   FILE *f = fopen (path, "w");
   struct cudaDeviceProp prop;
@@ -2272,6 +2656,27 @@ write_json (const char *path, const char *commit, GArray * kernels,
         r->format, r->width, r->height, r->diameter, r->ms,
         r->regions ? r->regions : "none", i + 1 < frames->len ? "," : "");
   }
+  fprintf (f, "  ],\n  \"chroma_time\": [\n");
+  for (i = 0; i < chroma_time->len; i++) {
+    ChromaTimeRow *r = &g_array_index (chroma_time, ChromaTimeRow, i);
+    fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
+        "\"diameter\": %d, \"unguided_ms\": %.5f, \"guided_ms\": %.5f, "
+        "\"guide_ms\": %.5f, \"frame_ms\": %.5f, "
+        "\"frame_guided_ms\": %.5f}%s\n", r->format, r->width, r->height,
+        r->diameter, r->unguided_ms, r->guided_ms, r->guide_ms, r->frame_ms,
+        r->frame_guided_ms, i + 1 < chroma_time->len ? "," : "");
+  }
+  fprintf (f, "  ],\n  \"chroma_psnr\": [\n");
+  for (i = 0; i < chroma_psnr->len; i++) {
+    ChromaPsnrRow *r = &g_array_index (chroma_psnr, ChromaPsnrRow, i);
+    fprintf (f, "    {\"name\": \"%s\", \"chroma_diameter\": %d, "
+        "\"chroma_sigma_color\": %g, \"chroma_sigma_space\": %g, "
+        "\"guided\": %s, \"psnr_y\": %.3f, \"psnr_u\": %.3f, "
+        "\"psnr_v\": %.3f}%s\n", r->name, r->chroma_diameter,
+        r->chroma_sigma_color, r->chroma_sigma_space,
+        r->guided ? "true" : "false", r->psnr_y, r->psnr_u, r->psnr_v,
+        i + 1 < chroma_psnr->len ? "," : "");
+  }
   fprintf (f, "  ],\n  \"pipelines\": [\n");
   for (i = 0; i < pipelines->len; i++) {
     PipelineRow *r = &g_array_index (pipelines, PipelineRow, i);
@@ -2297,7 +2702,7 @@ main (int argc, char **argv)
   gchar *image = NULL, *out = NULL, *commit = NULL, *clip = NULL;
   gboolean quick = FALSE, no_pipelines = FALSE, no_kernels = FALSE;
   gboolean live_only = FALSE, kernel_table_only = FALSE;
-  gboolean format_table_only = FALSE;
+  gboolean format_table_only = FALSE, chroma_quality_only = FALSE;
   GOptionEntry entries[] = {
     {"image", 0, 0, G_OPTION_ARG_FILENAME, &image, "PNG to scale and noise",
         "PATH"},
@@ -2316,6 +2721,11 @@ main (int argc, char **argv)
         "only the per-format frame rows", NULL},
     {"format", 0, 0, G_OPTION_ARG_STRING, &format_filter, "only the frame "
           "rows of this format", "FORMAT"},
+    {"chroma-quality", 0, 0, G_OPTION_ARG_NONE, &chroma_quality_only,
+          "only the chroma quality rows (PSNR with and without chroma-guide)",
+        NULL},
+    {"chroma-dump", 0, 0, G_OPTION_ARG_FILENAME, &chroma_dump_dir, "write "
+          "the chroma quality rows' first frames (raw I420) into DIR", "DIR"},
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
     {"pipeline", 0, 0, G_OPTION_ARG_STRING, &pipeline_filter, "only the "
@@ -2331,6 +2741,8 @@ main (int argc, char **argv)
   GArray *gaussian = g_array_new (FALSE, TRUE, sizeof (GaussianRow));
   GArray *grid_psnr = g_array_new (FALSE, TRUE, sizeof (GridPsnrRow));
   GArray *grid_time = g_array_new (FALSE, TRUE, sizeof (GridTimeRow));
+  GArray *chroma_time = g_array_new (FALSE, TRUE, sizeof (ChromaTimeRow));
+  GArray *chroma_psnr = g_array_new (FALSE, TRUE, sizeof (ChromaPsnrRow));
   GArray *pipelines = g_array_new (FALSE, TRUE, sizeof (PipelineRow));
   GArray *live = g_array_new (FALSE, TRUE, sizeof (LiveRow));
   int n_devices = 0;
@@ -2358,13 +2770,17 @@ main (int argc, char **argv)
     no_kernels = TRUE;
   if (kernel_table_only)
     no_pipelines = TRUE;
-  if (format_table_only) {
+  if (chroma_quality_only) {
     no_pipelines = TRUE;
-    bench_formats (image, frames);
+    bench_chroma_quality (image, chroma_psnr);
+  } else if (format_table_only) {
+    no_pipelines = TRUE;
+    bench_formats (image, frames, chroma_time);
   } else if (!no_kernels) {
     bench_kernels (image, kernels, quick);
     if (!kernel_table_only) {
-      bench_formats (image, frames);
+      bench_formats (image, frames, chroma_time);
+      bench_chroma_quality (image, chroma_psnr);
       bench_gaussian (image, gaussian);
       bench_grid (image, grid_psnr, grid_time);
     }
@@ -2374,6 +2790,7 @@ main (int argc, char **argv)
   if (!no_pipelines || live_only)
     bench_live (live, quick);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
-      gaussian, grid_psnr, grid_time, frames, pipelines, live);
+      gaussian, grid_psnr, grid_time, frames, chroma_time, chroma_psnr,
+      pipelines, live);
   return 0;
 }
