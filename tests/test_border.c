@@ -297,23 +297,27 @@ border_harness_new (const gchar * format, gint width, gint height,
   return h;
 }
 
-/* Every format of @formats with every rule and value, each of @params, at
- * 67 x 45 and at 7 x 5 (smaller than most windows), padded every other
- * frame, against the reference within the format's tolerance. */
+/* Every format of @formats with every rule and value, each of @params
+ * (the first two alone where @quick), at 67 x 45 and (not @quick) at 7 x 5
+ * (smaller than most windows), padded every other frame, against the
+ * reference within the format's tolerance. */
 static void
-check_formats_with_borders (const gchar * const *formats, guint n_formats)
+check_formats_with_borders (const gchar * const *formats, guint n_formats,
+    gboolean quick)
 {
   static const Params params[] = {
-    {5, 60, 3, FALSE}, {9, 40, 4, FALSE}, {31, 70, 8, FALSE},
-    {63, 90, 20, FALSE}, {9, 0, 2.5, TRUE}, {31, 0, 6, TRUE}
+    {9, 40, 4, FALSE}, {31, 0, 6, TRUE}, {5, 60, 3, FALSE},
+    {31, 70, 8, FALSE}, {63, 90, 20, FALSE}, {9, 0, 2.5, TRUE}
   };
   static const gint sizes[][2] = { {67, 45}, {7, 5} };
+  guint n_params = quick ? 2 : G_N_ELEMENTS (params);
+  guint n_sizes = quick ? 1 : G_N_ELEMENTS (sizes);
   guint f, b, p, s, seed = 1;
 
   for (f = 0; f < n_formats; f++)
     for (b = 0; b < G_N_ELEMENTS (borders); b++)
-      for (p = 0; p < G_N_ELEMENTS (params); p++)
-        for (s = 0; s < G_N_ELEMENTS (sizes); s++) {
+      for (p = 0; p < n_params; p++)
+        for (s = 0; s < n_sizes; s++) {
           const gchar *format = formats[f];
           gint w = sizes[s][0], h = sizes[s][1];
           GstVideoInfo info = info_for (format, w, h);
@@ -356,7 +360,7 @@ GST_START_TEST (test_border_deep_formats)
     "I420_10LE", "Y444_10LE"
   };
 
-  check_formats_with_borders (formats, G_N_ELEMENTS (formats));
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats), FALSE);
 }
 
 GST_END_TEST;
@@ -367,7 +371,21 @@ GST_START_TEST (test_border_yuv420)
 {
   static const gchar *const formats[] = { "I420", "NV12" };
 
-  check_formats_with_borders (formats, G_N_ELEMENTS (formats));
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats), FALSE);
+}
+
+GST_END_TEST;
+
+/* The other formats without alpha, every rule and value, a bilateral and
+ * a Gaussian window. */
+GST_START_TEST (test_border_every_format)
+{
+  static const gchar *const formats[] = { "RGB", "BGR", "RGBx", "xBGR",
+    "Y444", "YV12", "NV21", "YUY2", "UYVY", "GRAY8", "P012_LE", "P016_LE",
+    "I420_12LE", "I422_10LE", "I422_12LE", "Y444_16LE", "GBR_10LE"
+  };
+
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats), TRUE);
 }
 
 GST_END_TEST;
@@ -445,6 +463,7 @@ border_suite (void)
   tcase_add_test (tc, test_border_bands);
   tcase_add_test (tc, test_border_deep_formats);
   tcase_add_test (tc, test_border_yuv420);
+  tcase_add_test (tc, test_border_every_format);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_border_cuda_memory);
 #endif

@@ -493,6 +493,27 @@ GST_START_TEST (test_guided_formats)
 
 GST_END_TEST;
 
+/* The guide on the other YUV formats, a specialised and a wide window. */
+GST_START_TEST (test_guided_every_format)
+{
+  static const gchar *fmts[] = { "YV12", "NV21", "UYVY", "Y444", "P012_LE",
+    "P016_LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE"
+  };
+  Setup setups[2];
+  guint f, s;
+
+  setups[0] = setup_make (9, 40, 4, TRUE);
+  setups[1] = setup_make (9, 30, 4, TRUE);
+  setups[1].chroma_diameter = 41;
+  setups[1].chroma_sigma_color = 50;
+  setups[1].chroma_sigma_space = 10;
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (s = 0; s < G_N_ELEMENTS (setups); s++)
+      check_setup (fmts[f], 37, 23, &setups[s], 700 + 10 * f + s, NULL);
+}
+
+GST_END_TEST;
+
 /* chroma-diameter (0: from chroma-sigma-space), chroma-sigma-color (0:
  * chroma copied) and chroma-sigma-space without the guide, and
  * filter-luma=false (luma the input's, bit for bit; with the guide too)
@@ -1097,6 +1118,7 @@ chroma_suite (void)
 
   tcase_add_test (tc, test_joint_golden);
   tcase_add_test (tc, test_guided_formats);
+  tcase_add_test (tc, test_guided_every_format);
   tcase_add_test (tc, test_plane_params);
   tcase_add_test (tc, test_y444_by_plane);
   tcase_add_test (tc, test_y444_switch);
