@@ -179,22 +179,30 @@ template <class Shape> struct FastBlock
  * where the tile reaches past the picture (blocks inside it, most of them,
  * skip it). The block's kBlockX x kBlockY threads walk the tile in
  * its own shape: a thread's row and column come from its index without a
- * division, and a row's address is formed once for its columns. */
+ * division, and a row's address is formed once for its columns. Where the
+ * rule applies, a thread's columns are found before any load and a row
+ * before its loads: the rule's out-of-line call between two loads would
+ * have the second wait for the first. */
 template <class T, int kTileW, int kTileH, int R, int kBlockX, int kBlockY,
     bool kInside, class Entry>
 __device__ __forceinline__ void load_tile_rows (
     Entry *tile, const Io &io, int x0, int y0)
 {
+  constexpr int kColIters = (kTileW + kBlockX - 1) / kBlockX;
+  int sx[kColIters];
+#pragma unroll
+  for (int c = 0; c < kColIters; c++) {
+    const int x = x0 + c * kBlockX + threadIdx.x - R;
+    sx[c] = kInside ? x : io.col (x);
+  }
   for (int ty = threadIdx.y; ty < kTileH; ty += kBlockY) {
     const int sy = kInside ? y0 + ty - R : io.row (y0 + ty - R);
 #pragma unroll
-    for (int tx0 = 0; tx0 < kTileW; tx0 += kBlockX) {
-      const int tx = tx0 + threadIdx.x;
-      if (tx0 + kBlockX <= kTileW || tx < kTileW) {
-        const int sx = kInside ? x0 + tx - R : io.col (x0 + tx - R);
+    for (int c = 0; c < kColIters; c++) {
+      const int tx = c * kBlockX + threadIdx.x;
+      if ((c + 1) * kBlockX <= kTileW || tx < kTileW)
         tile_put<T> (
-            tile[ty * kTileW + tx], T::template load<!kInside> (io, sy, sx));
-      }
+            tile[ty * kTileW + tx], T::template load<!kInside> (io, sy, sx[c]));
     }
   }
 }
@@ -209,18 +217,27 @@ __device__ __forceinline__ void load_tile_batched (
 {
   constexpr int kRowIters = (kTileH + kBlockY - 1) / kBlockY;
   constexpr int kColIters = (kTileW + kBlockX - 1) / kBlockX;
+  int sy[kRowIters], sx[kColIters];
+#pragma unroll
+  for (int r = 0; r < kRowIters; r++) {
+    const int y = y0 + threadIdx.y + r * kBlockY - R;
+    sy[r] = kInside ? y : io.row (y);
+  }
+#pragma unroll
+  for (int c = 0; c < kColIters; c++) {
+    const int x = x0 + c * kBlockX + threadIdx.x - R;
+    sx[c] = kInside ? x : io.col (x);
+  }
   typename T::Word loaded[kRowIters][kColIters];
 #pragma unroll
   for (int r = 0; r < kRowIters; r++) {
     const int ty = threadIdx.y + r * kBlockY;
     if (kTileH % kBlockY == 0 || ty < kTileH) {
-      const int sy = kInside ? y0 + ty - R : io.row (y0 + ty - R);
 #pragma unroll
       for (int c = 0; c < kColIters; c++) {
         const int tx = c * kBlockX + threadIdx.x;
         if (kTileW % kBlockX == 0 || tx < kTileW)
-          loaded[r][c] = T::template load<!kInside> (
-              io, sy, kInside ? x0 + tx - R : io.col (x0 + tx - R));
+          loaded[r][c] = T::template load<!kInside> (io, sy[r], sx[c]);
       }
     }
   }

@@ -107,14 +107,20 @@ __device__ __forceinline__ bool load_tile_bytes (
   /* The border rule in a copy of the loop of its own, so that the blocks
    * whose rows are all inside, most of them, never evaluate it. */
   const auto issue = [&] (auto edge_rows) {
+    /* the rows first, so that no call of the rule comes between loads */
+    int sy[kIters];
+#pragma unroll
+    for (int k = 0; k < kIters; k++) {
+      const int row = (tid + k * kThreads) / kWords;
+      sy[k] = edge_rows ? io.row (y0 - R + row) : y0 - R + row;
+    }
 #pragma unroll
     for (int k = 0; k < kIters; k++) {
       const int i = tid + k * kThreads;
-      const int row = i / kWords, j = i - row * kWords;
+      const int j = i - i / kWords * kWords;
       if (kCount % kThreads == 0 || i < kCount) {
-        const int sy = edge_rows ? io.row (y0 - R + row) : y0 - R + row;
         const uint32_t *at = reinterpret_cast<const uint32_t *> (
-            plane + (size_t)sy * pitch + x_first + 4 * j);
+            plane + (size_t)sy[k] * pitch + x_first + 4 * j);
 #pragma unroll
         for (int h = 0; h < kSpan; h++)
           loaded[k][h] = at[h];

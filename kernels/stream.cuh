@@ -60,14 +60,17 @@ __device__ __forceinline__ StreamWords<R> stream_load (
     for (int k = 0; k < kStreamPixels + 2 * R; k++)
       s.w[k] = all[k + 2 - R];
   } else {
+    /* the columns first, so that no call of the rule comes between
+     * loads */
+    int sx[kStreamPixels + 2 * R];
 #pragma unroll
-    for (int k = 0; k < kStreamPixels + 2 * R; k++) {
+    for (int k = 0; k < kStreamPixels + 2 * R; k++)
       /* Pixels right of the picture (the last thread's) are not stored:
        * any source will do, one border step keeps it inside. */
-      const int sx = min (x - R + k, io.width - 1 + R);
-      s.w[k]
-          = *reinterpret_cast<const uint32_t *> (io.in<4> (0, sy, io.col (sx)));
-    }
+      sx[k] = io.col (min (x - R + k, io.width - 1 + R));
+#pragma unroll
+    for (int k = 0; k < kStreamPixels + 2 * R; k++)
+      s.w[k] = *reinterpret_cast<const uint32_t *> (io.in<4> (0, sy, sx[k]));
   }
   return s;
 }
