@@ -73,7 +73,7 @@ __global__ void __launch_bounds__ (kBlockW *kBlockH,
       const Word p = kTiled ? tile_row[dx]
                             : T::template load<true> (io, sy, io.col (x + dx));
       const float w = space_lut[dy * dy + dx * dx]
-          * range_at (range_lut, T::lut_offset (p, centre));
+          * range_weight<T> (io, range_lut, p, centre);
       T::add (sum, T::template unpack<false> (p), w);
     }
   }
@@ -88,6 +88,7 @@ cudaError_t bilateral_io (const CbfPlane *src, const CbfPlane *dst,
   cudaError_t err = make_io<T> (src, dst, row_begin, row_end, w, io);
   if (err == cudaSuccess && (w->radius < 1 || w->radius > CBF_MAX_RADIUS))
     err = cudaErrorInvalidValue;
+  io->range_scale = w->bilateral.range_scale;
   return err;
 }
 

@@ -183,8 +183,7 @@ __global__ void __launch_bounds__ (
           for (int c = 0; c < C; c++) {
             const float spatial = n >= c ? now[k][n - c] : before[k][C + n - c];
             T::add (sum[k][c], value,
-                spatial
-                    * range_at (range_lut, T::lut_offset (p, centre[k][c])));
+                spatial * range_weight<T> (io, range_lut, p, centre[k][c]));
           }
       }
 #pragma unroll

@@ -120,6 +120,9 @@ struct Io
    * a kernel's wide loads around it stay in it (bilateral.h). */
   int border;
   const uint8_t *border_pixel;
+  /* The deep range scale (CbfBilateralParams), for the layouts that
+   * compute their range weights (range_weight). */
+  float range_scale;
 
   /* Where row @y and column @x of a window read by the border rule. */
   __device__ __forceinline__ int row (int y) const
@@ -936,7 +939,45 @@ struct DeepGuided : DeepChannels<kChannels, kRangeShift>
   {
     return Base::template unpack<kBiased> (p.x);
   }
+  /* 16-bit guides: the range weight computed from the guides' distance
+   * rather than read from the table, whose buckets of 8 levels would put
+   * the output up to 16 levels from jointBilateralFilter's. */
+  static constexpr bool kExactRange = kRangeShift != 0;
+  static __device__ __forceinline__ float exact_range (
+      const Io &io, uint2 a, uint2 b)
+  {
+    /* both guides placed into the float 2^23: their difference is exact */
+    const float y = (__uint_as_float (a.y | 0x4b000000u)
+                        - __uint_as_float (b.y | 0x4b000000u))
+        * (io.range_scale * (1.f / Base::kRangeUnit));
+    return exp2_approx (-y * y);
+  }
 };
+
+/* Whether layout T computes its range weights (T::kExactRange). */
+template <class T, class = void> struct LayoutExactRange
+{
+  static constexpr bool value = false;
+};
+template <class T>
+struct LayoutExactRange<T, std::void_t<decltype (T::kExactRange)>>
+{
+  static constexpr bool value = T::kExactRange;
+};
+
+/* The range weight of tap word @p for the output whose word is @c, as the
+ * wide and generic kernels take it: the range table's entry for their
+ * distance, or the layout's computed weight. */
+template <class T>
+__device__ __forceinline__ float range_weight (const Io &io,
+    const float *range_lut, const typename T::Word &p,
+    const typename T::Word &c)
+{
+  if constexpr (LayoutExactRange<T>::value)
+    return T::exact_range (io, p, c);
+  else
+    return range_at (range_lut, T::lut_offset (p, c));
+}
 
 typedef DeepGuided<2, 3> DeepGuidedPair16;
 typedef DeepGuided<2, 0> DeepGuidedPair12;
