@@ -759,6 +759,18 @@ cbf_reference_values (CbfReferenceMode mode, const void *src,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space, double *values)
 {
+  cbf_reference_values_border (mode, src, src_stride, sample_bytes, bits,
+      width, height, pixel_samples, colour_offset, channels, diameter,
+      sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0, values);
+}
+
+void
+cbf_reference_values_border (CbfReferenceMode mode, const void *src,
+    size_t src_stride, int sample_bytes, int bits, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space, CbfReferenceBorder border,
+    int border_sample, double *values)
+{
   size_t scratch_stride = (size_t) width * pixel_samples;
   void *scratch;
   int x, y, c;
@@ -766,7 +778,7 @@ cbf_reference_values (CbfReferenceMode mode, const void *src,
   if (mode == CBF_REFERENCE_GAUSSIAN) {
     double *sums = separable_gaussian (src, src_stride, sample_bytes, width,
         height, pixel_samples, colour_offset, channels, diameter, sigma_space,
-        sample_bytes == 1, CBF_REFERENCE_BORDER_REFLECT_101, 0);
+        sample_bytes == 1, border, border_sample);
 
     /* 8-bit sums are float sums, as the rounded reference takes them. */
     memcpy (values, sums, (size_t) width * height * channels * sizeof (double));
@@ -790,8 +802,7 @@ cbf_reference_values (CbfReferenceMode mode, const void *src,
   else
     exact_bilateral (src, src_stride, scratch, scratch_stride, sample_bytes,
         bits, width, height, pixel_samples, colour_offset, channels,
-        diameter, sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101,
-        0, values);
+        diameter, sigma_color, sigma_space, border, border_sample, values);
   free (scratch);
 }
 

@@ -211,6 +211,14 @@ void cbf_reference_values (CbfReferenceMode mode, const void *src,
     size_t src_stride, int sample_bytes, int bits, int width, int height,
     int pixel_samples, int colour_offset, int channels, int diameter,
     double sigma_color, double sigma_space, double *values);
+/* The same with the border rule @border (and @border_sample, as the
+ * _border functions above take it); the grid has no border and ignores
+ * them. */
+void cbf_reference_values_border (CbfReferenceMode mode, const void *src,
+    size_t src_stride, int sample_bytes, int bits, int width, int height,
+    int pixel_samples, int colour_offset, int channels, int diameter,
+    double sigma_color, double sigma_space, CbfReferenceBorder border,
+    int border_sample, double *values);
 
 /* Then, with P the previous output @prev (laid out as @dst; NULL: no
  * previous frame, Y = B): D = sum over the channels of |B - P|,

@@ -7,13 +7,16 @@
  * against the C reference with the same rule, frames cut into bands, deep
  * formats (GRAY16_LE, MSB-aligned P010_10LE, planar I420_10LE, Y444_10LE)
  * and 4:2:0 (I420, NV12), whose chroma planes take the constant's value as
- * luma does and chroma's parameters; and every rule in CUDA memory. Output
+ * luma does and chroma's parameters; the rules with the strength mask and
+ * with the temporal filter; and every rule in CUDA memory. Output
  * buffers are poisoned before each frame (in system memory). Exits 77
  * without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include "golden.h"
 #include "gpu_support.h"
@@ -390,6 +393,222 @@ GST_START_TEST (test_border_every_format)
 
 GST_END_TEST;
 
+/* The rules the mask and the temporal filter are combined with: each
+ * reads differently from reflect-101 at every edge. */
+static const ImageBorder combined_borders[] = {
+  {"replicate", 0}, {"reflect", 0}, {"wrap", 0}, {"constant", 200}
+};
+
+/* Windows of the specialised and the wide kernel, and a Gaussian one. */
+static const Params combined_params[] = {
+  {9, 40, 4, FALSE}, {31, 70, 8, FALSE}, {7, 0, 2, TRUE}
+};
+
+/* The colour byte @b of pixel (@x, @y) of @im. */
+static gint
+image_byte (const Image * im, gint x, gint y, gint b)
+{
+  return im->pixels[y * im->stride + x * im->format->pixel_bytes + b];
+}
+
+/* A strength mask the size of the frame, level (37 x + 53 y) mod 256 at
+ * (x, y), so that each edge meets the input (0), the filter (255) and
+ * blends between: against the reference's blend of the input and the
+ * filter with the rule, the input bit for bit where the level is 0, else
+ * within +-1 (the blend of a value 1 off moves at most 1). A blend of the
+ * reflect-101 filter must differ from the expected output somewhere, so
+ * that an element that dropped the rule under the mask fails. GRAY8 and
+ * RGBA, padded rows every other frame. */
+GST_START_TEST (test_border_mask)
+{
+  const PackedFormat *fmts[] = { PACKED_GRAY8, &packed_formats[0] };
+  const gint w = 67, h = 45;
+  guint8 *levels = g_malloc (w * h);
+  gchar *base = g_strdup_printf ("cbf-border-mask-%d.png", (int) getpid ());
+  gchar *path = g_build_filename (g_get_tmp_dir (), base, NULL);
+  guint f, p, b, seed = 1;
+  gint i;
+
+  for (i = 0; i < w * h; i++)
+    levels[i] = (guint8) (((i % w) * 37 + (i / w) * 53) % 256);
+  write_gray_png (path, levels, w, h);
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (p = 0; p < G_N_ELEMENTS (combined_params); p++)
+      for (b = 0; b < G_N_ELEMENTS (combined_borders); b++) {
+        const PackedFormat *pf = fmts[f];
+        const Params *q = &combined_params[p];
+        const ImageBorder *rule = &combined_borders[b];
+        Image in = image_random (pf, w, h, seed % 2 ? 8 : 0, seed);
+        GstHarness *harness = image_harness_new_border (&in, q, rule);
+        Image out, full, plain;
+        guint seen = 0;
+        gint x, y, k;
+
+        g_object_set (harness->element, "mask-location", path, NULL);
+        out = image_filter (harness, &in);
+        full = image_reference_border (&in, q, rule);
+        plain = image_reference (&in, q);
+        for (y = 0; y < h; y++)
+          for (x = 0; x < w; x++)
+            for (k = 0; k < pf->pixel_bytes; k++) {
+              gint m = levels[y * w + x], src = image_byte (&in, x, y, k);
+              gint got = image_byte (&out, x, y, k), want = src;
+              gboolean colour = k >= pf->colour_offset
+                  && k < pf->colour_offset + pf->channels;
+
+              if (colour) {
+                want = cbf_reference_mask_blend (src,
+                    image_byte (&full, x, y, k), m);
+                if (ABS (cbf_reference_mask_blend (src,
+                            image_byte (&plain, x, y, k), m) - want) > 1)
+                  seen++;
+              }
+              fail_unless (ABS (got - want) <= (colour && m ? 1 : 0),
+                  "%s %s d=%d border=%s border-value=%u, mask level %d at "
+                  "(%d, %d) byte %d: %d, expected %d", pf->name,
+                  q->gaussian ? "gaussian" : "bilateral", q->diameter,
+                  rule->border, rule->value, m, x, y, k, got, want);
+            }
+        fail_unless (seen > 0, "%s d=%d border=%s: the masked output cannot "
+            "tell the rule from reflect-101", pf->name, q->diameter,
+            rule->border);
+        gst_harness_teardown (harness);
+        image_free (&in);
+        image_free (&out);
+        image_free (&full);
+        image_free (&plain);
+        seed++;
+      }
+  g_unlink (path);
+  g_free (path);
+  g_free (base);
+  g_free (levels);
+}
+
+GST_END_TEST;
+
+#define STRENGTH 0.8
+#define TEMPORAL_SIGMA 10.0
+
+/* The temporal filter's expected output of @in after @prev (NULL: the
+ * first frame) with @q and the rule @rule (NULL: reflect-101): the
+ * reference's spatial values before rounding with the rule, moved towards
+ * the element's previous output; other bytes the input's. */
+static Image
+temporal_expected (const Image * in, const Image * prev, const Params * q,
+    const ImageBorder * rule)
+{
+  const PackedFormat *pf = in->format;
+  Image e = image_new (pf, in->width, in->height, 0);
+  gdouble *values = g_new (gdouble, (gsize) in->width * in->height *
+      pf->channels);
+  gint y;
+
+  for (y = 0; y < in->height; y++)
+    memcpy (e.pixels + y * e.stride, in->pixels + y * in->stride,
+        (gsize) in->width * pf->pixel_bytes);
+  cbf_reference_values_border (q->gaussian ? CBF_REFERENCE_GAUSSIAN :
+      CBF_REFERENCE_BILATERAL, in->pixels, in->stride, 1, 8, in->width,
+      in->height, pf->pixel_bytes, pf->colour_offset, pf->channels,
+      q->diameter, q->sigma_color, q->sigma_space,
+      cbf_reference_border_from_nick (rule ? rule->border : "reflect-101"),
+      rule ? cbf_reference_border_sample ((gint) rule->value, 8) : 0, values);
+  cbf_reference_temporal (values, prev ? prev->pixels : NULL,
+      prev ? prev->stride : 0, e.pixels, e.stride, 1, 8, in->width,
+      in->height, pf->pixel_bytes, pf->colour_offset, pf->channels,
+      prev ? STRENGTH : 0, TEMPORAL_SIGMA);
+  g_free (values);
+  return e;
+}
+
+/* Samples of @a's colour bytes more than 1 from @b's. */
+static guint
+images_apart (const Image * a, const Image * b)
+{
+  const PackedFormat *pf = a->format;
+  guint n = 0;
+  gint x, y, k;
+
+  for (y = 0; y < a->height; y++)
+    for (x = 0; x < a->width; x++)
+      for (k = pf->colour_offset; k < pf->colour_offset + pf->channels; k++)
+        n += ABS (image_byte (a, x, y, k) - image_byte (b, x, y, k)) > 1;
+  return n;
+}
+
+/* The temporal filter with each rule: a still picture under fresh noise,
+ * three frames, each within +-1 of the reference's temporal filter of its
+ * spatial values with the rule given the element's previous output. The
+ * expected outputs must move from the spatial ones somewhere, and differ
+ * from those of reflect-101 somewhere, so that an element that ignored
+ * the previous frame or the rule fails. GRAY8 and RGBA. */
+GST_START_TEST (test_border_temporal)
+{
+  const PackedFormat *fmts[] = { PACKED_GRAY8, &packed_formats[0] };
+  const gint w = 67, h = 45;
+  guint f, p, b, seed = 1;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (p = 0; p < G_N_ELEMENTS (combined_params); p++)
+      for (b = 0; b < G_N_ELEMENTS (combined_borders); b++) {
+        const PackedFormat *pf = fmts[f];
+        const Params *q = &combined_params[p];
+        const ImageBorder *rule = &combined_borders[b];
+        Image still = image_random (pf, w, h, 0, seed), prev = { 0 };
+        GstHarness *harness = image_harness_new_border (&still, q, rule);
+        GRand *rand = g_rand_new_with_seed (seed);
+        guint k, moved = 0, seen = 0;
+        gchar *what;
+
+        g_object_set (harness->element, "temporal-strength", STRENGTH,
+            "temporal-sigma", TEMPORAL_SIGMA, NULL);
+        for (k = 0; k < 3; k++) {
+          Image in = image_new (pf, w, h, k % 2 ? 8 : 0), out, expected;
+          Image spatial, plain;
+          gint x, y, c;
+
+          for (y = 0; y < h; y++)
+            for (x = 0; x < w; x++)
+              for (c = 0; c < pf->pixel_bytes; c++)
+                in.pixels[y * in.stride + x * pf->pixel_bytes + c] =
+                    CLAMP (image_byte (&still, x, y, c) +
+                    g_rand_int_range (rand, -4, 5), 0, 255);
+          out = image_filter (harness, &in);
+          expected = temporal_expected (&in, k ? &prev : NULL, q, rule);
+          what = g_strdup_printf ("%s d=%d border=%s border-value=%u, "
+              "temporal frame %u", q->gaussian ? "gaussian" : "bilateral",
+              q->diameter, rule->border, rule->value, k);
+          image_assert_matches (&out, &expected, &in, what);
+          g_free (what);
+          spatial = temporal_expected (&in, NULL, q, rule);
+          plain = temporal_expected (&in, k ? &prev : NULL, q, NULL);
+          if (k)
+            moved += images_apart (&expected, &spatial);
+          seen += images_apart (&expected, &plain);
+          image_free (&spatial);
+          image_free (&plain);
+          image_free (&expected);
+          image_free (&in);
+          if (k)
+            image_free (&prev);
+          prev = out;
+        }
+        fail_unless (moved > 0, "%s d=%d border=%s: the expected outputs "
+            "never moved from the spatial ones", pf->name, q->diameter,
+            rule->border);
+        fail_unless (seen > 0, "%s d=%d border=%s: the expected outputs "
+            "cannot tell the rule from reflect-101", pf->name, q->diameter,
+            rule->border);
+        image_free (&prev);
+        g_rand_free (rand);
+        gst_harness_teardown (harness);
+        image_free (&still);
+        seed++;
+      }
+}
+
+GST_END_TEST;
+
 #if CBF_HAVE_CUDA_MEMORY
 /* Every rule in CUDA memory (cudaupload ! cudabilateral ! cudadownload,
  * CUDA caps forced around the filter), RGBA and BGRA (GRAY8 is not a
@@ -464,6 +683,8 @@ border_suite (void)
   tcase_add_test (tc, test_border_deep_formats);
   tcase_add_test (tc, test_border_yuv420);
   tcase_add_test (tc, test_border_every_format);
+  tcase_add_test (tc, test_border_mask);
+  tcase_add_test (tc, test_border_temporal);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_border_cuda_memory);
 #endif
