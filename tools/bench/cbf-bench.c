@@ -786,8 +786,8 @@ bench_gaussian (const char *image, GArray * rows)
  * chroma channels for YUV), on device planes laid out as the element's. */
 
 static const char *frame_formats[] = { "GRAY8", "RGBA", "NV12", "I420",
-  "YUY2", "Y444", "GRAY16_LE", "P010_10LE", "I420_10LE", "Y444_16LE",
-  "RGBA64_LE", "BGR10A2_LE"
+  "YUY2", "Y444", "GRAY16_LE", "P010_10LE", "P016_LE", "I420_10LE",
+  "Y444_16LE", "RGBA64_LE", "BGR10A2_LE"
 };
 
 typedef struct
