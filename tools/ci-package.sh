@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# CI's Debian package check. Builds the package of the committed tree with
+# dpkg-buildpackage -b (for one GPU architecture, CBF_GPU_ARCH, 75 by
+# default: the package's own default is every supported one), installs it
+# into a fresh Debian 12 root with apt-get install ./DEB (apt resolving its
+# dependencies from Debian's archive), and checks there, with no
+# environment set, that gst-inspect-1.0 finds cudabilateral with the
+# package's version, name and origin; that the installed plugin needs no
+# library of NVIDIA's (readelf -d); that without a GPU the element says why
+# it cannot run; and that removing the package removes the element. Needs
+# root, debootstrap and Debian's archive as apt here has it. A pristine
+# minbase root is kept as a tarball in $DEBIAN12_ROOT_TAR (default
+# /var/tmp/cbf-debian12-minbase.tar) and each run unpacks a fresh copy.
+# CBF_PACKAGE_DEB names a package already built to check instead. Writes
+# its result as a test line to build-package/testlog.json for
+# tools/count-tests.py; the lines to quote start with "package:".
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+arch=${CBF_GPU_ARCH:-75}
+tarball=${DEBIAN12_ROOT_TAR:-/var/tmp/cbf-debian12-minbase.tar}
+log_dir=$here/build-package
+mkdir -p "$log_dir"
+rm -f "$log_dir/testlog.json"
+work=$(mktemp -d /var/tmp/cbf-package.XXXXXX)
+root=$work/root
+out=$work/checks.txt
+mounts=()
+cleanup () {
+  for m in "${mounts[@]}"; do umount "$m" || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+say () { echo "package: $*" | tee -a "$out"; }
+fail () {
+  say "FAILED: $*"
+  python3 - "$log_dir/testlog.json" "$out" <<'EOF'
+import json, sys
+print(json.dumps({"name": "debian-package", "result": "FAIL",
+                  "stdout": open(sys.argv[2]).read()}), file=open(sys.argv[1], "w"))
+EOF
+  exit 1
+}
+
+# Debian's archive as apt here has it (a Debian 12 machine's sources).
+mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
+  grep -oE '^(URIs:|deb) +[^ ]+/debian/?( |$)' | head -n 1 |
+  awk '{print $2}' || true)
+[ -n "$mirror" ] || fail "no Debian archive in apt's sources"
+
+# The version meson, the changelog and the README give must agree.
+version=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$here/meson.build")
+deb_version=$(cd "$here" && dpkg-parsechangelog -S Version)
+[ "$version" = "$deb_version" ] ||
+  fail "meson.build says $version, debian/changelog $deb_version"
+grep -q "gstreamer1.0-cudabilateral_${version}_amd64.deb" "$here/README.md" ||
+  fail "README.md does not name gstreamer1.0-cudabilateral_${version}_amd64.deb"
+say "version $version (meson.build, debian/changelog, README.md)"
+
+# The build: what the package needs (Build-Depends) by apt from the source
+# directory's debian/control, then dpkg-buildpackage in a copy of HEAD.
+export DEBIAN_FRONTEND=noninteractive
+deb=${CBF_PACKAGE_DEB:-}
+if [ -z "$deb" ]; then
+  src=$work/gst-cudabilateral-$version
+  git -C "$here" archive --prefix="gst-cudabilateral-$version/" HEAD |
+    tar -x -C "$work"
+  command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
+    apt-get install -y -q --no-install-recommends dpkg-dev debhelper >/dev/null
+  apt-get build-dep -y -q "$src" >/dev/null || fail "apt-get build-dep"
+  start=$(date +%s)
+  if ! (cd "$src" && CBF_GPU_ARCH=$arch dpkg-buildpackage -b -us -uc) \
+    >"$log_dir/dpkg-buildpackage.log" 2>&1; then
+    tail -n 40 "$log_dir/dpkg-buildpackage.log"
+    fail "dpkg-buildpackage -b -us -uc (log: build-package/dpkg-buildpackage.log)"
+  fi
+  grep -E "^dpkg-deb: building package 'gstreamer1.0-cudabilateral'|^dpkg-buildpackage: info: binary-only upload" \
+    "$log_dir/dpkg-buildpackage.log" | sed 's/^/package: /' | tee -a "$out"
+  deb=$work/gstreamer1.0-cudabilateral_${version}_amd64.deb
+  [ -f "$deb" ] || fail "no $(basename "$deb")"
+  say "built $(basename "$deb") for gpu_arch=$arch in $(($(date +%s) - start)) s," \
+    "$(stat -c %s "$deb") bytes"
+fi
+dpkg-deb -f "$deb" Depends GStreamer-Elements | sed 's/^/package: /' | tee -a "$out"
+plugin_path=$(dpkg-deb -c "$deb" | grep -oE '\./usr/lib/[^ ]*/gstreamer-1.0/libgstcudabilateral\.so$') ||
+  fail "the package holds no plugin in GStreamer's multiarch directory"
+plugin_path=${plugin_path#.}
+say "plugin at $plugin_path"
+
+# A fresh Debian 12 root: the pristine minbase, unpacked anew.
+if [ ! -f "$tarball" ]; then
+  command -v debootstrap >/dev/null ||
+    apt-get install -y -q --no-install-recommends debootstrap >/dev/null
+  debootstrap --variant=minbase bookworm "$work/seed" "$mirror" >/dev/null ||
+    fail "debootstrap bookworm"
+  tar -C "$work/seed" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
+  rm -rf "$work/seed"
+fi
+mkdir -p "$root"
+tar -C "$root" -xf "$tarball"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+for m in /proc /dev /dev/pts; do
+  mount --bind "$m" "$root$m"
+  mounts=("$root$m" "${mounts[@]}")
+done
+in_root () { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+cp "$deb" "$root/tmp/"
+in_root apt-get update -q >/dev/null || fail "apt-get update in the root"
+# gst-inspect-1.0, gst-launch-1.0 and videotestsrc for the checks (the
+# package does not need them).
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+  --no-install-recommends gstreamer1.0-tools gstreamer1.0-plugins-base \
+  >/dev/null || fail "apt-get install gstreamer1.0-tools gstreamer1.0-plugins-base"
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+  --no-install-recommends "./tmp/$(basename "$deb")" \
+  >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "apt-get install ./$(basename "$deb")"; }
+say "apt-get install ./$(basename "$deb"): $(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$work/install.log")"
+
+# Found with no environment: GStreamer's own plugin directory.
+in_root gst-inspect-1.0 cudabilateral >"$work/inspect.txt" 2>&1 ||
+  { cat "$work/inspect.txt"; fail "gst-inspect-1.0 cudabilateral in the root"; }
+grep -E '^  (Filename|Version|Source module|Binary package|Origin URL)' \
+  "$work/inspect.txt" | sed 's/^ */package: gst-inspect-1.0: /' | tee -a "$out"
+grep -qE "^  Version +$version\$" "$work/inspect.txt" ||
+  fail "gst-inspect-1.0 gives no version $version"
+# (/lib is /usr/lib in a merged-/usr root: the same file by either name)
+found=$(sed -n 's/^  Filename *//p' "$work/inspect.txt")
+[ -n "$found" ] && [ "$(readlink -f "$root$found")" = "$(readlink -f "$root$plugin_path")" ] ||
+  fail "gst-inspect-1.0 found the plugin at $found, not $plugin_path"
+grep -qE "^  Origin URL +gstreamer1.0-cudabilateral $version" "$work/inspect.txt" ||
+  fail "the plugin states no Debian origin"
+
+# The CUDA runtime is linked in: nothing of NVIDIA's is a dependency
+# (libgstcuda-1.0 is GStreamer's, which opens the driver itself).
+needed=$(readelf -d "$root$plugin_path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+say "NEEDED: $needed"
+if echo "$needed" | grep -qE 'libcuda\.|libcudart|libnvidia|libnpp|libcublas|libnvrtc'; then
+  fail "the plugin needs a library of NVIDIA's"
+fi
+
+# No GPU or driver here: the element registers (above) and explains.
+if in_root gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudabilateral ! \
+  fakesink >"$work/launch.txt" 2>&1; then
+  fail "a pipeline ran without a GPU"
+fi
+error=$(grep -m 1 -A 1 -E '^ERROR: from element .*cudabilateral' "$work/launch.txt" | tr '\n' ' ')
+say "without a GPU: $error"
+echo "$error" | grep -qiE 'driver|GPU|CUDA' ||
+  { cat "$work/launch.txt"; fail "the pipeline's error is not the element's, saying why"; }
+
+# Removed with the package.
+in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q \
+  gstreamer1.0-cudabilateral >/dev/null || fail "apt-get remove"
+[ ! -e "$root$plugin_path" ] || fail "$plugin_path left behind"
+if in_root gst-inspect-1.0 cudabilateral >/dev/null 2>&1; then
+  fail "gst-inspect-1.0 still finds cudabilateral after apt-get remove"
+fi
+say "apt-get remove gstreamer1.0-cudabilateral: the plugin and the element are gone"
+python3 - "$log_dir/testlog.json" "$out" <<'EOF'
+import json, sys
+print(json.dumps({"name": "debian-package", "result": "OK",
+                  "stdout": open(sys.argv[2]).read()}), file=open(sys.argv[1], "w"))
+EOF
+say "OK"
