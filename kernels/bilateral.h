@@ -106,6 +106,25 @@ cbf_tables_int_weights_offset (int radius)
 /* The integer weights' scale: a weight w is stored as w x 2^15 rounded. */
 #define CBF_INT_WEIGHT_ONE 32768
 
+/* Floats before the wide one-channel kernel's integer weights
+ * (CBF_FAST_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the generic
+ * kernel's, a multiple of 4 so that its tables start 16-byte aligned. */
+CBF_CONSTEXPR int
+cbf_tables_wide_int_offset (int radius)
+{
+  return (cbf_tables_class_weights_offset (radius) + 3) / 4 * 4;
+}
+
+/* Floats before those weights' tables: after a header of four words (the
+ * tables' count first) and a table index per dx^2 + dy^2 (radius^2 + 1
+ * 32-bit integers), padded to a multiple of 4. */
+CBF_CONSTEXPR int
+cbf_tables_wide_int_tables_offset (int radius)
+{
+  return cbf_tables_wide_int_offset (radius) + 4 +
+      (radius * radius + 1 + 3) / 4 * 4;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -156,8 +175,29 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     GRAY8's float weight times
  *                                     CBF_INT_WEIGHT_ONE, rounded to the
  *                                     nearest (ties to even), for the
- *                                     one-channel kernel's integer sums */
+ *                                     one-channel kernel's integer sums
+ *   or, for CBF_FAST_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS, from
+ *                                     cbf_tables_wide_int_offset, the wide
+ *                                     one-channel kernel's: the number of
+ *                                     tables n, the index of the table of
+ *                                     each dx^2 + dy^2 (0 outside the disc),
+ *                                     then, from
+ *                                     cbf_tables_wide_int_tables_offset, n
+ *                                     tables of 256 16-bit integers (two a
+ *                                     float): table 0 all zeros (every class
+ *                                     whose weights all round to 0 shares
+ *                                     it), the others a class's weights
+ *                                     space_lut[class] * range_lut[d] times
+ *                                     a scale (cbf_wide_int_scale), rounded
+ *                                     to the nearest (ties to even) */
 size_t cbf_bilateral_tables_len (int radius);
+
+/* The scale of the wide one-channel kernel's integer weights at @radius,
+ * for a space table @space_lut: 65535 (a weight of 1 still fits 16 bits),
+ * or less where the sums could pass 2^32, which they must not: a tap's
+ * weight is at most its space weight times the scale, rounded, and its
+ * level 255. */
+float cbf_wide_int_scale (const float *space_lut, int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights
  * OpenCV uses: float (exp (i * i * -0.5 / sigma^2)) computed in double, a
@@ -264,6 +304,9 @@ typedef struct
    * log2 of space_taps, and range_scale (cbf_deep_weights_init). */
   float space_log2_taps[CBF_FAST_MAX_TAPS];
   float range_scale;
+  /* The wide one-channel kernel's tables (cbf_bilateral_tables_len): how
+   * many, 0 where the radius has none. */
+  int wide_int_tables;
 } CbfBilateralParams;
 
 /* The Gaussian entries' parameters (gaussian.h,

@@ -18,7 +18,7 @@
  * word, so that one 32-bit load brings four entries: the tile's loads take
  * a quarter of the shared-memory wavefronts of 32-bit entries (that pipe
  * bounds this kernel). An entry is taken as its level v in bytes 0 and 1,
- * 257 v (one byte permute, ChannelWindow::byte_entry): the SIMD sum of
+ * 257 v (one byte permute, level_entry): the SIMD sum of
  * absolute byte differences of two such is 2 x their difference, directly
  * the byte offset of a 16-bit weight (a warp's 32 loads then conflict only
  * where distances 64 apart meet). The sums are Σ w 257 v modulo 2^32 and
@@ -143,6 +143,13 @@ __device__ __forceinline__ bool load_tile_bytes (
   return true;
 }
 
+/* Byte @k of a tile word as the entry the integer sums take, the level in
+ * bytes 0 and 1 (257 x the level): one byte permute. */
+__device__ __forceinline__ uint32_t level_entry (uint32_t word, int k)
+{
+  return __byte_perm (word, 0, 0x4400 | 0x11 * k);
+}
+
 /* A one-channel layout whose tile entries are the level itself, one byte,
  * for load_tile. */
 template <class T> struct LevelTile : T
@@ -164,19 +171,12 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
   const uint8_t *col;
   const float *range_lut;
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]:
-   * its entry (byte_entry), Σ w v and Σ w. */
+   * its entry (level_entry), Σ w v and Σ w. */
   uint32_t centre[K * C];
   uint32_t int_v[K * C];
   uint32_t int_w[K * C];
 
-  /* Byte @k of a tile word as the entry the sums take, the level in bytes
-   * 0 and 1 (257 x the level): one byte permute. */
-  static __device__ __forceinline__ uint32_t byte_entry (uint32_t word, int k)
-  {
-    return __byte_perm (word, 0, 0x4400 | 0x11 * k);
-  }
-
-  /* The weight of tap (dx, dy) whose entry (byte_entry) is @p, for the
+  /* The weight of tap (dx, dy) whose entry (level_entry) is @p, for the
    * output whose own entry is @c: the SIMD sum of their absolute byte
    * differences, 2 x the level difference, is the byte offset of the
    * 16-bit weight in its class's table. */
@@ -197,7 +197,7 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
   }
 
   /* Tap (DX - c, S - R - k) of output (k, c); @p is the tile entry as
-   * byte_entry takes it, 257 x the level. */
+   * level_entry takes it, 257 x the level. */
   template <int S, int DX, int k, int c>
   __device__ __forceinline__ void int_tap_output (uint32_t p)
   {
@@ -269,10 +269,10 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
     if constexpr (Walk::used_entries (S, DX)) {
       const uint32_t four
           = *reinterpret_cast<const uint32_t *> (col + S * kTileW + DX);
-      taps<S, DX> (byte_entry (four, 0));
-      taps<S, DX + 1> (byte_entry (four, 1));
-      taps<S, DX + 2> (byte_entry (four, 2));
-      taps<S, DX + 3> (byte_entry (four, 3));
+      taps<S, DX> (level_entry (four, 0));
+      taps<S, DX + 1> (level_entry (four, 1));
+      taps<S, DX + 2> (level_entry (four, 2));
+      taps<S, DX + 3> (level_entry (four, 3));
     }
   }
 };
@@ -377,7 +377,7 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
   Window window;
   window.col = block.tile + ty * K * kTileW + C * tx + R;
   window.range_lut = block.range_lut;
-  /* A row's four outputs from the aligned words around them, as byte_entry
+  /* A row's four outputs from the aligned words around them, as level_entry
    * takes them: two loads a row where four byte loads were
    * (what-was-tried.md, "Specialised kernel steps"). */
 #pragma unroll
@@ -388,7 +388,7 @@ __global__ void __launch_bounds__ (ChannelShape<T, R>::kThreads,
         = R % 4 ? __funnelshift_r (words[0], words[1], 8 * (R % 4)) : words[0];
 #pragma unroll
     for (int c = 0; c < C; c++)
-      window.centre[k * C + c] = Window::byte_entry (four, c);
+      window.centre[k * C + c] = level_entry (four, c);
   }
 #pragma unroll
   for (int k = 0; k < K; k++)

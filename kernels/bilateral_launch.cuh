@@ -47,6 +47,7 @@
 #include "bilateral_generic.cuh"
 #include "bilateral_stream.cuh"
 #include "bilateral_wide.cuh"
+#include "bilateral_wide_channel.cuh"
 
 namespace {
 
@@ -70,9 +71,13 @@ cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
     cudaStream_t stream)
 {
   if (w->radius <= CBF_WIDE_MAX_RADIUS) {
-    bool launched;
-    cudaError_t err
-        = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
+    bool launched = false;
+    cudaError_t err = cudaSuccess;
+    if constexpr (T::kClassWeights && !T::kDeep)
+      err = launch_wide_channel<T> (
+          io, row_begin, row_end, w, stream, &launched);
+    if (err == cudaSuccess && !launched)
+      err = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
     if (err != cudaSuccess || launched)
       return err == cudaSuccess ? cudaGetLastError () : err;
   }

@@ -58,6 +58,11 @@ cbf_bilateral_tables_len (int radius)
     len = cbf_tables_int_weights_offset (radius) +
         (size_t) cbf_distance_class (radius, radius * radius + 1) *
         CBF_INT_CLASS_FLOATS;
+  else if (radius <= CBF_WIDE_MAX_RADIUS)
+    /* at most a table a class, and the zero table */
+    len = cbf_tables_wide_int_tables_offset (radius) +
+        (size_t) (cbf_distance_class (radius, radius * radius + 1) + 1) *
+        CBF_INT_CLASS_FLOATS;
   return len;
 }
 
@@ -129,6 +134,59 @@ fill_space (float *space_lut, int radius, double sigma_space)
   }
 }
 
+float
+cbf_wide_int_scale (const float *space_lut, int radius)
+{
+  /* the largest sum of weights times 255 that stays below 2^32 */
+  const double limit = 4294967295.0 / 255;
+  double space_sum = 0;
+  int dx, dy, taps = 0;
+
+  for (dy = -radius; dy <= radius; dy++)
+    for (dx = -radius; dx <= radius; dx++)
+      if (dx * dx + dy * dy <= radius * radius) {
+        space_sum += space_lut[dx * dx + dy * dy];
+        taps++;
+      }
+  /* each weight rounds up by at most a half, and the scale's own rounding
+   * to float by far less than the one taken off */
+  if (65535 * space_sum + taps / 2.0 < limit)
+    return 65535.f;
+  return (float) floor ((limit - taps / 2.0) / space_sum) - 1;
+}
+
+/* The wide one-channel kernel's weights (bilateral.h): a table a class
+ * but for the classes whose weights all round to 0, which share table 0. */
+static void
+fill_wide_int (float *tables, int radius, const float *range_lut,
+    const float *space_lut)
+{
+  int32_t *header = (int32_t *) (tables + cbf_tables_wide_int_offset (radius));
+  int32_t *table_of = header + 4;
+  uint16_t *weights = (uint16_t *) (tables +
+      cbf_tables_wide_int_tables_offset (radius));
+  float scale = cbf_wide_int_scale (space_lut, radius);
+  int v, d, n = 1;
+
+  memset (header, 0, (size_t) ((char *) weights - (char *) header));
+  memset (weights, 0, 256 * sizeof *weights);
+  for (v = 0; v <= radius * radius; v++) {
+    uint16_t *table = weights + (size_t) n * 256;
+    int nonzero = 0;
+    if (!cbf_is_tap_distance (radius, v))
+      continue;
+    for (d = 0; d < 256; d++) {
+      /* the product as the float kernels form it, then scaled: at most
+       * 65535, as space and range are at most 1 */
+      table[d] = (uint16_t) lrintf (space_lut[v] * range_lut[d] * scale);
+      nonzero |= table[d];
+    }
+    if (nonzero)
+      table_of[v] = n++;
+  }
+  header[0] = n;
+}
+
 void
 cbf_deep_tables_fill (float *tables, int radius, int bits, int channels,
     double sigma_color, double sigma_space)
@@ -189,6 +247,8 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       }
       class_index++;
     }
+  } else if (radius <= CBF_WIDE_MAX_RADIUS) {
+    fill_wide_int (tables, radius, range_lut, space_lut);
   }
 }
 
@@ -219,6 +279,9 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables)
 {
   weights_init (weights, radius, cbf_tables_space (host_tables), dev_tables);
+  if (radius > CBF_FAST_MAX_RADIUS && radius <= CBF_WIDE_MAX_RADIUS)
+    memcpy (&weights->bilateral.wide_int_tables,
+        host_tables + cbf_tables_wide_int_offset (radius), sizeof (int32_t));
 }
 
 void

@@ -206,10 +206,9 @@ __global__ void __launch_bounds__ (
 }
 
 /* Launches layout T's wide kernel over output rows [@row_begin, @row_end)
- * where its shared memory at this radius fits the current device, and
- * says so in @launched (the caller takes the generic kernel otherwise).
- * The kernel is allowed all the device's dynamic shared memory once a
- * device, the first time it is asked for. */
+ * where its shared memory at this radius fits the current device
+ * (allow_device_smem), and says so in @launched (the caller takes the
+ * generic kernel otherwise). */
 template <class T>
 cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
@@ -217,26 +216,12 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
   typedef WideShape<T> Shape;
   static std::atomic<int> allowed[64];
   const WideGeometry<T> g (w->radius);
-  int device = 0, limit = 0;
+  int limit = 0;
   *launched = false;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err != cudaSuccess)
+  const cudaError_t err
+      = allow_device_smem (bilateral_wide<T>, allowed, &limit);
+  if (err != cudaSuccess || g.smem_bytes () > limit)
     return err;
-  if (device < 64)
-    limit = allowed[device].load (std::memory_order_relaxed);
-  if (!limit) {
-    err = cudaDeviceGetAttribute (
-        &limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (err == cudaSuccess)
-      err = cudaFuncSetAttribute (bilateral_wide<T>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, limit);
-    if (err != cudaSuccess)
-      return err;
-    if (device < 64)
-      allowed[device].store (limit, std::memory_order_relaxed);
-  }
-  if (g.smem_bytes () > limit)
-    return cudaSuccess;
   constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;
   constexpr int columns_per_block = 32 * Shape::kCols;
   dim3 block (32, Shape::kBlockY);

@@ -159,6 +159,14 @@ __host__ __device__ constexpr WideShapeOf wide_shape (bool colour)
   return colour ? WideShapeOf{ 3, 2, 3, 8 } : WideShapeOf{ 2, 4, 3, 8 };
 }
 
+/* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows a
+ * thread (four adjacent columns, the byte tile's word), rows of 32
+ * threads a block, blocks an SM the compiler must fit; its warps take the
+ * specialised kernel's 8 x 4 thread positions (kIntWarpCols). */
+constexpr int kWideChannelRows = 2;
+constexpr int kWideChannelBlockRows = 16;
+constexpr int kWideChannelMinBlocks = 2;
+
 /* ------------------------------------------------------------------ */
 /* The generic bilateral kernel (bilateral_generic.cuh), whose blocks the
  * grid's kernels (grid.cu) take too */

@@ -1,0 +1,321 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The wide bilateral kernel for one 8-bit channel: radii above
+ * CBF_FAST_MAX_RADIUS up to CBF_WIDE_MAX_RADIUS, known at run time, at
+ * the specialised one-channel kernel's cost a tap. It keeps that kernel's
+ * arithmetic (bilateral_fast_channel.cuh): a byte tile read four pixels a
+ * load, each pixel taken as 257 x its level, whose SIMD sum of absolute
+ * byte differences with an output's is the byte offset of a 16-bit
+ * integer weight, space x range, in its distance class's table; integer
+ * sums. Where that kernel names a tap's class at compile time, here each
+ * tap's class table comes from a shared-memory table of the window's
+ * offsets, one row a window row, which a warp reads whole (every thread
+ * walks the same taps), and the SIMD instruction adds it to the distance
+ * for free. The classes' tables (16-bit, 512 bytes each) fill shared memory
+ * at large radii, so classes whose weights all round to 0 share one
+ * table of zeros.
+ *
+ * Each thread computes K rows of four adjacent outputs. The window is
+ * walked by its rows dy, which the K outputs share: the same half width,
+ * the same offsets. A window row's taps for four adjacent outputs span
+ * 2 hw + 4 columns, walked four a step (one funnel-shifted word of four
+ * pixels a row k); the first and last steps leave out, at compile time,
+ * the output-tap pairs outside the disc (in the first, those of outputs
+ * right of the pixel's; in the last, left), so that no zero-weight tap is
+ * summed but one a row, where the first step starts two columns early to
+ * make the span a multiple of four. */
+
+#ifndef CBF_BILATERAL_WIDE_CHANNEL_CUH
+#define CBF_BILATERAL_WIDE_CHANNEL_CUH
+
+#include "bilateral_fast_channel.cuh"
+
+namespace {
+
+constexpr int kWideChannelThreads = 32 * kWideChannelBlockRows;
+
+/* A class table: 256 16-bit weights. */
+constexpr int kWideClassBytes = 512;
+
+/* A block's shared memory at run-time radius @radius with @tables class
+ * tables, in bytes from 0: the tables, each window row's half width, the
+ * offsets (a row of `stride` ints a window row, entry i the byte offset of
+ * the class table of column j0 + i, j0 = -hw - pad (wide_first_column))
+ * and the byte tile. The tile's column 0 is picture column x0 - left;
+ * left, at least radius + 2, a multiple of 4, keeps the tile's words
+ * aligned with the picture's; its width reaches the last word a thread's
+ * funnel shift reads. */
+struct WideChannelGeometry
+{
+  int radius, stride, left, tile_w, tile_h;
+  int half_offset, offsets_offset, tile_offset;
+
+  __host__ __device__ WideChannelGeometry (int r, int tables)
+      : radius (r), stride ((2 * r + 6 + 3) / 4 * 4),
+        left ((r + 2 + 3) / 4 * 4),
+        tile_w (int_tile_width (
+            4 * 32 + left + r + 8, kWideChannelRows)),
+        tile_h (kWideChannelBlockRows * kWideChannelRows + 2 * r),
+        half_offset (tables * kWideClassBytes),
+        offsets_offset (half_offset + (2 * r + 1 + 3) / 4 * 16),
+        tile_offset (offsets_offset + (2 * r + 1) * stride * 4)
+  {}
+  __host__ __device__ int smem_bytes () const
+  {
+    return tile_offset + tile_w * tile_h;
+  }
+};
+
+/* The first column of window row half width @hw's walk, relative to a
+ * thread's first output: hw, or hw + 2 where 2 hw + 4 columns are not a
+ * whole number of steps. */
+__device__ __forceinline__ int wide_first_column (int hw)
+{
+  return -hw - ((-2 * hw) & 3);
+}
+
+/* The output-tap pairs a step sums: pixel n of the step's four and output
+ * c of the thread's four. */
+enum WideStep
+{
+  kWideFirst,     /* the walk's first step, starting at -hw: n >= c */
+  kWideFirstPad,  /* its first step, starting at -hw - 2: n >= c + 2 */
+  kWideMiddle,    /* every pair */
+  kWideLast       /* its last step, ending at hw + 3: n <= c */
+};
+
+constexpr bool wide_pair (WideStep step, int n, int c)
+{
+  return step == kWideFirst   ? n >= c
+      : step == kWideFirstPad ? n >= c + 2
+      : step == kWideLast     ? n <= c
+                              : true;
+}
+
+template <int K> struct WideChannelSums
+{
+  uint32_t centre[K * 4];
+  uint32_t int_v[K * 4];
+  uint32_t int_w[K * 4];
+
+  /* One step: @pixels, four pixels of each of the K rows; @now, the
+   * offsets of the step's columns j .. j + 3; @before, of j - 4 .. j - 1.
+   * Pixel n is tap j + n - c of output c. */
+  template <WideStep kStep>
+  __device__ __forceinline__ void step (const uint32_t (&pixels)[K],
+      const int4 &now, const int4 &before, const char *smem)
+  {
+    const int offset[8]
+        = { before.x, before.y, before.z, before.w, now.x, now.y, now.z, now.w };
+#pragma unroll
+    for (int n = 0; n < 4; n++)
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const uint32_t p = level_entry (pixels[k], n);
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+          if (!wide_pair (kStep, n, c))
+            continue;
+          const int o = k * 4 + c;
+          uint32_t at;
+          asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
+              : "=r"(at)
+              : "r"(p), "r"(centre[o]), "r"(offset[4 + n - c]));
+          const uint32_t w
+              = *reinterpret_cast<const unsigned short *> (smem + at);
+          int_v[o] += w * p;
+          int_w[o] += w;
+        }
+      }
+  }
+};
+
+/* Four pixels of each of the K rows at word @s of @rows: the word and
+ * the next, shifted by @shift bits (0 where aligned); @lo carries the
+ * next word from step to step. */
+template <int K>
+__device__ __forceinline__ void wide_pixels (const uint32_t *const (&rows)[K],
+    int s, int shift, uint32_t (&lo)[K], uint32_t (&pixels)[K])
+{
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const uint32_t hi = rows[k][s + 1];
+    pixels[k] = __funnelshift_r (lo[k], hi, shift);
+    lo[k] = hi;
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
+    bilateral_wide_channel (Io io, int row_begin, int row_end, int radius,
+        int n_tables, const float *__restrict__ tables)
+{
+  constexpr int K = kWideChannelRows;
+  extern __shared__ __align__ (16) uint32_t wide_channel_smem[];
+  char *smem = reinterpret_cast<char *> (wide_channel_smem);
+  const WideChannelGeometry g (radius, n_tables);
+  const int tid = threadIdx.y * 32 + threadIdx.x;
+
+  /* the class tables, as they are */
+  const uint4 *from = reinterpret_cast<const uint4 *> (
+      tables + cbf_tables_wide_int_tables_offset (radius));
+  for (int i = tid; i < n_tables * (kWideClassBytes / 16);
+       i += kWideChannelThreads)
+    reinterpret_cast<uint4 *> (smem)[i] = from[i];
+
+  /* the half widths and the offsets, from the tables' half widths and
+   * table index of each dx^2 + dy^2 */
+  const float *half_widths
+      = tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
+  const int *table_of = reinterpret_cast<const int *> (
+                            tables + cbf_tables_wide_int_offset (radius))
+      + 4;
+  int *half = reinterpret_cast<int *> (smem + g.half_offset);
+  int *offsets = reinterpret_cast<int *> (smem + g.offsets_offset);
+  for (int i = tid; i < (2 * radius + 1) * g.stride; i += kWideChannelThreads) {
+    const int row = i / g.stride, column = i - row * g.stride;
+    const int dy = row - radius;
+    const int hw = (int)half_widths[dy < 0 ? -dy : dy];
+    const int dx = wide_first_column (hw) + column;
+    offsets[i] = dx >= -hw && dx <= hw
+        ? kWideClassBytes * table_of[dx * dx + dy * dy]
+        : 0;
+    if (column == 0)
+      half[row] = hw;
+  }
+
+  /* the tile, a word of four pixels at a time: one load where the word is
+   * inside the picture and the plane allows it, else its pixels one by
+   * one by the border rule */
+  const int x0 = blockIdx.x * 32 * 4;
+  const int y0 = row_begin + blockIdx.y * kWideChannelBlockRows * K;
+  const int words = g.tile_w / 4;
+  uint32_t *tile = reinterpret_cast<uint32_t *> (smem + g.tile_offset);
+  {
+    const uint8_t *plane = Io::pick (io.src, T::channel ());
+    const size_t pitch = Io::pick (io.src_pitch, T::channel ());
+    const bool whole = io.pixel_bytes == 1 && !(((uintptr_t)plane | pitch) & 3);
+    for (int i = tid; i < words * g.tile_h; i += kWideChannelThreads) {
+      const int ty = i / words, x = x0 - g.left + 4 * (i - ty * words);
+      const int y = y0 + ty - radius;
+      uint32_t word = 0;
+      if (whole && y >= 0 && y < io.height && x >= 0 && x + 3 < io.width) {
+        word = *reinterpret_cast<const uint32_t *> (
+            plane + (size_t)y * pitch + x);
+      } else {
+        const int sy = io.row (y);
+        for (int b = 0; b < 4; b++)
+          word |= LevelTile<T>::template load<true> (io, sy, io.col (x + b))
+              << (8 * b);
+      }
+      tile[i] = word;
+    }
+  }
+  __syncthreads ();
+
+  /* the thread's position among the block's 32 x kWideChannelBlockRows:
+   * its warp takes 8 x 4 of them */
+  constexpr int kWarpsAcross = 32 / kIntWarpCols;
+  const int warp = tid / 32, lane = tid % 32;
+  const int tx = warp % kWarpsAcross * kIntWarpCols + lane % kIntWarpCols;
+  const int ty = warp / kWarpsAcross * kIntWarpRows + lane / kIntWarpCols;
+  /* the thread's first word of tile row 0 (dy = -radius for output row 0) */
+  const uint32_t *own = tile + ty * K * words + tx;
+
+  WideChannelSums<K> sums;
+#pragma unroll
+  for (int k = 0; k < K; k++) {
+    const uint32_t four = own[(k + radius) * words + g.left / 4];
+#pragma unroll
+    for (int c = 0; c < 4; c++) {
+      sums.centre[k * 4 + c] = level_entry (four, c);
+      sums.int_v[k * 4 + c] = 0;
+      sums.int_w[k * 4 + c] = 0;
+    }
+  }
+  const int x = x0 + 4 * tx, y = y0 + ty * K;
+#pragma unroll
+  for (int k = 0; k < K; k++)
+    if (x < io.width && y + k < row_end)
+      temporal_prefetch<uint8_t> (io, T::channel (), y + k, x);
+
+  for (int dy = -radius; dy <= radius; dy++) {
+    const int hw = half[dy + radius];
+    const int first = wide_first_column (hw);
+    const int steps = (hw + 4 - first) >> 2;
+    const int4 *row_offsets = reinterpret_cast<const int4 *> (
+        offsets + (dy + radius) * g.stride);
+    const int column = g.left + first;
+    const int shift = 8 * (column & 3);
+    const uint32_t *rows[K];
+    uint32_t lo[K], pixels[K];
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      rows[k] = own + (k + radius + dy) * words + (column >> 2);
+      lo[k] = rows[k][0];
+    }
+    int4 now = row_offsets[0], before;
+    wide_pixels<K> (rows, 0, shift, lo, pixels);
+    if (first == -hw)
+      sums.template step<kWideFirst> (pixels, now, now, smem);
+    else
+      sums.template step<kWideFirstPad> (pixels, now, now, smem);
+    /* two steps an iteration: the offsets carried from one step to the
+     * next then need no moves */
+#pragma unroll 2
+    for (int s = 1; s < steps - 1; s++) {
+      before = now;
+      now = row_offsets[s];
+      wide_pixels<K> (rows, s, shift, lo, pixels);
+      sums.template step<kWideMiddle> (pixels, now, before, smem);
+    }
+    if (steps > 1) {
+      before = now;
+      now = row_offsets[steps - 1];
+      wide_pixels<K> (rows, steps - 1, shift, lo, pixels);
+      sums.template step<kWideLast> (pixels, now, before, smem);
+    }
+  }
+
+  int_store_rows<T, K> (io, x, y, row_end, sums.int_v, sums.int_w);
+}
+
+/* Launches layout T's wide one-channel kernel over output rows
+ * [@row_begin, @row_end) where the parameters have its tables and its
+ * shared memory fits the current device, and says so in @launched. */
+template <class T>
+cudaError_t launch_wide_channel (const Io &io, int row_begin, int row_end,
+    const CbfFilterParams *w, cudaStream_t stream, bool *launched)
+{
+  static std::atomic<int> allowed[64];
+  const int n_tables = w->bilateral.wide_int_tables;
+  int limit = 0;
+  *launched = false;
+  if (n_tables <= 0)
+    return cudaSuccess;
+  const WideChannelGeometry g (w->radius, n_tables);
+  cudaError_t err
+      = allow_device_smem (bilateral_wide_channel<T>, allowed, &limit);
+  if (err != cudaSuccess || g.smem_bytes () > limit)
+    return err;
+  constexpr int rows_per_block = kWideChannelBlockRows * kWideChannelRows;
+  dim3 block (32, kWideChannelBlockRows);
+  dim3 grid ((io.width + 127) / 128,
+      (row_end - row_begin + rows_per_block - 1) / rows_per_block,
+      T::kGridLayers);
+  bilateral_wide_channel<T><<<grid, block, g.smem_bytes (), stream>>> (io,
+      row_begin, row_end, w->radius, n_tables, w->bilateral.tables_dev);
+  *launched = true;
+  return cudaSuccess;
+}
+
+} /* namespace */
+
+#endif /* CBF_BILATERAL_WIDE_CHANNEL_CUH */
