@@ -924,7 +924,7 @@ static void bench_chroma_time (FrameCtx * c, const char *format,
 static void
 bench_formats (const char *image, GArray * rows, GArray * chroma_rows)
 {
-  static const int frame_diameters[] = { 5, 15 };
+  static const int frame_diameters[] = { 5, 15, 31 };
   cudaStream_t stream;
   guint s, f, d, i, p;
 
