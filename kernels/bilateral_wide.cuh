@@ -9,26 +9,31 @@
 
 /* The wide bilateral kernel: radii above CBF_FAST_MAX_RADIUS up to
  * CBF_WIDE_MAX_RADIUS, every layout (8-bit and deep: the tile word and
- * the range table's length are the layout's). It keeps the specialised kernels'
- * register reuse — each thread computes K rows of C adjacent outputs, so
- * that every tile pixel it loads serves K x C outputs — with the radius
- * known only at run time: one kernel a layout serves all these radii,
- * where a template per radius would multiply the fatbinary.
+ * the range table's length are the layout's; one 8-bit channel has a
+ * kernel of its own, bilateral_wide_channel.cuh, where its tables fit).
+ * The radius is known only at run time: one kernel a layout serves all
+ * these radii, where a template per radius would multiply the
+ * fatbinary. A tap's weight is its spatial weight times its range weight,
+ * the generic kernel's arithmetic (the specialised kernels' per-class
+ * tables of both would not fit in shared memory at these radii); values
+ * are exact and sums are floats.
  *
- * The window is walked source row by source row; a row's columns span the
- * widest of the K output rows' half widths (the square's corners are
- * skipped), C columns a step, each step one vector load of C tile pixels.
- * A tap's weight is its spatial weight times its range weight, the
- * generic kernel's arithmetic (the specialised kernels' per-class tables
- * of both would not fit in shared memory at these radii). The spatial
- * weights come from a table each block builds in shared memory, indexed
- * by the tap's row and column relative to the thread and zero outside the
- * disc, so that outputs whose windows miss a loaded pixel weigh it by zero
- * without a test. Every thread of a warp reads the same weights (one
- * broadcast load of C for each of the K output rows a step); output
- * column c's weight at source column j is output column 0's at column
- * j - c, carried in registers from the step before. Values are exact and
- * sums are floats, as in the generic kernel. */
+ * Each thread computes K rows of C adjacent outputs. The window is walked
+ * by its rows dy, which the K outputs share: the same half width hw, the
+ * same spatial weights, from a row of a table each block builds in shared
+ * memory, zero outside the disc, that every thread of a warp reads whole
+ * (one broadcast load of C weights a step). A window row's taps for C
+ * adjacent outputs span 2 hw + C columns, walked C a step: each pixel
+ * loaded and unpacked once for the C outputs, output c's spatial weight at
+ * pixel n the table's at column n - c, carried in registers from the step
+ * before. The first and last steps leave out, at compile time, the
+ * output-tap pairs outside the disc (in the first, those of outputs right
+ * of the pixel's; in the last, left); the first starts early by the
+ * columns that make the span whole steps, an even number below C, each
+ * its own copy of that step. So no zero-weight tap is summed but a few a
+ * row in the second step (walking by source rows, as this kernel did,
+ * each of a thread's rows summed its neighbours' spans too: 18 % more
+ * taps than the window's at d = 31). */
 
 #ifndef CBF_BILATERAL_WIDE_CUH
 #define CBF_BILATERAL_WIDE_CUH
@@ -37,16 +42,22 @@
 
 namespace {
 
-/* The shape of layout T's wide kernel (tunables.cuh). */
+/* The shape of layout T's wide kernel (tunables.cuh): K rows of C
+ * outputs a thread; a warp's lanes kWarpCols threads across, its warps
+ * kWarpsAcross across. */
 template <class T> struct WideShape
 {
   static constexpr WideShapeOf kOf = wide_shape (!T::kClassWeights);
-  static constexpr int kRows = kOf.rows;
-  static constexpr int kCols = kOf.cols;
-  static constexpr int kBlockY = kOf.block_rows;
-  static constexpr int kThreads = 32 * kBlockY;
+  static constexpr int K = kOf.rows;
+  static constexpr int C = kOf.cols;
+  static constexpr int kWarpCols = kOf.warp_cols;
+  static constexpr int kWarpRows = 32 / kWarpCols;
+  static constexpr int kWarpsAcross = kOf.warps_across;
+  static constexpr int kThreads = 32 * kOf.warps;
   static constexpr int kMinBlocks = kOf.min_blocks;
-  static_assert (kCols == 1 || kCols == 2 || kCols == 4, "one vector load");
+  static constexpr int kBlockCols = kWarpsAcross * kWarpCols * C;
+  static constexpr int kBlockRows = kOf.warps / kWarpsAcross * kWarpRows * K;
+  static_assert (C == 2 || C == 4 || C == 8, "a power of two, >= 2");
 };
 
 __host__ __device__ constexpr int wide_round4 (int n)
@@ -54,41 +65,72 @@ __host__ __device__ constexpr int wide_round4 (int n)
   return (n + 3) / 4 * 4;
 }
 
+/* The first column of the walk of a window row of half width @hw,
+ * relative to a thread's first output: -hw, or further left by the even
+ * number of columns below C that makes the span, 2 hw + C columns from
+ * -hw, whole steps of C. */
+template <int C> __host__ __device__ constexpr int wide_first_column (int hw)
+{
+  return -hw - ((-2 * hw) & (C - 1));
+}
+
+/* Whether a step sums the pair of its pixel n and output c: in the walk's
+ * first step, which starts kPad columns left of -hw (kPad >= 0), pixels
+ * left of the output's window are left out; in its last (kLast), pixels
+ * right of it. */
+template <int kPad, bool kLast> constexpr bool wide_pair (int n, int c)
+{
+  return (kPad < 0 || n >= c + kPad) && (!kLast || n <= c);
+}
+
+/* Whether layout T's wide kernel computes some of its range weights,
+ * 2^(log2 (space) - y^2) on the special-function unit, as the deep
+ * specialised kernel does: the deep layouts (but the guided ones, whose
+ * weights are the guide's), whose range table's loads, spread over many
+ * banks, would bound the kernel alone. deep_table_tap picks the pairs
+ * that read the table. */
+template <class T> __host__ __device__ constexpr bool wide_computes ()
+{
+  return T::kDeep && !T::kGuided;
+}
+
 /* A block's shared memory at run-time radius @radius, in 32-bit words:
- * the range table, the half widths, the padded spatial table and the
- * tile, each a multiple of four words so that the next starts 16-byte
- * aligned. The tile's column t is picture column x0 - half_span + t, and
- * half_span, the radius rounded up to four, keeps a thread's first column
- * aligned for its vector loads. The spatial table's entry (u, v) is the
- * weight of the tap C columns and K - 1 rows padded around the disc:
- * dy = u - (K - 1) - radius, dx = v - C - half_span. */
+ * the range table, the half widths, the spatial table and the tile, each
+ * a multiple of four words so that the next starts 16-byte aligned. The
+ * spatial table has a row of `stride` weights a window row dy, entry i
+ * the weight of column wide_first_column (hw) + i. The tile's column t is
+ * picture column x0 - left + t (left: the furthest a walk starts), its
+ * width odd in words, so that a warp's rows of threads, each reading
+ * words C apart, meet in distinct banks. */
 template <class T> struct WideGeometry
 {
   typedef WideShape<T> Shape;
-  static constexpr int K = Shape::kRows;
-  static constexpr int C = Shape::kCols;
-  int radius, half_span, space_w, space_h, tile_w, tile_h;
+  static constexpr int C = Shape::C;
+  int radius, left, stride, tile_w, tile_h;
 
   __host__ __device__ explicit WideGeometry (int r)
-      : radius (r), half_span (wide_round4 (r)),
-        /* widest column read: the last step's last, C - 1 past the
-         * rightmost output's half width */
-        space_w (wide_round4 (half_span + r + 3 * C)),
-        space_h (2 * r + 2 * K - 1),
-        tile_w (wide_round4 (32 * C + 2 * half_span + C)),
-        tile_h (Shape::kBlockY * K + 2 * r)
+      : radius (r), left (r + C - 2), stride (wide_round4 (2 * r + 2 * C)),
+        tile_w ((Shape::kBlockCols + left + r) | 1),
+        tile_h (Shape::kBlockRows + 2 * r)
   {}
-  __host__ __device__ int half_widths_offset () const
+  __host__ __device__ int half_offset () const
   {
     return T::kRangeLen;
   }
   __host__ __device__ int space_offset () const
   {
-    return half_widths_offset () + wide_round4 (radius + 1);
+    return half_offset () + wide_round4 (2 * radius + 1);
+  }
+  /* the log2 of the spatial weights, as many rows, where some range
+   * weights are computed (wide_computes) */
+  __host__ __device__ int space_log2_offset () const
+  {
+    return space_offset () + (2 * radius + 1) * stride;
   }
   __host__ __device__ int tile_offset () const
   {
-    return space_offset () + wide_round4 (space_w * space_h);
+    return space_log2_offset ()
+        + (wide_computes<T> () ? (2 * radius + 1) * stride : 0);
   }
   __host__ __device__ int smem_bytes () const
   {
@@ -97,100 +139,225 @@ template <class T> struct WideGeometry
   }
 };
 
+/* Layout T's range key where its wide kernel computes weights. */
+template <class T, bool kComputes> struct WideKey
+{
+  typedef char type;
+};
+template <class T> struct WideKey<T, true>
+{
+  typedef typename T::RangeKey type;
+};
+
+/* A thread's K x C outputs: their tile words and sums. */
+template <class T> struct WideSums
+{
+  typedef WideShape<T> Shape;
+  static constexpr int K = Shape::K;
+  static constexpr int C = Shape::C;
+  typedef typename T::Word Word;
+  /* the layout's range key and its scale where weights are computed */
+  typedef typename WideKey<T, wide_computes<T> ()>::type Key;
+  Word centre[K][C];
+  Key centre_key[K][C];
+  typename T::Sum sum[K][C];
+  float scale, bias;
+
+  /* The spatial weights of C columns of a window row, and their log2
+   * where weights are computed. */
+  struct Weights
+  {
+    float w[C];
+    float log2_w[wide_computes<T> () ? C : 1];
+
+    __device__ __forceinline__ void load (
+        const float *row, const float *log2_row, int column)
+    {
+      wide_load<C> (row + column, w);
+      if constexpr (wide_computes<T> ())
+        wide_load<C> (log2_row + column, log2_w);
+    }
+  };
+
+  /* The outputs' words from @own, rows @stride words apart, their keys,
+   * and the range scale in the layout's value units (range_y). */
+  __device__ __forceinline__ void start (
+      const Io &io, const Word *own, int stride)
+  {
+    if constexpr (wide_computes<T> ()) {
+      scale = io.range_scale * (1.f / T::kRangeUnit);
+      bias = -8388608.f * scale;
+    }
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        centre[k][c] = own[k * stride + c];
+        if constexpr (wide_computes<T> ())
+          centre_key[k][c] = T::range_key (
+              centre[k][c], T::template unpack<false> (centre[k][c]), scale);
+        sum[k][c] = typename T::Sum ();
+      }
+  }
+
+  /* One step: @pixels, C pixels of each of the K rows; @now, the spatial
+   * weights of the step's columns j .. j + C - 1; @before, of j - C ..
+   * j - 1. Pixel n is tap j + n - c of output c. */
+  template <int kPad, bool kLast>
+  __device__ __forceinline__ void step (const Io &io, const float *range_lut,
+      const Word (&pixels)[K][C], const Weights &now, const Weights &before)
+  {
+#pragma unroll
+    for (int n = 0; n < C; n++)
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const Word p = pixels[k][n];
+        const typename T::Value value = T::template unpack<false> (p);
+        Key key{};
+        if constexpr (wide_computes<T> ())
+          key = T::range_key (p, value, scale);
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+          if (!wide_pair<kPad, kLast> (n, c))
+            continue;
+          const Weights &at = n >= c ? now : before;
+          const int i = n >= c ? n - c : C + n - c;
+          bool computed = false;
+          if constexpr (wide_computes<T> ()) {
+            if (!deep_table_tap (n, c, 0)) {
+              const float y = T::range_y (key, centre_key[k][c], scale, bias);
+              T::add (
+                  sum[k][c], value, exp2_approx (fmaf (-y, y, at.log2_w[i])));
+              computed = true;
+            }
+          }
+          if (!computed)
+            T::add (sum[k][c], value,
+                at.w[i] * range_weight<T> (io, range_lut, p, centre[k][c]));
+        }
+      }
+  }
+
+  /* The walk's first step, starting @pad columns left of -hw. */
+  __device__ __forceinline__ void first_step (const Io &io,
+      const float *range_lut, int pad, const Word (&pixels)[K][C],
+      const Weights &now)
+  {
+    if (C == 2 || pad == 0)
+      step<0, false> (io, range_lut, pixels, now, now);
+    else if (C == 4 || pad == 2)
+      step<2, false> (io, range_lut, pixels, now, now);
+    else if (pad == 4)
+      step<4, false> (io, range_lut, pixels, now, now);
+    else
+      step<6, false> (io, range_lut, pixels, now, now);
+  }
+};
+
+/* C pixels of each of the K rows at step @s of @rows. */
+template <class T, int K, int C>
+__device__ __forceinline__ void wide_pixels (
+    const typename T::Word *const (&rows)[K], int s,
+    typename T::Word (&pixels)[K][C])
+{
+#pragma unroll
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int n = 0; n < C; n++)
+      pixels[k][n] = rows[k][C * s + n];
+}
+
 template <class T>
 __global__ void __launch_bounds__ (
     WideShape<T>::kThreads, WideShape<T>::kMinBlocks) bilateral_wide (Io io,
     int row_begin, int row_end, int radius, const float *__restrict__ tables)
 {
   typedef WideShape<T> Shape;
-  constexpr int K = Shape::kRows;
-  constexpr int C = Shape::kCols;
+  constexpr int K = Shape::K;
+  constexpr int C = Shape::C;
+  typedef typename T::Word Word;
   extern __shared__ __align__ (16) float smem[];
   const WideGeometry<T> g (radius);
-  const int half_span = g.half_span, space_w = g.space_w, tile_w = g.tile_w;
   float *range_lut = smem;
-  int *half_width = reinterpret_cast<int *> (smem + g.half_widths_offset ());
+  int *half = reinterpret_cast<int *> (smem + g.half_offset ());
   float *space = smem + g.space_offset ();
-  typedef typename T::Word Word;
+  float *space_log2 = smem + g.space_log2_offset ();
   Word *tile = reinterpret_cast<Word *> (smem + g.tile_offset ());
+  const int tid = threadIdx.x;
 
-  const int tid = threadIdx.y * 32 + threadIdx.x;
-  /* the tables' layout (bilateral.h) */
+  /* the tables' layout (bilateral.h); the layouts that compute their
+   * range weights read no table */
   const float *space_lut = tables + T::kRangeLen;
   const float *half_widths = space_lut + radius * radius + 1;
-  for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
-    range_lut[i] = tables[i];
-  for (int i = tid; i <= radius; i += Shape::kThreads)
-    half_width[i] = (int)half_widths[i];
-  for (int i = tid; i < space_w * g.space_h; i += Shape::kThreads) {
-    const int dy = i / space_w - (K - 1) - radius;
-    const int dx = i % space_w - C - half_span;
-    const int d2 = dx * dx + dy * dy;
-    space[i] = d2 <= radius * radius ? space_lut[d2] : 0.f;
+  if constexpr (!LayoutExactRange<T>::value)
+    for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
+      range_lut[i] = tables[i];
+  for (int i = tid; i < (2 * radius + 1) * g.stride; i += Shape::kThreads) {
+    const int row = i / g.stride, column = i - row * g.stride;
+    const int dy = row - radius;
+    const int hw = (int)half_widths[dy < 0 ? -dy : dy];
+    const int dx = wide_first_column<C> (hw) + column;
+    const bool in_disc = dx >= -hw && dx <= hw;
+    space[i] = in_disc ? space_lut[dx * dx + dy * dy] : 0.f;
+    if constexpr (wide_computes<T> ())
+      space_log2[i]
+          = in_disc ? log2f (space_lut[dx * dx + dy * dy]) : -INFINITY;
+    if (column == 0)
+      half[row] = hw;
   }
-  const int x0 = blockIdx.x * 32 * C;
-  const int y0 = row_begin + blockIdx.y * Shape::kBlockY * K;
-  for (int ty = threadIdx.y; ty < g.tile_h; ty += Shape::kBlockY) {
-    const int sy = io.row (y0 + ty - radius);
-    for (int tx = threadIdx.x; tx < tile_w; tx += 32)
-      tile[ty * tile_w + tx]
-          = T::template load<true> (io, sy, io.col (x0 + tx - half_span));
+  /* the tile, by the border rule where it reaches past the picture */
+  const int x0 = blockIdx.x * Shape::kBlockCols;
+  const int y0 = row_begin + blockIdx.y * Shape::kBlockRows;
+  const bool inside = x0 >= g.left && x0 - g.left + g.tile_w <= io.width
+      && y0 >= radius && y0 - radius + g.tile_h <= io.height;
+  for (int i = tid; i < g.tile_w * g.tile_h; i += Shape::kThreads) {
+    const int ty = i / g.tile_w;
+    const int y = y0 + ty - radius, x = x0 - g.left + i - ty * g.tile_w;
+    tile[i] = inside ? T::template load<false> (io, y, x)
+                     : T::template load<true> (io, io.row (y), io.col (x));
   }
   __syncthreads ();
 
-  /* the thread's tile column 0 (half_span left of its first output) of
-   * source row 0 (radius rows above it) */
-  const Word *col = tile + threadIdx.y * K * tile_w + C * threadIdx.x;
-  Word centre[K][C];
-  typename T::Sum sum[K][C];
-#pragma unroll
-  for (int k = 0; k < K; k++)
-#pragma unroll
-    for (int c = 0; c < C; c++)
-      centre[k][c] = col[(k + radius) * tile_w + half_span + c];
+  /* the thread's position: its warp's lanes kWarpCols across */
+  const int warp = tid / 32, lane = tid % 32;
+  const int tx
+      = warp % Shape::kWarpsAcross * Shape::kWarpCols + lane % Shape::kWarpCols;
+  const int ty
+      = warp / Shape::kWarpsAcross * Shape::kWarpRows + lane / Shape::kWarpCols;
+  /* the thread's first output's column of tile row 0 */
+  const Word *own = tile + ty * K * g.tile_w + C * tx + g.left;
+  WideSums<T> sums;
+  sums.start (io, own + radius * g.tile_w, g.tile_w);
 
-  for (int s = 0; s < 2 * radius + K; s++) {
-    /* the output row nearest to source row s sets its half width */
-    const int dy_top = s - radius - (K - 1), dy_bottom = s - radius;
-    const int nearest = dy_bottom < 0 ? -dy_bottom : dy_top > 0 ? dy_top : 0;
-    const int hw = half_width[nearest];
-    const int first = (half_span - hw) & -C;
-    const int last = half_span + hw + C - 1;
-    const Word *row = col + s * tile_w;
-    /* output row k's spatial weights at column 0 of the table's row for
-     * dy = s - radius - k */
-    const float *weights = space + (s + K - 1) * space_w + C;
-    float before[K][C], now[K][C];
+  for (int dy = -radius; dy <= radius; dy++) {
+    const int hw = half[dy + radius];
+    const int first = wide_first_column<C> (hw);
+    const int steps = (hw + C - first) / C;
+    const float *weights = space + (dy + radius) * g.stride;
+    const float *log2_weights = space_log2 + (dy + radius) * g.stride;
+    const Word *rows[K];
 #pragma unroll
     for (int k = 0; k < K; k++)
-      wide_load<C> (weights - k * space_w + first - C, before[k]);
-      /* two steps an iteration: the loop's count and the carried weights'
-     * moves serve twice the taps */
+      rows[k] = own + (k + radius + dy) * g.tile_w + first;
+    Word pixels[K][C];
+    typename WideSums<T>::Weights now, before;
+    now.load (weights, log2_weights, 0);
+    wide_pixels<T> (rows, 0, pixels);
+    sums.first_step (io, range_lut, -hw - first, pixels, now);
+    /* two steps an iteration: the weights carried from one step to the
+     * next then need no moves */
 #pragma unroll 2
-    for (int j = first; j <= last; j += C) {
-      Word pixels[C];
-      wide_load<C> (row + j, pixels);
-#pragma unroll
-      for (int k = 0; k < K; k++)
-        wide_load<C> (weights - k * space_w + j, now[k]);
-#pragma unroll
-      for (int n = 0; n < C; n++) {
-        const Word p = pixels[n];
-        const typename T::Value value = T::template unpack<false> (p);
-#pragma unroll
-        for (int k = 0; k < K; k++)
-#pragma unroll
-          for (int c = 0; c < C; c++) {
-            const float spatial = n >= c ? now[k][n - c] : before[k][C + n - c];
-            T::add (sum[k][c], value,
-                spatial * range_weight<T> (io, range_lut, p, centre[k][c]));
-          }
-      }
-#pragma unroll
-      for (int k = 0; k < K; k++)
-#pragma unroll
-        for (int c = 0; c < C; c++)
-          before[k][c] = now[k][c];
+    for (int s = 1; s < steps - 1; s++) {
+      before = now;
+      now.load (weights, log2_weights, C * s);
+      wide_pixels<T> (rows, s, pixels);
+      sums.template step<-1, false> (io, range_lut, pixels, now, before);
+    }
+    if (steps > 1) {
+      before = now;
+      now.load (weights, log2_weights, C * (steps - 1));
+      wide_pixels<T> (rows, steps - 1, pixels);
+      sums.template step<-1, true> (io, range_lut, pixels, now, before);
     }
   }
 
@@ -198,10 +365,10 @@ __global__ void __launch_bounds__ (
   for (int k = 0; k < K; k++)
 #pragma unroll
     for (int c = 0; c < C; c++) {
-      const int x = x0 + C * threadIdx.x + c;
-      const int y = y0 + threadIdx.y * K + k;
+      const int x = x0 + C * tx + c;
+      const int y = y0 + ty * K + k;
       if (x < io.width && y < row_end)
-        T::template store<false> (io, y, x, sum[k][c]);
+        T::template store<false> (io, y, x, sums.sum[k][c]);
     }
 }
 
@@ -222,13 +389,10 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
       = allow_device_smem (bilateral_wide<T>, allowed, &limit);
   if (err != cudaSuccess || g.smem_bytes () > limit)
     return err;
-  constexpr int rows_per_block = Shape::kBlockY * Shape::kRows;
-  constexpr int columns_per_block = 32 * Shape::kCols;
-  dim3 block (32, Shape::kBlockY);
-  dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
-      (row_end - row_begin + rows_per_block - 1) / rows_per_block,
+  dim3 grid ((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols,
+      (row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows,
       T::kGridLayers);
-  bilateral_wide<T><<<grid, block, g.smem_bytes (), stream>>> (
+  bilateral_wide<T><<<grid, Shape::kThreads, g.smem_bytes (), stream>>> (
       io, row_begin, row_end, w->radius, w->bilateral.tables_dev);
   *launched = true;
   return cudaSuccess;

@@ -36,6 +36,7 @@
 #define CBF_BILATERAL_WIDE_CHANNEL_CUH
 
 #include "bilateral_fast_channel.cuh"
+#include "bilateral_wide.cuh"
 
 namespace {
 
@@ -60,8 +61,7 @@ struct WideChannelGeometry
   __host__ __device__ WideChannelGeometry (int r, int tables)
       : radius (r), stride ((2 * r + 6 + 3) / 4 * 4),
         left ((r + 2 + 3) / 4 * 4),
-        tile_w (int_tile_width (
-            4 * 32 + left + r + 8, kWideChannelRows)),
+        tile_w (int_tile_width (4 * 32 + left + r + 8, kWideChannelRows)),
         tile_h (kWideChannelBlockRows * kWideChannelRows + 2 * r),
         half_offset (tables * kWideClassBytes),
         offsets_offset (half_offset + (2 * r + 1 + 3) / 4 * 16),
@@ -73,32 +73,6 @@ struct WideChannelGeometry
   }
 };
 
-/* The first column of window row half width @hw's walk, relative to a
- * thread's first output: hw, or hw + 2 where 2 hw + 4 columns are not a
- * whole number of steps. */
-__device__ __forceinline__ int wide_first_column (int hw)
-{
-  return -hw - ((-2 * hw) & 3);
-}
-
-/* The output-tap pairs a step sums: pixel n of the step's four and output
- * c of the thread's four. */
-enum WideStep
-{
-  kWideFirst,     /* the walk's first step, starting at -hw: n >= c */
-  kWideFirstPad,  /* its first step, starting at -hw - 2: n >= c + 2 */
-  kWideMiddle,    /* every pair */
-  kWideLast       /* its last step, ending at hw + 3: n <= c */
-};
-
-constexpr bool wide_pair (WideStep step, int n, int c)
-{
-  return step == kWideFirst   ? n >= c
-      : step == kWideFirstPad ? n >= c + 2
-      : step == kWideLast     ? n <= c
-                              : true;
-}
-
 template <int K> struct WideChannelSums
 {
   uint32_t centre[K * 4];
@@ -108,12 +82,12 @@ template <int K> struct WideChannelSums
   /* One step: @pixels, four pixels of each of the K rows; @now, the
    * offsets of the step's columns j .. j + 3; @before, of j - 4 .. j - 1.
    * Pixel n is tap j + n - c of output c. */
-  template <WideStep kStep>
+  template <int kPad, bool kLast>
   __device__ __forceinline__ void step (const uint32_t (&pixels)[K],
       const int4 &now, const int4 &before, const char *smem)
   {
-    const int offset[8]
-        = { before.x, before.y, before.z, before.w, now.x, now.y, now.z, now.w };
+    const int offset[8] = { before.x, before.y, before.z, before.w, now.x,
+      now.y, now.z, now.w };
 #pragma unroll
     for (int n = 0; n < 4; n++)
 #pragma unroll
@@ -121,7 +95,7 @@ template <int K> struct WideChannelSums
         const uint32_t p = level_entry (pixels[k], n);
 #pragma unroll
         for (int c = 0; c < 4; c++) {
-          if (!wide_pair (kStep, n, c))
+          if (!wide_pair<kPad, kLast> (n, c))
             continue;
           const int o = k * 4 + c;
           uint32_t at;
@@ -172,8 +146,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
 
   /* the half widths and the offsets, from the tables' half widths and
    * table index of each dx^2 + dy^2 */
-  const float *half_widths
-      = tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
+  const float *half_widths = tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
   const int *table_of = reinterpret_cast<const int *> (
                             tables + cbf_tables_wide_int_offset (radius))
       + 4;
@@ -183,7 +156,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     const int row = i / g.stride, column = i - row * g.stride;
     const int dy = row - radius;
     const int hw = (int)half_widths[dy < 0 ? -dy : dy];
-    const int dx = wide_first_column (hw) + column;
+    const int dx = wide_first_column<4> (hw) + column;
     offsets[i] = dx >= -hw && dx <= hw
         ? kWideClassBytes * table_of[dx * dx + dy * dy]
         : 0;
@@ -248,10 +221,10 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
 
   for (int dy = -radius; dy <= radius; dy++) {
     const int hw = half[dy + radius];
-    const int first = wide_first_column (hw);
+    const int first = wide_first_column<4> (hw);
     const int steps = (hw + 4 - first) >> 2;
-    const int4 *row_offsets = reinterpret_cast<const int4 *> (
-        offsets + (dy + radius) * g.stride);
+    const int4 *row_offsets
+        = reinterpret_cast<const int4 *> (offsets + (dy + radius) * g.stride);
     const int column = g.left + first;
     const int shift = 8 * (column & 3);
     const uint32_t *rows[K];
@@ -264,23 +237,23 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     int4 now = row_offsets[0], before;
     wide_pixels<K> (rows, 0, shift, lo, pixels);
     if (first == -hw)
-      sums.template step<kWideFirst> (pixels, now, now, smem);
+      sums.template step<0, false> (pixels, now, now, smem);
     else
-      sums.template step<kWideFirstPad> (pixels, now, now, smem);
-    /* two steps an iteration: the offsets carried from one step to the
+      sums.template step<2, false> (pixels, now, now, smem);
+      /* two steps an iteration: the offsets carried from one step to the
      * next then need no moves */
 #pragma unroll 2
     for (int s = 1; s < steps - 1; s++) {
       before = now;
       now = row_offsets[s];
       wide_pixels<K> (rows, s, shift, lo, pixels);
-      sums.template step<kWideMiddle> (pixels, now, before, smem);
+      sums.template step<-1, false> (pixels, now, before, smem);
     }
     if (steps > 1) {
       before = now;
       now = row_offsets[steps - 1];
       wide_pixels<K> (rows, steps - 1, shift, lo, pixels);
-      sums.template step<kWideLast> (pixels, now, before, smem);
+      sums.template step<-1, true> (pixels, now, before, smem);
     }
   }
 
@@ -310,8 +283,8 @@ cudaError_t launch_wide_channel (const Io &io, int row_begin, int row_end,
   dim3 grid ((io.width + 127) / 128,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
-  bilateral_wide_channel<T><<<grid, block, g.smem_bytes (), stream>>> (io,
-      row_begin, row_end, w->radius, n_tables, w->bilateral.tables_dev);
+  bilateral_wide_channel<T><<<grid, block, g.smem_bytes (), stream>>> (
+      io, row_begin, row_end, w->radius, n_tables, w->bilateral.tables_dev);
   *launched = true;
   return cudaSuccess;
 }

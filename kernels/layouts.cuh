@@ -1147,7 +1147,34 @@ cudaError_t make_io (const CbfPlane *src, const CbfPlane *dst, int row_begin,
   return cudaSuccess;
 }
 
-} /* namespace */
+} /* Allows @kernel, whose shared memory depends on run-time parameters, all
+ * the dynamic shared memory the current device has, once a device (the
+ * first time it is asked for, recorded in @allowed), and gives that
+ * amount in @limit. */
+template <class Kernel>
+cudaError_t allow_device_smem (
+    Kernel kernel, std::atomic<int> (&allowed)[64], int *limit)
+{
+  int device = 0;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err != cudaSuccess)
+    return err;
+  *limit = device < 64 ? allowed[device].load (std::memory_order_relaxed) : 0;
+  if (*limit)
+    return cudaSuccess;
+  err = cudaDeviceGetAttribute (
+      limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err == cudaSuccess)
+    err = cudaFuncSetAttribute (
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *limit);
+  if (err != cudaSuccess)
+    return err;
+  if (device < 64)
+    allowed[device].store (*limit, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
+/* namespace */
 
 #define CBF_ENTRY(name, launcher, Layout)                                      \
   extern "C" cudaError_t name (const CbfPlane *src, const CbfPlane *dst,       \

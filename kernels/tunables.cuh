@@ -144,19 +144,21 @@ __host__ __device__ constexpr bool deep_table_tap (int dx, int dy, int o)
 /* The wide bilateral kernel (bilateral_wide.cuh): radii above the
  * specialised kernels' */
 
-/* Its shape, as FastShapeOf's: output rows and adjacent columns a thread,
- * blocks an SM the compiler must fit, rows of 32 threads a block. Colour
- * three rows of two columns, one channel two rows of four: the fastest of
- * the shapes measured at 4K, d = 31 and 61 (what-was-tried.md, "Wide
- * kernel"). */
+/* Its shape: K rows of C adjacent outputs a thread, blocks an SM the
+ * compiler must fit, warps a block; a warp's lanes warp_cols threads
+ * across (32 / warp_cols down), the block's warps warps_across across.
+ * Eight columns a thread, whose pixels are then each unpacked for eight
+ * outputs, in warps of 4 x 8 threads (the rows' words then meet in
+ * distinct banks, WideGeometry), blocks of 128 x 16 outputs. */
 struct WideShapeOf
 {
-  int rows, cols, min_blocks, block_rows;
+  int rows, cols, min_blocks, warps, warp_cols, warps_across;
 };
 
 __host__ __device__ constexpr WideShapeOf wide_shape (bool colour)
 {
-  return colour ? WideShapeOf{ 3, 2, 3, 8 } : WideShapeOf{ 2, 4, 3, 8 };
+  return colour ? WideShapeOf{ 1, 8, 3, 8, 4, 4 }
+                : WideShapeOf{ 1, 8, 3, 8, 4, 4 };
 }
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows a
