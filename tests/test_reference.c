@@ -691,6 +691,60 @@ tap_of_distance (gint radius, gint v, gint * a, gint * b)
   return FALSE;
 }
 
+/* The wide one-channel kernel's integer weights (bilateral.h): each
+ * class's table within half a step of the reference's weight times the
+ * scale, table 0 all zeros and shared by exactly the classes whose
+ * weights all round to 0, no table for distances outside the disc, and
+ * the largest sum of weights times 255 below 2^32 (the sums' limit). */
+static void
+check_wide_int_tables (const float *tables, gint r, gdouble sc, gdouble ss)
+{
+  const gint32 *header =
+      (const gint32 *) (tables + cbf_tables_wide_int_offset (r));
+  const gint32 *table_of = header + 4;
+  const guint16 *weights =
+      (const guint16 *) (tables + cbf_tables_wide_int_tables_offset (r));
+  gdouble scale = cbf_wide_int_scale (cbf_tables_space (tables), r);
+  gdouble largest_sum = 0;
+  gint v, d, a, b, n = header[0];
+
+  fail_unless (n >= 1 && n <= cbf_distance_class (r, r * r + 1) + 1,
+      "r %d: %d tables", r, n);
+  fail_unless (scale >= 1 && scale <= 65535, "r %d: scale %g", r, scale);
+  for (d = 0; d < 256; d++)
+    fail_unless_equals_int (weights[d], 0);
+  for (v = 0; v <= r * r; v++) {
+    gboolean tap = tap_of_distance (r, v, &a, &b), nonzero = FALSE;
+    gint t = table_of[v];
+
+    fail_unless (t >= 0 && t < n, "r %d: d^2 %d has table %d of %d", r, v,
+        t, n);
+    if (!tap) {
+      fail_unless_equals_int (t, 0);
+      continue;
+    }
+    for (d = 0; d < 256; d++) {
+      gdouble want = cbf_reference_space_weight (a, b, r, ss) *
+          cbf_reference_range_weight (d, 8, sc) * scale;
+      gdouble got = weights[(gsize) t * 256 + d];
+
+      if (t)
+        fail_unless (fabs (got - want) <= 0.5 + 4e-6 * scale, "r %d sc %g "
+            "ss %g: weight of d^2 %d, distance %d: %g, the reference %.3f",
+            r, sc, ss, v, d, got, want);
+      nonzero |= want >= 0.5 + 4e-6 * scale;
+    }
+    fail_unless (t != 0 || !nonzero, "r %d: d^2 %d shares the zero table "
+        "with weights that round above 0", r, v);
+  }
+  for (a = -r; a <= r; a++)
+    for (b = -r; b <= r; b++)
+      if (a * a + b * b <= r * r)
+        largest_sum += weights[(gsize) table_of[a * a + b * b] * 256];
+  fail_unless (largest_sum * 255 < 4294967296.0, "r %d sc %g ss %g: sums "
+      "reach %.0f, past 2^32", r, sc, ss, largest_sum * 255);
+}
+
 /* The 8-bit tables (bilateral.h's layout): the range table, the space
  * table and half widths, and the per-class weights (float, half and
  * 16-bit integer) against the reference's weights in double, at radii of
@@ -704,7 +758,8 @@ GST_START_TEST (test_kernel_tables)
     gint radius;
     gdouble sigma_color, sigma_space;
   } params[] = { {1, 1, 1}, {2, 10, 2}, {4, 30, 3}, {5, 75, 75}, {7, 50, 10},
-  {8, 200, 8}, {8, 0.5, 3}, {15, 30, 5}, {30, 50, 20}, {48, 60, 32}
+  {8, 200, 8}, {8, 0.5, 3}, {15, 30, 5}, {20, 30, 3}, {30, 50, 20},
+  {30, 150, 200}, {48, 60, 32}
   };
   float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
   guint p;
@@ -732,6 +787,8 @@ GST_START_TEST (test_kernel_tables)
             cbf_reference_space_weight (dx, dy, r, ss), 1e-6, 1e-40,
             "space table", dx * dx + dy * dy);
     }
+    if (r > CBF_FAST_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS)
+      check_wide_int_tables (tables, r, sc, ss);
     if (r > CBF_FAST_MAX_RADIUS)
       continue;
     for (v = 0; v <= r * r; v++) {
