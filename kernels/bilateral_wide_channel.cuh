@@ -41,6 +41,9 @@
 namespace {
 
 constexpr int kWideChannelThreads = 32 * kWideChannelBlockRows;
+/* tile words a step: four pixels a word */
+constexpr int kWideChannelWords = kWideChannelCols / 4;
+static_assert (kWideChannelCols == 4 || kWideChannelCols == 8, "whole words");
 
 /* A class table: 256 16-bit weights. */
 constexpr int kWideClassBytes = 512;
@@ -59,9 +62,10 @@ struct WideChannelGeometry
   int half_offset, offsets_offset, tile_offset;
 
   __host__ __device__ WideChannelGeometry (int r, int tables)
-      : radius (r), stride ((2 * r + 6 + 3) / 4 * 4),
-        left ((r + 2 + 3) / 4 * 4),
-        tile_w (int_tile_width (4 * 32 + left + r + 8, kWideChannelRows)),
+      : radius (r), stride ((2 * r + 2 * kWideChannelCols + 1) / 4 * 4),
+        left ((r + kWideChannelCols + 1) / 4 * 4),
+        tile_w (int_tile_width (
+            32 * kWideChannelCols + left + r + 8, kWideChannelRows)),
         tile_h (kWideChannelBlockRows * kWideChannelRows + 2 * r),
         half_offset (tables * kWideClassBytes),
         offsets_offset (half_offset + (2 * r + 1 + 3) / 4 * 16),
@@ -73,35 +77,35 @@ struct WideChannelGeometry
   }
 };
 
-template <int K> struct WideChannelSums
+template <int K, int C> struct WideChannelSums
 {
-  uint32_t centre[K * 4];
-  uint32_t int_v[K * 4];
-  uint32_t int_w[K * 4];
+  static constexpr int W = C / 4;
+  uint32_t centre[K * C];
+  uint32_t int_v[K * C];
+  uint32_t int_w[K * C];
 
-  /* One step: @pixels, four pixels of each of the K rows; @now, the
-   * offsets of the step's columns j .. j + 3; @before, of j - 4 .. j - 1.
-   * Pixel n is tap j + n - c of output c. */
+  /* One step: @pixels, C pixels of each of the K rows, four a word; @now,
+   * the offsets of the step's columns j .. j + C - 1; @before, of j - C ..
+   * j - 1. Pixel n is tap j + n - c of output c. */
   template <int kPad, bool kLast>
-  __device__ __forceinline__ void step (const uint32_t (&pixels)[K],
-      const int4 &now, const int4 &before, const char *smem)
+  __device__ __forceinline__ void step (const uint32_t (&pixels)[K][W],
+      const int (&now)[C], const int (&before)[C], const char *smem)
   {
-    const int offset[8] = { before.x, before.y, before.z, before.w, now.x,
-      now.y, now.z, now.w };
 #pragma unroll
-    for (int n = 0; n < 4; n++)
+    for (int n = 0; n < C; n++)
 #pragma unroll
       for (int k = 0; k < K; k++) {
-        const uint32_t p = level_entry (pixels[k], n);
+        const uint32_t p = level_entry (pixels[k][n / 4], n % 4);
 #pragma unroll
-        for (int c = 0; c < 4; c++) {
+        for (int c = 0; c < C; c++) {
           if (!wide_pair<kPad, kLast> (n, c))
             continue;
-          const int o = k * 4 + c;
+          const int o = k * C + c;
           uint32_t at;
           asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
               : "=r"(at)
-              : "r"(p), "r"(centre[o]), "r"(offset[4 + n - c]));
+              : "r"(p), "r"(centre[o]),
+              "r"(n >= c ? now[n - c] : before[C + n - c]));
           const uint32_t w
               = *reinterpret_cast<const unsigned short *> (smem + at);
           int_v[o] += w * p;
@@ -109,21 +113,37 @@ template <int K> struct WideChannelSums
         }
       }
   }
+
+  /* The walk's first step, starting @pad columns left of -hw. */
+  __device__ __forceinline__ void first_step (int pad,
+      const uint32_t (&pixels)[K][W], const int (&now)[C], const char *smem)
+  {
+    if (pad == 0)
+      step<0, false> (pixels, now, now, smem);
+    else if (C == 4 || pad == 2)
+      step<2, false> (pixels, now, now, smem);
+    else if (pad == 4)
+      step<4, false> (pixels, now, now, smem);
+    else
+      step<6, false> (pixels, now, now, smem);
+  }
 };
 
-/* Four pixels of each of the K rows at word @s of @rows: the word and
- * the next, shifted by @shift bits (0 where aligned); @lo carries the
- * next word from step to step. */
-template <int K>
+/* The W words of pixels of each of the K rows at step @s of @rows: each
+ * word and the next, shifted by @shift bits (0 where aligned); @lo
+ * carries the last word from step to step. */
+template <int K, int W>
 __device__ __forceinline__ void wide_pixels (const uint32_t *const (&rows)[K],
-    int s, int shift, uint32_t (&lo)[K], uint32_t (&pixels)[K])
+    int s, int shift, uint32_t (&lo)[K], uint32_t (&pixels)[K][W])
 {
 #pragma unroll
-  for (int k = 0; k < K; k++) {
-    const uint32_t hi = rows[k][s + 1];
-    pixels[k] = __funnelshift_r (lo[k], hi, shift);
-    lo[k] = hi;
-  }
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int w = 0; w < W; w++) {
+      const uint32_t hi = rows[k][W * s + w + 1];
+      pixels[k][w] = __funnelshift_r (lo[k], hi, shift);
+      lo[k] = hi;
+    }
 }
 
 template <class T>
@@ -132,6 +152,8 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
         int n_tables, const float *__restrict__ tables)
 {
   constexpr int K = kWideChannelRows;
+  constexpr int C = kWideChannelCols;
+  constexpr int W = kWideChannelWords;
   extern __shared__ __align__ (16) uint32_t wide_channel_smem[];
   char *smem = reinterpret_cast<char *> (wide_channel_smem);
   const WideChannelGeometry g (radius, n_tables);
@@ -156,7 +178,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     const int row = i / g.stride, column = i - row * g.stride;
     const int dy = row - radius;
     const int hw = (int)half_widths[dy < 0 ? -dy : dy];
-    const int dx = wide_first_column<4> (hw) + column;
+    const int dx = wide_first_column<C> (hw) + column;
     offsets[i] = dx >= -hw && dx <= hw
         ? kWideClassBytes * table_of[dx * dx + dy * dy]
         : 0;
@@ -167,7 +189,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
   /* the tile, a word of four pixels at a time: one load where the word is
    * inside the picture and the plane allows it, else its pixels one by
    * one by the border rule */
-  const int x0 = blockIdx.x * 32 * 4;
+  const int x0 = blockIdx.x * 32 * C;
   const int y0 = row_begin + blockIdx.y * kWideChannelBlockRows * K;
   const int words = g.tile_w / 4;
   uint32_t *tile = reinterpret_cast<uint32_t *> (smem + g.tile_offset);
@@ -200,64 +222,76 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
   const int tx = warp % kWarpsAcross * kIntWarpCols + lane % kIntWarpCols;
   const int ty = warp / kWarpsAcross * kIntWarpRows + lane / kIntWarpCols;
   /* the thread's first word of tile row 0 (dy = -radius for output row 0) */
-  const uint32_t *own = tile + ty * K * words + tx;
+  const uint32_t *own = tile + ty * K * words + W * tx;
 
-  WideChannelSums<K> sums;
-#pragma unroll
-  for (int k = 0; k < K; k++) {
-    const uint32_t four = own[(k + radius) * words + g.left / 4];
-#pragma unroll
-    for (int c = 0; c < 4; c++) {
-      sums.centre[k * 4 + c] = level_entry (four, c);
-      sums.int_v[k * 4 + c] = 0;
-      sums.int_w[k * 4 + c] = 0;
-    }
-  }
-  const int x = x0 + 4 * tx, y = y0 + ty * K;
+  WideChannelSums<K, C> sums;
 #pragma unroll
   for (int k = 0; k < K; k++)
-    if (x < io.width && y + k < row_end)
-      temporal_prefetch<uint8_t> (io, T::channel (), y + k, x);
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      sums.centre[k * C + c]
+          = level_entry (own[(k + radius) * words + g.left / 4 + c / 4], c % 4);
+      sums.int_v[k * C + c] = 0;
+      sums.int_w[k * C + c] = 0;
+    }
+  const int x = x0 + C * tx, y = y0 + ty * K;
+#pragma unroll
+  for (int k = 0; k < K; k++)
+#pragma unroll
+    for (int c = 0; c < C; c += 4)
+      if (x + c < io.width && y + k < row_end)
+        temporal_prefetch<uint8_t> (io, T::channel (), y + k, x + c);
 
   for (int dy = -radius; dy <= radius; dy++) {
     const int hw = half[dy + radius];
-    const int first = wide_first_column<4> (hw);
-    const int steps = (hw + 4 - first) >> 2;
-    const int4 *row_offsets
-        = reinterpret_cast<const int4 *> (offsets + (dy + radius) * g.stride);
+    const int first = wide_first_column<C> (hw);
+    const int steps = (hw + C - first) / C;
+    const int *row_offsets = offsets + (dy + radius) * g.stride;
     const int column = g.left + first;
     const int shift = 8 * (column & 3);
     const uint32_t *rows[K];
-    uint32_t lo[K], pixels[K];
+    uint32_t lo[K], pixels[K][W];
 #pragma unroll
     for (int k = 0; k < K; k++) {
       rows[k] = own + (k + radius + dy) * words + (column >> 2);
       lo[k] = rows[k][0];
     }
-    int4 now = row_offsets[0], before;
-    wide_pixels<K> (rows, 0, shift, lo, pixels);
-    if (first == -hw)
-      sums.template step<0, false> (pixels, now, now, smem);
-    else
-      sums.template step<2, false> (pixels, now, now, smem);
-      /* two steps an iteration: the offsets carried from one step to the
+    int now[C], before[C];
+    wide_load<C> (row_offsets, now);
+    wide_pixels<K, W> (rows, 0, shift, lo, pixels);
+    sums.first_step (-hw - first, pixels, now, smem);
+    /* two steps an iteration: the offsets carried from one step to the
      * next then need no moves */
 #pragma unroll 2
     for (int s = 1; s < steps - 1; s++) {
-      before = now;
-      now = row_offsets[s];
-      wide_pixels<K> (rows, s, shift, lo, pixels);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        before[c] = now[c];
+      wide_load<C> (row_offsets + C * s, now);
+      wide_pixels<K, W> (rows, s, shift, lo, pixels);
       sums.template step<-1, false> (pixels, now, before, smem);
     }
     if (steps > 1) {
-      before = now;
-      now = row_offsets[steps - 1];
-      wide_pixels<K> (rows, steps - 1, shift, lo, pixels);
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        before[c] = now[c];
+      wide_load<C> (row_offsets + C * (steps - 1), now);
+      wide_pixels<K, W> (rows, steps - 1, shift, lo, pixels);
       sums.template step<-1, true> (pixels, now, before, smem);
     }
   }
 
-  int_store_rows<T, K> (io, x, y, row_end, sums.int_v, sums.int_w);
+  /* four columns at a time, as the specialised kernel stores them */
+#pragma unroll
+  for (int c = 0; c < C; c += 4) {
+    uint32_t weighted[K * 4], weights[K * 4];
+#pragma unroll
+    for (int o = 0; o < K * 4; o++) {
+      weighted[o] = sums.int_v[o / 4 * C + c + o % 4];
+      weights[o] = sums.int_w[o / 4 * C + c + o % 4];
+    }
+    int_store_rows<T, K> (io, x + c, y, row_end, weighted, weights);
+  }
 }
 
 /* Launches layout T's wide one-channel kernel over output rows
@@ -280,7 +314,8 @@ cudaError_t launch_wide_channel (const Io &io, int row_begin, int row_end,
     return err;
   constexpr int rows_per_block = kWideChannelBlockRows * kWideChannelRows;
   dim3 block (32, kWideChannelBlockRows);
-  dim3 grid ((io.width + 127) / 128,
+  constexpr int columns_per_block = 32 * kWideChannelCols;
+  dim3 grid ((io.width + columns_per_block - 1) / columns_per_block,
       (row_end - row_begin + rows_per_block - 1) / rows_per_block,
       T::kGridLayers);
   bilateral_wide_channel<T><<<grid, block, g.smem_bytes (), stream>>> (

@@ -155,17 +155,17 @@ struct WideShapeOf
   int rows, cols, min_blocks, warps, warp_cols, warps_across;
 };
 
-__host__ __device__ constexpr WideShapeOf wide_shape (bool colour)
-{
-  return colour ? WideShapeOf{ 1, 8, 3, 8, 4, 4 }
-                : WideShapeOf{ 1, 8, 3, 8, 4, 4 };
-}
+constexpr WideShapeOf kWideShape{ 1, 8, 3, 8, 4, 4 };
 
-/* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows a
- * thread (four adjacent columns, the byte tile's word), rows of 32
- * threads a block, blocks an SM the compiler must fit; its warps take the
- * specialised kernel's 8 x 4 thread positions (kIntWarpCols). */
+/* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
+ * and adjacent columns a thread (4 or 8: whole words of the byte tile),
+ * rows of 32 threads a block, blocks an SM the compiler must fit; its
+ * warps take the specialised kernel's 8 x 4 thread positions
+ * (kIntWarpCols). 2 x 4 outputs in blocks of 512 threads, two an SM, were
+ * faster than 1 x 8, which takes fewer instructions a tap, in blocks of
+ * 512 or 1024 (what-was-tried.md, "Wide kernel"). */
 constexpr int kWideChannelRows = 2;
+constexpr int kWideChannelCols = 4;
 constexpr int kWideChannelBlockRows = 16;
 constexpr int kWideChannelMinBlocks = 2;
 
