@@ -561,6 +561,9 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
     CHECK (cudaMalloc ((void **) &scratch->cells[1], floats * sizeof (float)));
     scratch->capacity = floats;
   }
+  /* the grid entry also reads the border and the temporal fields, which
+   * cbf_grid_weights_init leaves as they are */
+  memset (grid, 0, sizeof (*grid));
   cbf_grid_weights_init (grid, scratch);
 }
 

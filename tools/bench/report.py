@@ -189,6 +189,8 @@ def main():
                 per_tap = ref[0]["ours_ms"] / taps(7)
                 ax.plot([0, max(n)], [0, per_tap * max(n)], ":", color="gray",
                         label=f"{per_tap * 1e3:.2f} µs a tap (d = 15's rate)")
+                ax.plot([0, max(n)], [0, 1.15 * per_tap * max(n)], "--", color="silver",
+                        label="1.15 × that rate (the target)")
             for r, k in zip(rows, n):
                 ax.annotate(f"d={r['diameter']}", (k, r["ours_ms"]), fontsize=7,
                             textcoords="offset points", xytext=(4, -10))
