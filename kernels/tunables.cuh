@@ -156,6 +156,9 @@ struct WideShapeOf
 };
 
 constexpr WideShapeOf kWideShape{ 1, 8, 3, 8, 4, 4 };
+/* Deep colour (64-bit tile words and range keys, four sums an output)
+ * spills at eight outputs a thread: four, in warps of 8 x 4 threads. */
+constexpr WideShapeOf kWideDeepColourShape{ 1, 4, 3, 8, 8, 4 };
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
  * and adjacent columns a thread (4 or 8: whole words of the byte tile),
