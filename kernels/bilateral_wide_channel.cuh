@@ -22,15 +22,13 @@
  * at large radii, so classes whose weights all round to 0 share one
  * table of zeros.
  *
- * Each thread computes K rows of four adjacent outputs. The window is
- * walked by its rows dy, which the K outputs share: the same half width,
- * the same offsets. A window row's taps for four adjacent outputs span
- * 2 hw + 4 columns, walked four a step (one funnel-shifted word of four
- * pixels a row k); the first and last steps leave out, at compile time,
- * the output-tap pairs outside the disc (in the first, those of outputs
- * right of the pixel's; in the last, left), so that no zero-weight tap is
- * summed but one a row, where the first step starts two columns early to
- * make the span a multiple of four. */
+ * Each thread computes K rows of C adjacent outputs (C a multiple of 4,
+ * tunables.cuh). The window is walked by its rows dy as the other wide
+ * kernel walks it (bilateral_wide.cuh: wide_first_column, wide_pair),
+ * which the K outputs share: the same half width, the same offsets. A
+ * step reads C / 4 funnel-shifted words of four pixels a row k, as the
+ * walk's start need not fall on a word; its first and last steps leave
+ * out, at compile time, the output-tap pairs outside the disc. */
 
 #ifndef CBF_BILATERAL_WIDE_CHANNEL_CUH
 #define CBF_BILATERAL_WIDE_CHANNEL_CUH
@@ -53,9 +51,9 @@ constexpr int kWideClassBytes = 512;
  * offsets (a row of `stride` ints a window row, entry i the byte offset of
  * the class table of column j0 + i, j0 = -hw - pad (wide_first_column))
  * and the byte tile. The tile's column 0 is picture column x0 - left;
- * left, at least radius + 2, a multiple of 4, keeps the tile's words
- * aligned with the picture's; its width reaches the last word a thread's
- * funnel shift reads. */
+ * left, the furthest a walk starts (radius + C - 2) rounded up to 4, keeps
+ * the tile's words aligned with the picture's; its width reaches the last
+ * word a thread's funnel shift reads. */
 struct WideChannelGeometry
 {
   int radius, stride, left, tile_w, tile_h;
