@@ -140,8 +140,10 @@ def main():
                    "of the same size.\n")
         out.append("| format | size | d | ms | × GRAY8 | MP/s |")
         out.append("| --- | --- | ---: | ---: | ---: | ---: |")
-        gray = {(r["width"], r["diameter"]): r["ms"] for r in bench["frames"] if r["format"] == "GRAY8"}
-        for r in bench["frames"]:
+        # whole frames only: the rows with regions are parts of a frame
+        frames = [r for r in bench["frames"] if r.get("regions", "none") == "none"]
+        gray = {(r["width"], r["diameter"]): r["ms"] for r in frames if r["format"] == "GRAY8"}
+        for r in frames:
             g = gray.get((r["width"], r["diameter"]))
             mp = r["width"] * r["height"] / 1e6 / (r["ms"] / 1e3)
             out.append(f"| {r['format']} | {r['width']}×{r['height']} | {r['diameter']} | {r['ms']:.3f} | "
