@@ -31,9 +31,7 @@
  * of the pixel's; in the last, left); the first starts early by the
  * columns that make the span whole steps, an even number below C, each
  * its own copy of that step. So no zero-weight tap is summed but a few a
- * row in the second step (walking by source rows, as this kernel did,
- * each of a thread's rows summed its neighbours' spans too: 18 % more
- * taps than the window's at d = 31). */
+ * row in the second step. */
 
 #ifndef CBF_BILATERAL_WIDE_CUH
 #define CBF_BILATERAL_WIDE_CUH
@@ -94,6 +92,40 @@ template <int kPad, bool kLast> constexpr bool wide_pair (int n, int c)
 template <class T> __host__ __device__ constexpr bool wide_computes ()
 {
   return T::kDeep && !T::kGuided;
+}
+
+/* Fills a block's rows of the walk, `stride` entries a window row dy, the
+ * entry at column wide_first_column (hw) + i by @entry (i, dx, dy,
+ * whether (dx, dy) is in the disc), and each row's half width into
+ * @half, @threads threads from @tid. */
+template <int C, class Entry>
+__device__ __forceinline__ void wide_rows (int radius, int stride,
+    const float *half_widths, int *half, int tid, int threads, Entry entry)
+{
+  for (int i = tid; i < (2 * radius + 1) * stride; i += threads) {
+    const int row = i / stride, column = i - row * stride;
+    const int dy = row - radius;
+    const int hw = (int)half_widths[dy < 0 ? -dy : dy];
+    const int dx = wide_first_column<C> (hw) + column;
+    entry (i, dx, dy, dx >= -hw && dx <= hw);
+    if (column == 0)
+      half[row] = hw;
+  }
+}
+
+/* Calls @step with the walk's first pad (an even number below C) as a
+ * compile-time constant: each pad has its own copy of the first step. */
+template <int C, class Step>
+__device__ __forceinline__ void wide_first_step (int pad, Step step)
+{
+  if (C == 2 || pad == 0)
+    step (std::integral_constant<int, 0> ());
+  else if (C == 4 || pad == 2)
+    step (std::integral_constant<int, 2> ());
+  else if (pad == 4)
+    step (std::integral_constant<int, 4> ());
+  else
+    step (std::integral_constant<int, 6> ());
 }
 
 /* A block's shared memory at run-time radius @radius, in 32-bit words:
@@ -239,21 +271,6 @@ template <class T> struct WideSums
         }
       }
   }
-
-  /* The walk's first step, starting @pad columns left of -hw. */
-  __device__ __forceinline__ void first_step (const Io &io,
-      const float *range_lut, int pad, const Word (&pixels)[K][C],
-      const Weights &now)
-  {
-    if (C == 2 || pad == 0)
-      step<0, false> (io, range_lut, pixels, now, now);
-    else if (C == 4 || pad == 2)
-      step<2, false> (io, range_lut, pixels, now, now);
-    else if (pad == 4)
-      step<4, false> (io, range_lut, pixels, now, now);
-    else
-      step<6, false> (io, range_lut, pixels, now, now);
-  }
 };
 
 /* C pixels of each of the K rows at step @s of @rows. */
@@ -294,19 +311,13 @@ __global__ void __launch_bounds__ (
   if constexpr (!LayoutExactRange<T>::value)
     for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
       range_lut[i] = tables[i];
-  for (int i = tid; i < (2 * radius + 1) * g.stride; i += Shape::kThreads) {
-    const int row = i / g.stride, column = i - row * g.stride;
-    const int dy = row - radius;
-    const int hw = (int)half_widths[dy < 0 ? -dy : dy];
-    const int dx = wide_first_column<C> (hw) + column;
-    const bool in_disc = dx >= -hw && dx <= hw;
-    space[i] = in_disc ? space_lut[dx * dx + dy * dy] : 0.f;
-    if constexpr (wide_computes<T> ())
-      space_log2[i]
-          = in_disc ? log2f (space_lut[dx * dx + dy * dy]) : -INFINITY;
-    if (column == 0)
-      half[row] = hw;
-  }
+  wide_rows<C> (radius, g.stride, half_widths, half, tid, Shape::kThreads,
+      [&] (int i, int dx, int dy, bool in_disc) {
+        space[i] = in_disc ? space_lut[dx * dx + dy * dy] : 0.f;
+        if constexpr (wide_computes<T> ())
+          space_log2[i]
+              = in_disc ? log2f (space_lut[dx * dx + dy * dy]) : -INFINITY;
+      });
   /* the tile, by the border rule where it reaches past the picture */
   const int x0 = blockIdx.x * Shape::kBlockCols;
   const int y0 = row_begin + blockIdx.y * Shape::kBlockRows;
@@ -345,7 +356,10 @@ __global__ void __launch_bounds__ (
     typename WideSums<T>::Weights now, before;
     now.load (weights, log2_weights, 0);
     wide_pixels<T> (rows, 0, pixels);
-    sums.first_step (io, range_lut, -hw - first, pixels, now);
+    wide_first_step<C> (-hw - first, [&] (auto pad) {
+      sums.template step<decltype (pad)::value, false> (
+          io, range_lut, pixels, now, now);
+    });
     /* two steps an iteration: the weights carried from one step to the
      * next then need no moves */
 #pragma unroll 2

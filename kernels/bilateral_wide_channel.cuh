@@ -111,20 +111,6 @@ template <int K, int C> struct WideChannelSums
         }
       }
   }
-
-  /* The walk's first step, starting @pad columns left of -hw. */
-  __device__ __forceinline__ void first_step (int pad,
-      const uint32_t (&pixels)[K][W], const int (&now)[C], const char *smem)
-  {
-    if (pad == 0)
-      step<0, false> (pixels, now, now, smem);
-    else if (C == 4 || pad == 2)
-      step<2, false> (pixels, now, now, smem);
-    else if (pad == 4)
-      step<4, false> (pixels, now, now, smem);
-    else
-      step<6, false> (pixels, now, now, smem);
-  }
 };
 
 /* The W words of pixels of each of the K rows at step @s of @rows: each
@@ -172,17 +158,11 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
       + 4;
   int *half = reinterpret_cast<int *> (smem + g.half_offset);
   int *offsets = reinterpret_cast<int *> (smem + g.offsets_offset);
-  for (int i = tid; i < (2 * radius + 1) * g.stride; i += kWideChannelThreads) {
-    const int row = i / g.stride, column = i - row * g.stride;
-    const int dy = row - radius;
-    const int hw = (int)half_widths[dy < 0 ? -dy : dy];
-    const int dx = wide_first_column<C> (hw) + column;
-    offsets[i] = dx >= -hw && dx <= hw
-        ? kWideClassBytes * table_of[dx * dx + dy * dy]
-        : 0;
-    if (column == 0)
-      half[row] = hw;
-  }
+  wide_rows<C> (radius, g.stride, half_widths, half, tid, kWideChannelThreads,
+      [&] (int i, int dx, int dy, bool in_disc) {
+        offsets[i]
+            = in_disc ? kWideClassBytes * table_of[dx * dx + dy * dy] : 0;
+      });
 
   /* the tile, a word of four pixels at a time: one load where the word is
    * inside the picture and the plane allows it, else its pixels one by
@@ -257,7 +237,9 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     int now[C], before[C];
     wide_load<C> (row_offsets, now);
     wide_pixels<K, W> (rows, 0, shift, lo, pixels);
-    sums.first_step (-hw - first, pixels, now, smem);
+    wide_first_step<C> (-hw - first, [&] (auto pad) {
+      sums.template step<decltype (pad)::value, false> (pixels, now, now, smem);
+    });
     /* two steps an iteration: the offsets carried from one step to the
      * next then need no moves */
 #pragma unroll 2
