@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "bilateral.h"
 #include "cbfengine.h"
@@ -1393,6 +1394,9 @@ typedef struct
    * fps is then their sum, the latencies the highest of theirs. */
   int streams;
   double min_stream_fps;
+  /* The whole process's CPU time (user and system) and minor page faults
+   * over the timed frames, a frame (bench_pipeline's rows; else -1). */
+  double cpu_ms_per_frame, faults_per_frame;
 } PipelineRow;
 
 typedef struct
@@ -1572,9 +1576,21 @@ finish_pipeline_row (PipelineRow * row, double *lat)
   row->latency_median_ms = percentile (lat, row->frames, 0.5);
   row->latency_p99_ms = percentile (lat, row->frames, 0.99);
   printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
-      "  p99 %6.3f ms\n", row->name, row->width, row->height, row->fps,
+      "  p99 %6.3f ms", row->name, row->width, row->height, row->fps,
       row->latency_median_ms, row->latency_p99_ms);
+  if (row->cpu_ms_per_frame >= 0)
+    printf ("  CPU %.3f ms, %.1f page faults a frame", row->cpu_ms_per_frame,
+        row->faults_per_frame);
+  printf ("\n");
   fflush (stdout);
+}
+
+/* User and system CPU time in @use, in seconds. */
+static double
+cpu_seconds (const struct rusage *use)
+{
+  return use->ru_utime.tv_sec + use->ru_stime.tv_sec
+      + (use->ru_utime.tv_usec + use->ru_stime.tv_usec) / 1e6;
 }
 
 static void
@@ -1677,7 +1693,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     const char *last, int width, int height, int frames,
     FrameSource frame_source)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1 };
   GError *error = NULL;
   GstElement *pipeline;
   GstElement *src, *e_first, *e_last;
@@ -1689,6 +1705,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   Probe probe;
   double *lat;
   gint64 t0 = 0, t1;
+  struct rusage use0 = { 0 }, use1;
   int i, first_offset = 0, n_pushed = N_POOL_FRAMES, warmup = 20;
 
   if (!row_wanted (name))
@@ -1776,6 +1793,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     if (i == warmup + 1) {
       wait_frames (&probe, warmup + 1);
       t0 = g_get_monotonic_time ();
+      getrusage (RUSAGE_SELF, &use0);
     }
     GST_BUFFER_OFFSET (buf) = i;
     GST_BUFFER_PTS (buf) = i * GST_MSECOND;
@@ -1783,7 +1801,11 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   }
   wait_frames (&probe, frames + warmup + 1);
   t1 = g_get_monotonic_time ();
+  getrusage (RUSAGE_SELF, &use1);
   row.fps = frames / ((t1 - t0) / 1e6);
+  row.cpu_ms_per_frame = (cpu_seconds (&use1) - cpu_seconds (&use0)) * 1e3
+      / frames;
+  row.faults_per_frame = (double) (use1.ru_minflt - use0.ru_minflt) / frames;
   for (i = 0; i < frames; i++) {
     int k = warmup + 1 + i;
     lat[i] = (probe.t_out[k] - probe.t_in[k]) / 1000.0;
@@ -1851,7 +1873,7 @@ static PipelineRow
 bench_streams (const char *name, const char *desc, int n, int width,
     int height, int frames, FrameSource source)
 {
-  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0 };
+  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0, -1, -1 };
   StreamJob *jobs;
   GThread **threads;
   int i;
@@ -1894,7 +1916,7 @@ bench_streams (const char *name, const char *desc, int n, int width,
 static PipelineRow
 bench_decode (const char *name, const char *desc)
 {
-  PipelineRow row = { name, 0, 0, 0, -1, -1, -1, 1, -1 };
+  PipelineRow row = { name, 0, 0, 0, -1, -1, -1, 1, -1, -1, -1 };
   GError *error = NULL;
   GstElement *pipeline;
   GstElement *sink;
@@ -1957,7 +1979,7 @@ bench_decode (const char *name, const char *desc)
 static PipelineRow
 bench_transfers (const char *name, int width, int height, int frames)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1 };
   const size_t size = (size_t) width * height * 4;
   const int warmup = 20, n_out = 2;
   guint8 *host_in[N_POOL_FRAMES], *host_out[2], *dev_in, *dev_out;
@@ -2686,9 +2708,11 @@ write_json (const char *path, const char *commit, GArray * kernels,
     fprintf (f, "    {\"name\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"frames\": %d, \"fps\": %.2f, \"latency_median_ms\": %.4f, "
         "\"latency_p99_ms\": %.4f, \"streams\": %d, "
-        "\"min_stream_fps\": %.2f}%s\n", r->name, r->width, r->height,
+        "\"min_stream_fps\": %.2f, \"cpu_ms_per_frame\": %.4f, "
+        "\"faults_per_frame\": %.2f}%s\n", r->name, r->width, r->height,
         r->frames, r->fps, r->latency_median_ms, r->latency_p99_ms,
-        r->streams, r->min_stream_fps, i + 1 < pipelines->len ? "," : "");
+        r->streams, r->min_stream_fps, r->cpu_ms_per_frame,
+        r->faults_per_frame, i + 1 < pipelines->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"live\": [\n");
   for (i = 0; i < live->len; i++)
@@ -2732,7 +2756,8 @@ main (int argc, char **argv)
     {"live", 0, 0, G_OPTION_ARG_NONE, &live_only, "only the live-source "
           "pipelines (about 20 s)", NULL},
     {"pipeline", 0, 0, G_OPTION_ARG_STRING, &pipeline_filter, "only the "
-          "pipeline rows whose name holds this", "TEXT"},
+          "pipeline rows whose name holds this (no live-source rows)",
+        "TEXT"},
     {"latency-log", 0, 0, G_OPTION_ARG_FILENAME, &latency_log_dir,
         "write each pipeline's per-frame latencies as CSV into DIR", "DIR"},
     {NULL}
@@ -2790,7 +2815,7 @@ main (int argc, char **argv)
   }
   if (!no_pipelines && !live_only)
     bench_pipelines (pipelines, quick, clip);
-  if (!no_pipelines || live_only)
+  if ((!no_pipelines && !pipeline_filter) || live_only)
     bench_live (live, quick);
   write_json (out ? out : "bench.json", commit ? commit : "unknown", kernels,
       gaussian, grid_psnr, grid_time, frames, chroma_time, chroma_psnr,

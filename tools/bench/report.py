@@ -55,13 +55,21 @@ def pipeline_table(bench):
                "nvh264dec rows: the H.264 clip decoded into CUDA memory, with and without the filter, "
                "frames/s from the first to the last frame at the sink. \"cudaMemcpy up and down\": the frame's bytes "
                "up and down at once with cudaMemcpyAsync alone (pinned memory, two streams), no GStreamer and no "
-               "kernel: what the host link itself takes per frame in the same run.\n")
-    out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms |")
-    out.append("| --- | --- | ---: | ---: | ---: | ---: |")
+               "kernel: what the host link itself takes per frame in the same run. CPU and page faults: "
+               "the whole process's CPU time (user and system, every thread) and minor page faults over "
+               "the timed frames, a frame.\n")
+    out.append("| pipeline | size | frames | frames/s | latency median ms | latency p99 ms "
+               "| CPU ms a frame | page faults a frame |")
+    out.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for p in bench["pipelines"]:
         lat = (f"{p['latency_median_ms']:.3f} | {p['latency_p99_ms']:.3f} |" if p["latency_median_ms"] >= 0
                else "– | – |")
-        out.append(f"| {p['name']} | {p['width']}×{p['height']} | {p['frames']} | {p['fps']:.0f} | " + lat)
+        fps = f"{p['fps']:.0f}"
+        if p.get("streams", 1) > 1:
+            fps += f" (slowest {p['min_stream_fps']:.0f})"
+        use = (f" {p['cpu_ms_per_frame']:.3f} | {p['faults_per_frame']:.1f} |"
+               if p.get("cpu_ms_per_frame", -1) >= 0 else " – | – |")
+        out.append(f"| {p['name']} | {p['width']}×{p['height']} | {p['frames']} | {fps} | " + lat + use)
     return out
 
 
