@@ -11,6 +11,11 @@
 
 #include <string.h>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_STREAMING_STORES 1
+#include <immintrin.h>
+#endif
+
 /* Jobs smaller than this are copied by the caller alone: waking the
  * helpers costs more than they would save. */
 #define MIN_SHARED_BYTES (256 * 1024)
@@ -37,12 +42,117 @@ struct _CbfCopier
   /* Under lock: the jobs with parts not taken yet, oldest first. */
   GQueue jobs;
   gboolean quit;
+  CbfCopyStores stores;
 };
 
-/* Part @part of @parts of @copy's rows; one memcpy where both sides are
- * packed, so that large copies take the C library's streaming stores. */
+#ifdef HAVE_STREAMING_STORES
+/* Streaming stores want an aligned destination: the bytes before the first
+ * @align-byte boundary of @dst, at most @n. */
+static gsize
+unaligned_head (const guint8 * dst, gsize n, gsize align)
+{
+  return MIN ((align - (guintptr) dst % align) % align, n);
+}
+
 static void
-copy_part (const CbfCopy * copy, guint part, guint parts)
+copy_stream_sse2 (guint8 * dst, const guint8 * src, gsize n)
+{
+  gsize i = unaligned_head (dst, n, 16);
+
+  memcpy (dst, src, i);
+  for (; i + 64 <= n; i += 64) {
+    __m128i a = _mm_loadu_si128 ((const __m128i *) (src + i));
+    __m128i b = _mm_loadu_si128 ((const __m128i *) (src + i + 16));
+    __m128i c = _mm_loadu_si128 ((const __m128i *) (src + i + 32));
+    __m128i d = _mm_loadu_si128 ((const __m128i *) (src + i + 48));
+
+    _mm_stream_si128 ((__m128i *) (dst + i), a);
+    _mm_stream_si128 ((__m128i *) (dst + i + 16), b);
+    _mm_stream_si128 ((__m128i *) (dst + i + 32), c);
+    _mm_stream_si128 ((__m128i *) (dst + i + 48), d);
+  }
+  memcpy (dst + i, src + i, n - i);
+}
+
+/* Compiled for AVX2 whatever the build's target: called only where the
+ * processor has it. */
+static void copy_stream_avx2 (guint8 * dst, const guint8 * src, gsize n)
+    __attribute__((target ("avx2")));
+
+static void
+copy_stream_avx2 (guint8 * dst, const guint8 * src, gsize n)
+{
+  gsize i = unaligned_head (dst, n, 32);
+
+  memcpy (dst, src, i);
+  for (; i + 128 <= n; i += 128) {
+    __m256i a = _mm256_loadu_si256 ((const __m256i *) (src + i));
+    __m256i b = _mm256_loadu_si256 ((const __m256i *) (src + i + 32));
+    __m256i c = _mm256_loadu_si256 ((const __m256i *) (src + i + 64));
+    __m256i d = _mm256_loadu_si256 ((const __m256i *) (src + i + 96));
+
+    _mm256_stream_si256 ((__m256i *) (dst + i), a);
+    _mm256_stream_si256 ((__m256i *) (dst + i + 32), b);
+    _mm256_stream_si256 ((__m256i *) (dst + i + 64), c);
+    _mm256_stream_si256 ((__m256i *) (dst + i + 96), d);
+  }
+  memcpy (dst + i, src + i, n - i);
+}
+#endif
+
+CbfCopyStores
+cbf_copy_stores_best (void)
+{
+#ifdef HAVE_STREAMING_STORES
+  __builtin_cpu_init ();
+  return __builtin_cpu_supports ("avx2") ? CBF_COPY_STORES_STREAM_AVX2 :
+      CBF_COPY_STORES_STREAM_SSE2;
+#else
+  return CBF_COPY_STORES_CACHED;
+#endif
+}
+
+/* cbf_copy_bytes without the fence, for a run of rows. */
+static void
+copy_unfenced (guint8 * dst, const guint8 * src, gsize n, CbfCopyStores stores)
+{
+  switch (stores) {
+#ifdef HAVE_STREAMING_STORES
+    case CBF_COPY_STORES_STREAM_SSE2:
+      copy_stream_sse2 (dst, src, n);
+      return;
+    case CBF_COPY_STORES_STREAM_AVX2:
+      copy_stream_avx2 (dst, src, n);
+      return;
+#endif
+    default:
+      memcpy (dst, src, n);
+      return;
+  }
+}
+
+/* Orders streaming stores before whatever this thread does next: another
+ * thread, told the copy is done, then sees every byte. */
+static void
+fence_stores (CbfCopyStores stores)
+{
+#ifdef HAVE_STREAMING_STORES
+  if (stores != CBF_COPY_STORES_CACHED)
+    _mm_sfence ();
+#endif
+}
+
+void
+cbf_copy_bytes (guint8 * dst, const guint8 * src, gsize n, CbfCopyStores stores)
+{
+  copy_unfenced (dst, src, n, stores);
+  fence_stores (stores);
+}
+
+/* Part @part of @parts of @copy's rows, in one run where both sides are
+ * packed. */
+static void
+copy_part (const CbfCopy * copy, guint part, guint parts, CbfCopyStores stores)
 {
   gint begin = (gint) ((gint64) copy->rows * part / parts);
   gint end = (gint) ((gint64) copy->rows * (part + 1) / parts);
@@ -53,13 +163,13 @@ copy_part (const CbfCopy * copy, guint part, guint parts)
   if (begin >= end)
     return;
   if (copy->dst_stride == copy->row_bytes
-      && copy->src_stride == copy->row_bytes) {
-    memcpy (dst, src, (gsize) (end - begin) * copy->row_bytes);
-    return;
-  }
-  for (y = begin; y < end; y++, dst += copy->dst_stride,
-      src += copy->src_stride)
-    memcpy (dst, src, copy->row_bytes);
+      && copy->src_stride == copy->row_bytes)
+    copy_unfenced (dst, src, (gsize) (end - begin) * copy->row_bytes, stores);
+  else
+    for (y = begin; y < end; y++, dst += copy->dst_stride,
+        src += copy->src_stride)
+      copy_unfenced (dst, src, copy->row_bytes, stores);
+  fence_stores (stores);
 }
 
 /* Takes @job's next part, under the copier's lock; the job leaves the
@@ -83,7 +193,7 @@ run_part (CbfCopier * copier, Job * job, guint part)
 
   g_mutex_unlock (&copier->lock);
   for (i = 0; i < job->n_copies; i++)
-    copy_part (&job->copies[i], part, job->parts);
+    copy_part (&job->copies[i], part, job->parts, copier->stores);
   g_mutex_lock (&copier->lock);
   /* The caller may return as soon as it sees 0: the job is not touched
    * after this. */
@@ -121,6 +231,7 @@ cbf_copier_new (guint n_helpers)
   g_mutex_init (&copier->lock);
   g_cond_init (&copier->work);
   g_queue_init (&copier->jobs);
+  copier->stores = cbf_copy_stores_best ();
   copier->helpers = g_new0 (GThread *, MAX (n_helpers, 1));
   for (i = 0; i < n_helpers; i++) {
     GThread *thread = g_thread_try_new ("cbf-copy", helper_main, copier,
@@ -150,7 +261,7 @@ cbf_copier_run (CbfCopier * copier, const CbfCopy * copies, guint n_copies)
     bytes += copies[i].row_bytes * (gsize) MAX (copies[i].rows, 0);
   if (copier->n_helpers == 0 || bytes < MIN_SHARED_BYTES) {
     for (i = 0; i < n_copies; i++)
-      copy_part (&copies[i], 0, 1);
+      copy_part (&copies[i], 0, 1, copier->stores);
     return;
   }
 

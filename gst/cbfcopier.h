@@ -33,6 +33,27 @@ cbf_copy_rows (guint8 * dst, gsize dst_stride, const guint8 * src,
   return copy;
 }
 
+/* How a copier's threads write: through the caches (memcpy), or with
+ * stores that bypass them (16 or 32 bytes each). Bypassing, a frame's copy
+ * reads no destination line before writing it and leaves no dirty lines
+ * for the copy engines to snoop: it moves fewer bytes through memory. */
+typedef enum
+{
+  CBF_COPY_STORES_CACHED,
+  CBF_COPY_STORES_STREAM_SSE2,
+  CBF_COPY_STORES_STREAM_AVX2,
+} CbfCopyStores;
+
+/* The stores this processor has that copy fastest: AVX2 streaming stores,
+ * else SSE2's (every x86-64 has them), else (other processors) memcpy. */
+CbfCopyStores cbf_copy_stores_best (void);
+
+/* Copies @n bytes from @src to @dst with @stores (at most
+ * cbf_copy_stores_best ()), any alignment. Streaming stores are ordered
+ * before the call returns. */
+void cbf_copy_bytes (guint8 * dst, const guint8 * src, gsize n,
+    CbfCopyStores stores);
+
 /* Copies between pageable and pinned host memory on several threads: one
  * thread's memcpy moves far fewer bytes a second than the GPU's copy
  * engines take, so that a frame in pageable memory would otherwise wait
@@ -50,7 +71,7 @@ typedef struct _CbfCopier CbfCopier;
 
 /* A copier with @n_helpers threads besides the caller's (0: the caller
  * copies alone), at most CBF_COPIER_MAX_THREADS - 1; fewer if the system
- * cannot make them. */
+ * cannot make them. Its threads write with cbf_copy_stores_best (). */
 CbfCopier *cbf_copier_new (guint n_helpers);
 
 /* Copies @copies, each cut into as many row ranges as the copier has

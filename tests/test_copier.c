@@ -1,6 +1,7 @@
 /* The copier of frames in pageable memory (gst/cbfcopier.c), without a GPU:
  * every copy, packed or strided, cut among one to eight threads, lands
- * byte for byte where memcpy would put it and nothing else is written;
+ * byte for byte where memcpy would put it and nothing else is written,
+ * with every kind of store the processor has, at any alignment;
  * small jobs are done by the caller alone; a thousand jobs in a row end,
  * each complete before the next (a lost wake-up would hang the test); the
  * process's shared copier takes jobs from several threads at once, each
@@ -120,6 +121,51 @@ GST_START_TEST (test_copies_exact)
     cbf_copier_free (copier);
   }
   g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* Every kind of store this processor has copies any length between any
+ * alignments exactly, and writes nothing past either end: the streaming
+ * stores' aligned middle, the bytes before and after it. */
+GST_START_TEST (test_stores_exact)
+{
+  static const gsize lengths[] = { 0, 1, 15, 16, 31, 32, 33, 63, 64, 65,
+    127, 128, 129, 255, 1000, 4099, 65536 + 17
+  };
+  const gsize guard = 64, max_offset = 33;
+  const gsize size = guard * 2 + max_offset + lengths[G_N_ELEMENTS (lengths)
+      - 1];
+  guint8 *src = g_malloc (size), *dst = g_malloc (size);
+  CbfCopyStores best = cbf_copy_stores_best (), stores;
+  GRand *rand = g_rand_new_with_seed (3);
+  gsize i, l, s_off, d_off, bad = 0;
+
+  for (i = 0; i < size; i++)
+    src[i] = g_rand_int_range (rand, 0, 256);
+  for (stores = CBF_COPY_STORES_CACHED; stores <= best; stores++)
+    for (l = 0; l < G_N_ELEMENTS (lengths); l++)
+      for (d_off = 0; d_off <= max_offset; d_off += 11)
+        for (s_off = 0; s_off <= max_offset; s_off += 3) {
+          guint8 *d = dst + guard + d_off;
+          const guint8 *s = src + guard + s_off;
+
+          memset (dst, 0xa5, size);
+          cbf_copy_bytes (d, s, lengths[l], stores);
+          for (i = 0; i < size && !bad; i++) {
+            gboolean inside = dst + i >= d && dst + i < d + lengths[l];
+
+            if (dst[i] != (inside ? s[dst + i - d] : 0xa5))
+              bad = i + 1;
+          }
+          fail_unless (bad == 0, "stores %d, %" G_GSIZE_FORMAT " bytes, "
+              "offsets %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT ": byte %"
+              G_GSIZE_FORMAT " wrong", stores, lengths[l], d_off, s_off,
+              bad - 1);
+        }
+  g_rand_free (rand);
+  g_free (src);
+  g_free (dst);
 }
 
 GST_END_TEST;
@@ -334,6 +380,7 @@ copier_suite (void)
   Suite *s = test_suite_new ("cbf-copier", 300, &tc);
 
   tcase_add_test (tc, test_copies_exact);
+  tcase_add_test (tc, test_stores_exact);
   tcase_add_test (tc, test_many_jobs);
   tcase_add_test (tc, test_free_idle);
   tcase_add_test (tc, test_shared_concurrent_jobs);
