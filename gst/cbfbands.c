@@ -54,7 +54,7 @@
  * that many pipelines do not start and wake threads of their own; the
  * environment variable GST_CBF_COPY_THREADS sets its total, 1 to
  * CBF_COPIER_MAX_THREADS, for tests and tuning. */
-#define MAX_COPY_HELPERS 5
+#define MAX_COPY_HELPERS 7
 
 cudaError_t
 cbf_bands_make_events (CbfBands * bands)
