@@ -15,10 +15,8 @@ packages="meson ninja-build pkg-config gcc g++ python3 libglib2.0-dev
   gstreamer1.0-plugins-base gstreamer1.0-plugins-good python3-gst-1.0"
 
 if [ ! -x "$root/usr/bin/meson" ]; then
-  # The archive apt here uses (a Debian 12 machine's sources).
-  mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
-    grep -oE '^(URIs:|deb) +[^ ]+/debian/?( |$)' | head -n 1 |
-    awk '{print $2}' || true)
+  . "$here/tools/debian-mirror.sh"
+  mirror=$(cbf_debian_mirror)
   [ -n "$mirror" ] || { echo "error: no Debian archive in apt's sources" >&2; exit 1; }
   command -v debootstrap >/dev/null || {
     apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap; }

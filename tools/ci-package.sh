@@ -43,9 +43,8 @@ EOF
 }
 
 # Debian's archive as apt here has it (a Debian 12 machine's sources).
-mirror=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/* 2>/dev/null |
-  grep -oE '^(URIs:|deb) +[^ ]+/debian/?( |$)' | head -n 1 |
-  awk '{print $2}' || true)
+. "$here/tools/debian-mirror.sh"
+mirror=$(cbf_debian_mirror)
 [ -n "$mirror" ] || fail "no Debian archive in apt's sources"
 
 # The version meson, the changelog and the README give must agree.
