@@ -34,6 +34,7 @@ struct _CbfEngine
 
   /* Made by prepare from params, for the frames that follow. */
   CbfKernel kernel;             /* the kind the tables were made for */
+  gboolean luma_copied;         /* filter-luma=false on YUV */
   gboolean luma_filtered;       /* luma (or colour) filtered */
   gboolean chroma_filtered;     /* chroma filtered */
   Tables luma;                  /* also the tables of RGB and Y444 */
@@ -45,13 +46,18 @@ struct _CbfEngine
   CbfPlane mask_raw, mask_luma, mask_chroma;
 
   /* The temporal filter: the state of each pass's views (made when the
-   * filter is first on), whether it holds the previous frame, and the
+   * filter is first on); whether the state of luma's (or colour's) passes
+   * and of chroma's holds the previous output, each apart, as a plane may
+   * stop being written while the other goes on; which of them the frame
+   * being enqueued writes (valid once its last band is enqueued); and the
    * parameters that give a plane whose sigmas pass the bilateral filter
-   * through to it unchanged (the Gaussian of radius 0). */
+   * through to it unchanged (the Gaussian of radius 0), one a group, as
+   * each carries its own gain. */
   CbfFrameState state;
   gboolean temporal_on;
-  gboolean state_valid;
-  CbfFilterParams identity;
+  gboolean luma_state_valid, chroma_state_valid;
+  gboolean luma_writes_state, chroma_writes_state;
+  CbfFilterParams identity_luma, identity_chroma;
   float *identity_dev;
 
   /* The regions of the next frames, and their weights on the device for
@@ -109,14 +115,14 @@ cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
    * mask on the size. */
   engine->dirty = TRUE;
   engine->mask_on = FALSE;
-  engine->state_valid = FALSE;
+  cbf_engine_reset (engine);
   return TRUE;
 }
 
 void
 cbf_engine_reset (CbfEngine * engine)
 {
-  engine->state_valid = FALSE;
+  engine->luma_state_valid = engine->chroma_state_valid = FALSE;
 }
 
 const CbfFramePlan *
@@ -134,7 +140,7 @@ cbf_engine_set_params (CbfEngine * engine, const CbfParams * params)
   /* YUV 4:4:4 changes plans: its passes, their state and chroma's mask. */
   if (by_plane != engine->by_plane && cbf_frame_plan_can_split (&engine->info)) {
     cbf_frame_plan_init (&engine->plan, &engine->info, by_plane);
-    engine->state_valid = FALSE;
+    cbf_engine_reset (engine);
   }
   engine->by_plane = by_plane;
   engine->dirty = TRUE;
@@ -353,7 +359,10 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
     chroma_sigma_space = p->chroma_sigma_space;
   chroma_sigma_color = p->chroma_sigma_color >= 0 ? p->chroma_sigma_color :
       p->sigma_color;
-  engine->luma_filtered = !p->luma_unfiltered
+  /* filter-luma is YUV's: GRAY and RGB formats ignore it. */
+  engine->luma_copied = p->luma_unfiltered
+      && GST_VIDEO_INFO_IS_YUV (&engine->info);
+  engine->luma_filtered = !engine->luma_copied
       && !bilateral_passes_through (kernel, p->sigma_color, p->sigma_space);
   engine->chroma_filtered = p->filter_chroma
       && !bilateral_passes_through (kernel, chroma_sigma_color,
@@ -402,7 +411,7 @@ free_state (CbfEngine * engine)
     }
   cudaFree (engine->identity_dev);
   engine->identity_dev = NULL;
-  engine->state_valid = FALSE;
+  cbf_engine_reset (engine);
 }
 
 /* Makes the state of every view of the plan's passes (one of colour's),
@@ -424,8 +433,9 @@ ensure_state (CbfEngine * engine)
           cudaMemcpyHostToDevice);
     if (err != cudaSuccess)
       return err;
-    engine->identity.radius = 0;
-    engine->identity.gaussian.coeffs_dev = engine->identity_dev;
+    engine->identity_luma.radius = 0;
+    engine->identity_luma.gaussian.coeffs_dev = engine->identity_dev;
+    engine->identity_chroma = engine->identity_luma;
   }
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
@@ -454,39 +464,48 @@ ensure_state (CbfEngine * engine)
   return err;
 }
 
-/* The temporal filter's part of this frame's weights: on, its gain (0 for
- * a frame with no previous one) and gate; off, nothing to read or write. */
+/* The temporal filter's part of this frame's weights: on, each group's
+ * gain (0 where its state does not hold the previous output) and the
+ * gate; off, nothing to read or write. The frame about to be enqueued
+ * overwrites the state, which holds the previous output again only once
+ * its last band is enqueued (cbf_engine_run): a frame that fails on the
+ * way leaves the next one without a previous frame. A plane the frame
+ * copies (filter-luma=false, filter-chroma=false) writes no state, so
+ * its state is stale from then on until the plane is filtered again. */
 static cudaError_t
 prepare_temporal (CbfEngine * engine, const gchar ** what)
 {
   const CbfParams *p = &engine->params;
-  CbfFilterParams *weights[] = { &engine->luma.weights,
-    &engine->chroma.weights, &engine->identity
-  };
-  float gain = 0.f, gate = 1.f;
-  guint i;
+  float luma_gain = 0.f, chroma_gain = 0.f, gate = 1.f;
 
   engine->temporal_on = p->temporal_strength > 0;
-  if (!engine->temporal_on) {
-    engine->state_valid = FALSE;
-  } else {
+  if (engine->temporal_on) {
     cudaError_t err;
 
     *what = "allocating the temporal filter's state";
     err = ensure_state (engine);
     if (err != cudaSuccess) {
       engine->temporal_on = FALSE;
+      cbf_engine_reset (engine);
       return err;
     }
-    gain = engine->state_valid ? p->temporal_strength : 0.f;
+    if (engine->luma_state_valid)
+      luma_gain = (float) p->temporal_strength;
+    if (engine->chroma_state_valid)
+      chroma_gain = (float) p->temporal_strength;
     gate = cbf_temporal_gate (p->temporal_sigma, engine->plan.bits);
-    /* The frame about to run fills the state. */
-    engine->state_valid = TRUE;
   }
-  for (i = 0; i < G_N_ELEMENTS (weights); i++) {
-    weights[i]->temporal_gain = gain;
-    weights[i]->temporal_gate = gate;
-  }
+  engine->luma_writes_state = engine->temporal_on && !engine->luma_copied;
+  engine->chroma_writes_state = engine->temporal_on && p->filter_chroma;
+  cbf_engine_reset (engine);
+  engine->luma.weights.temporal_gain = luma_gain;
+  engine->identity_luma.temporal_gain = luma_gain;
+  engine->chroma.weights.temporal_gain = chroma_gain;
+  engine->identity_chroma.temporal_gain = chroma_gain;
+  engine->luma.weights.temporal_gate = gate;
+  engine->identity_luma.temporal_gate = gate;
+  engine->chroma.weights.temporal_gate = gate;
+  engine->identity_chroma.temporal_gate = gate;
   return cudaSuccess;
 }
 
@@ -648,18 +667,20 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
   CbfGroupRun chroma = { engine->kernel, &engine->chroma.weights,
     engine->mask_on ? &engine->mask_chroma : NULL, NULL, NULL
   };
+  cudaError_t err;
 
   /* A plane whose sigmas pass the bilateral filter through is copied, or
-   * given unchanged to the temporal filter; chroma left unfiltered by
-   * filter-chroma=false is copied whatever the temporal filter does. */
+   * given unchanged to the temporal filter; a plane left unfiltered by
+   * filter-luma=false or filter-chroma=false is copied whatever the
+   * temporal filter does. */
   if (!engine->luma_filtered) {
     luma.kernel = CBF_KERNEL_GAUSSIAN;
-    luma.params = engine->temporal_on ? &engine->identity : NULL;
+    luma.params = engine->luma_writes_state ? &engine->identity_luma : NULL;
   }
   if (!engine->chroma_filtered) {
     chroma.kernel = CBF_KERNEL_GAUSSIAN;
-    chroma.params = engine->temporal_on && engine->params.filter_chroma ?
-        &engine->identity : NULL;
+    chroma.params = engine->chroma_writes_state ?
+        &engine->identity_chroma : NULL;
   }
   /* A window at the frame's edge holds what the other borders read there,
    * not the far edge the wrapping border reads. */
@@ -673,10 +694,17 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
   luma.weights = &engine->region_luma;
   chroma.weights = &engine->region_chroma;
   chroma.guide = engine->guide_on ? &engine->guide : NULL;
-  return cbf_frame_plan_run (&engine->plan, &luma, &chroma,
+  err = cbf_frame_plan_run (&engine->plan, &luma, &chroma,
       engine->temporal_on ? &engine->state : NULL,
       engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
       stream);
+  /* The state holds this frame's output once all its bands are enqueued
+   * (bands come in order, the last ending at the frame's last row). */
+  if (err == cudaSuccess && row_end >= in[0].height) {
+    engine->luma_state_valid = engine->luma_writes_state;
+    engine->chroma_state_valid = engine->chroma_writes_state;
+  }
+  return err;
 }
 
 gboolean

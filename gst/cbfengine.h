@@ -111,7 +111,10 @@ const CbfFramePlan *cbf_engine_get_plan (const CbfEngine * engine);
 void cbf_engine_set_params (CbfEngine * engine, const CbfParams * params);
 
 /* The next frame has no previous one (a new stream, a flush, a
- * discontinuity): the temporal filter starts again from it. */
+ * discontinuity): the temporal filter starts again from it. The engine
+ * also starts again by itself after new caps, a change of plan, a frame
+ * that failed before its last band, and, plane by plane, after frames
+ * that copied a plane (filter-luma or filter-chroma false). */
 void cbf_engine_reset (CbfEngine * engine);
 
 /* Once per frame, before its first band, on @stream: after a change of
@@ -156,7 +159,9 @@ void cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set);
  * several planes are one band), with the weights of the last prepare, the
  * planes whose sigmas pass the bilateral filter through copied (or, with
  * the temporal filter on, given to it unchanged), the temporal filter and
- * the blend by the mask and the regions. Returns the first launch
+ * the blend by the mask and the regions. Bands come in order; the band
+ * that ends at the frame's last row, once enqueued, makes the temporal
+ * state the previous frame of the next. Returns the first launch
  * error. */
 cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream);

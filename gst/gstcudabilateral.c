@@ -216,8 +216,11 @@ struct _GstCudaBilateral
   gboolean regions_on;
   CbfRegionSet region_set;
   /* Set where the next frame follows no previous one (a flush, a new
-   * segment or stream, a discontinuity), taken by prepare. */
+   * segment or stream, a discontinuity), taken by prepare; the last
+   * segment, which a repeated one does not change. */
   gint restart;
+  GstSegment segment;
+  gboolean have_segment;
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
@@ -308,6 +311,7 @@ gst_cuda_bilateral_start (GstBaseTransform * trans)
     goto failed;
   /* The first frame uploads the mask, whatever its serial. */
   self->mask_scaled = FALSE;
+  self->have_segment = FALSE;
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
       (trans))
     goto failed;
@@ -367,9 +371,9 @@ upload_mask (const CbfMask * mask, gpointer user_data)
 {
   MaskUpload *upload = user_data;
 
-  upload->serial = mask->serial;
   upload->err = cbf_engine_set_mask (upload->engine, mask->pixels,
       mask->width, mask->height, upload->stream, &upload->what);
+  upload->serial = mask->serial;
 }
 
 /* Once per frame: after a property change, hands the engine the new
@@ -417,11 +421,13 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     MaskUpload upload = { self->engine, stream, 0, cudaSuccess, NULL };
 
     cbf_mask_loader_peek (self->mask, upload_mask, &upload);
-    self->mask_serial_on_device = upload.serial;
     err = upload.err;
     what = upload.what;
+    /* A mask that did not reach the device is uploaded again by the next
+     * frame. */
     if (err != cudaSuccess)
       goto failed;
+    self->mask_serial_on_device = upload.serial;
     self->mask_scaled = TRUE;
   }
   return TRUE;
@@ -440,17 +446,34 @@ gst_cuda_bilateral_filter (GstCbfFilter * filter, const CbfPlane * in,
       row_begin, row_end, stream);
 }
 
-/* The temporal filter starts again after a flush, at a new segment or
- * stream, and at a discontinuity (new caps reset it in the engine). */
+/* The temporal filter starts again after a flush, at a new stream, at a
+ * segment other than the one in force (a segment sent again, as elements
+ * do after a renegotiation, is no jump) and at a discontinuity (new caps
+ * reset it in the engine). */
 static gboolean
 gst_cuda_bilateral_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+
   switch (GST_EVENT_TYPE (event)) {
     case GST_EVENT_FLUSH_STOP:
-    case GST_EVENT_SEGMENT:
-    case GST_EVENT_STREAM_START:
-      g_atomic_int_set (&GST_CUDA_BILATERAL (trans)->restart, TRUE);
+      g_atomic_int_set (&self->restart, TRUE);
       break;
+    case GST_EVENT_STREAM_START:
+      g_atomic_int_set (&self->restart, TRUE);
+      self->have_segment = FALSE;
+      break;
+    case GST_EVENT_SEGMENT:{
+      const GstSegment *segment;
+
+      gst_event_parse_segment (event, &segment);
+      if (!self->have_segment || !gst_segment_is_equal (&self->segment,
+              segment))
+        g_atomic_int_set (&self->restart, TRUE);
+      gst_segment_copy_into (segment, &self->segment);
+      self->have_segment = TRUE;
+      break;
+    }
     default:
       break;
   }
@@ -458,21 +481,23 @@ gst_cuda_bilateral_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
-/* Also where the frame's regions are read: prepare has no buffer. */
+/* Also where the frame's regions are read (prepare has no buffer), once
+ * the base class has given the controlled properties this frame's
+ * values. */
 static void
 gst_cuda_bilateral_before_transform (GstBaseTransform * trans,
     GstBuffer * buffer)
 {
   GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
 
+  GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->before_transform
+      (trans, buffer);
   if (GST_BUFFER_IS_DISCONT (buffer))
     g_atomic_int_set (&self->restart, TRUE);
   GST_OBJECT_LOCK (self);
   self->regions_on = cbf_region_settings_collect (&self->regions, buffer,
       self->width, self->height, &self->region_set);
   GST_OBJECT_UNLOCK (self);
-  GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->before_transform
-      (trans, buffer);
 }
 
 static void
@@ -713,8 +738,9 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * Y = B + a g (Y_prev - B), B the spatial result, Y_prev the previous
    * output, g = exp (-D^2 / (2 temporal-sigma^2)), D = |B - Y_prev| (summed
    * over the colour channels of RGB and Y444). One frame of state on the
-   * GPU, no frame held back; it starts again after a flush, a new segment,
-   * new caps or a discontinuity.
+   * GPU, no frame held back; it starts again after a flush, a new stream,
+   * a segment other than the one in force, new caps or a discontinuity,
+   * and for a plane once filter-luma or filter-chroma turns it on again.
    */
   g_object_class_install_property (gobject_class, PROP_TEMPORAL_STRENGTH,
       g_param_spec_double ("temporal-strength", "Temporal strength",

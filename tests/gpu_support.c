@@ -872,6 +872,120 @@ channels_reference_grid_for_format (const GstVideoInfo * info,
   return channels_reference_of (info, in, p, TRUE, expected);
 }
 
+/* The reference of @p with the border @border (@border_value in 8-bit
+ * levels) on @width x @height packed pixels of @channels samples of @bits
+ * bits: the 8-bit reference on 8 bits (OpenCV's arithmetic), the deep one
+ * on more; the constant as a sample of @bits bits. */
+static void
+border_reference_packed (const Params * p, const gchar * border,
+    guint border_value, gint bits, const guint16 * src, guint16 * dst,
+    gint width, gint height, gint channels)
+{
+  gsize stride = (gsize) width * channels, n = stride * height, k;
+  gint rule = cbf_reference_border_from_nick (border);
+  gint sample = cbf_reference_border_sample ((gint) border_value, bits);
+
+  fail_unless (rule >= 0, "no border rule %s", border);
+  if (bits == 8) {
+    guint8 *src8 = g_malloc (n), *dst8 = g_malloc (n);
+
+    for (k = 0; k < n; k++)
+      src8[k] = (guint8) src[k];
+    if (p->gaussian)
+      cbf_reference_gaussian_border (src8, stride, dst8, stride, width,
+          height, channels, 0, channels, p->diameter, p->sigma_space, rule,
+          sample);
+    else
+      cbf_reference_bilateral_border (src8, stride, dst8, stride, width,
+          height, channels, 0, channels, p->diameter, p->sigma_color,
+          p->sigma_space, rule, sample);
+    for (k = 0; k < n; k++)
+      dst[k] = dst8[k];
+    g_free (src8);
+    g_free (dst8);
+  } else if (p->gaussian) {
+    cbf_reference_gaussian_deep_border (src, stride, dst, stride, width,
+        height, channels, 0, channels, p->diameter, p->sigma_space, rule,
+        sample);
+  } else {
+    cbf_reference_bilateral_deep_border (src, stride, dst, stride, width,
+        height, channels, 0, channels, bits, p->diameter, p->sigma_color,
+        p->sigma_space, rule, sample);
+  }
+}
+
+guint
+channels_reference_border_for_format (const GstVideoInfo * info,
+    const Channel * in, const Params * p, const gchar * border,
+    guint border_value, Channel * expected)
+{
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
+  gint w = in[0].width, h = in[0].height;
+  gsize i, px = (gsize) w * h;
+  guint16 *packed, *result;
+
+  if (n < 3 || GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) != 0
+      || GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) != 0) {
+    for (c = 0; c < n; c++) {
+      Params q = *p;
+
+      if (c > 0)
+        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
+            &q.diameter, &q.sigma_space);
+      expected[c] = channel_new (in[c].width, in[c].height, bits);
+      border_reference_packed (&q, border, border_value, bits, in[c].data,
+          expected[c].data, in[c].width, in[c].height, 1);
+    }
+    return n;
+  }
+  /* The three colour channels together; alpha is not filtered. */
+  packed = g_new (guint16, px * 3);
+  result = g_new (guint16, px * 3);
+  for (i = 0; i < px; i++)
+    for (c = 0; c < 3; c++)
+      packed[i * 3 + c] = in[c].data[i];
+  border_reference_packed (p, border, border_value, bits, packed, result, w,
+      h, 3);
+  for (c = 0; c < 3; c++) {
+    expected[c] = channel_new (w, h, bits);
+    for (i = 0; i < px; i++)
+      expected[c].data[i] = result[i * 3 + c];
+  }
+  g_free (packed);
+  g_free (result);
+  return 3;
+}
+
+GPtrArray *
+gpu_test_hog_memory (void)
+{
+  GPtrArray *blocks = g_ptr_array_new ();
+  size_t free_bytes = 0, total = 0, chunk;
+  void *block;
+
+  fail_unless_equals_int (cudaMemGetInfo (&free_bytes, &total), cudaSuccess);
+  if (free_bytes > (64 << 20)
+      && cudaMalloc (&block, free_bytes - (64 << 20)) == cudaSuccess)
+    g_ptr_array_add (blocks, block);
+  for (chunk = 16 << 20; chunk >= 4096; chunk /= 4)
+    while (cudaMalloc (&block, chunk) == cudaSuccess)
+      g_ptr_array_add (blocks, block);
+  cudaGetLastError ();
+  return blocks;
+}
+
+void
+gpu_test_free_hog (GPtrArray * blocks)
+{
+  guint i;
+
+  for (i = 0; i < blocks->len; i++)
+    fail_unless_equals_int (cudaFree (g_ptr_array_index (blocks, i)),
+        cudaSuccess);
+  g_ptr_array_unref (blocks);
+}
+
 static GstPadProbeReturn
 offer_pool (G_GNUC_UNUSED GstPad * pad, GstPadProbeInfo * info,
     gpointer user_data)

@@ -216,6 +216,22 @@ Channel channel_subsample (const Channel * in, gint width, gint height);
 guint channels_for_format (const gchar * format, gint width, gint height,
     guint32 seed, Channel * ch);
 
+/* The expected output channels of a frame of @info holding @in with the
+ * border rule @border (a nick of the element's border property) and, for
+ * the constant, @border_value in 8-bit levels scaled to the format's bits:
+ * grouped as channels_reference_for_format groups them, chroma with
+ * chroma's parameters and the same constant. Returns how many it wrote
+ * (an alpha channel, which passes unchanged, is not among them). */
+guint channels_reference_border_for_format (const GstVideoInfo * info,
+    const Channel * in, const Params * p, const gchar * border,
+    guint border_value, Channel * expected);
+
+/* Takes all of the current device's free memory but a few KiB, in blocks,
+ * so that the next allocation of any size fails; gpu_test_free_hog gives
+ * it back. */
+GPtrArray *gpu_test_hog_memory (void);
+void gpu_test_free_hog (GPtrArray * blocks);
+
 /* A function of the CUDA driver API, from libcuda itself (cuInit called),
  * so that calling it goes through no runtime state. */
 gpointer gpu_test_driver_function (const gchar * name);

@@ -5,7 +5,8 @@
  * PLAYING, the mode switched both ways, applies from the next frame; new
  * caps mid-stream (size and format); a frame that does not fit in the
  * GPU's free memory is an element error naming the cause, and the element
- * works again once memory is free. Output buffers are poisoned before each
+ * works again once memory is free; filter-luma=false leaves RGB and GRAY
+ * frames filtered. Output buffers are poisoned before each
  * checked frame. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
@@ -155,6 +156,38 @@ GST_START_TEST (test_out_of_memory)
 
 GST_END_TEST;
 
+/* filter-luma is YUV's: RGB and GRAY frames are filtered whatever it says
+ * (the property's documentation). */
+GST_START_TEST (test_filter_luma_ignored)
+{
+  static const gchar *fmts[] = { "RGBA", "RGB", "GRAY8", "GRAY16_LE" };
+  static const Params p = { 9, 40, 4, FALSE };
+  guint f, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info = info_for (fmts[f], 64, 48);
+    GstHarness *h = filter_harness_new (fmts[f], 64, 48, &p);
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel expected[GST_VIDEO_MAX_COMPONENTS];
+    guint n = channels_for_format (fmts[f], 64, 48, 9, in), n_expected;
+
+    g_object_set (h->element, "filter-luma", FALSE, NULL);
+    filter_frame (h, fmts[f], 64, 48, frame_from_channels (fmts[f], 64, 48,
+            in, FALSE, 9), out);
+    n_expected = channels_reference_for_format (&info, in, &p, expected);
+    for (c = 0; c < n_expected; c++)
+      assert_channel_matches (&out[c], &expected[c],
+          format_tolerance (GST_VIDEO_INFO_FORMAT (&info)),
+          "filter-luma=false", fmts[f], c);
+    channels_free (in, n);
+    channels_free (out, n);
+    channels_free (expected, n_expected);
+    filter_harness_free (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 element_gpu_suite (void)
 {
@@ -165,6 +198,7 @@ element_gpu_suite (void)
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_renegotiation);
   tcase_add_test (tc, test_out_of_memory);
+  tcase_add_test (tc, test_filter_luma_ignored);
   return s;
 }
 

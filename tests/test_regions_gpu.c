@@ -10,14 +10,19 @@
  * outside the frame, are tiny, and of a type region-types leaves out;
  * inside and outside, every format, the kernel families' radii,
  * mode=gaussian, method=grid, the strength mask, the temporal filter, no
- * box at all, and CUDA memory (regions attached after cudaupload, which
- * drops them: that is checked too). The output keeps the metas. Output
- * pools are poisoned first. Exits 77 without a CUDA device. */
+ * box at all, the wrapping border, region-padding and region-feather
+ * driven by a controller (each frame takes its own values), and CUDA
+ * memory (regions attached after cudaupload, which drops them: that is
+ * checked too). Soft edges must blend some samples (counted), hard ones
+ * none. The temporal filter runs five frames, each against the reference
+ * given the element's previous output. The output keeps the metas.
+ * Output pools are poisoned first. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <glib/gstdio.h>
+#include <gst/controller/controller.h>
 #if CBF_HAVE_ANALYTICS
 #include <gst/analytics/analytics.h>
 #endif
@@ -132,6 +137,7 @@ check_format (const gchar * format, const Params * p, gboolean grid,
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
   Channel filtered[GST_VIDEO_MAX_COMPONENTS];
   guint n = channels_for_format (format, W, H, seed, in), n_filtered, c;
+  guint between;
   GstHarness *h = filter_harness_new (format, W, H, p);
   GstBuffer *buf = frame_from_channels (format, W, H, in, seed % 2, seed);
   int rb[G_N_ELEMENTS (boxes)][4];
@@ -150,8 +156,14 @@ check_format (const gchar * format, const Params * p, gboolean grid,
   filter_frame (h, format, W, H, buf, out);
   n_filtered = grid ? channels_reference_grid_for_format (&info, in, p,
       filtered) : channels_reference_for_format (&info, in, p, filtered);
-  check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes, feather,
-      !strcmp (mode, "outside"), NULL, what);
+  between = check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes,
+      feather, !strcmp (mode, "outside"), NULL, what);
+  /* A soft edge blends the samples along it; a hard one none. */
+  if (feather > 0 && n_boxes > 0)
+    fail_unless (between > 0, "%s: no sample between the input and the "
+        "filter", what);
+  else
+    fail_unless_equals_int (between, 0);
   for (c = n_filtered; c < n; c++)
     assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
   channels_free (filtered, n_filtered);
@@ -288,8 +300,9 @@ GST_START_TEST (test_regions_with_mask)
     attach_boxes (buf, boxes, G_N_ELEMENTS (boxes));
     filter_frame (h, fmts[f], W, H, buf, out);
     n_filtered = channels_reference_for_format (&info, in, &p, filtered);
-    check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes,
-        FEATHER, FALSE, mask, "with a mask");
+    fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
+            n_boxes, FEATHER, FALSE, mask, "with a mask") > 0,
+        "%s with a mask: no sample between the input and the filter", fmts[f]);
     channels_free (filtered, n_filtered);
     channels_free (out, n);
     channels_free (in, n);
@@ -325,11 +338,14 @@ renoise (Channel * ch, guint n, guint32 seed)
 }
 
 /* With the temporal filter the whole frame runs it (its state is the
- * whole frame's): a picture, then the same under fresh noise. Where the
- * first frame's weight is 255 its output is the state, and there the
- * second frame's output must be the temporal reference's given it (which
- * must differ from the spatial result somewhere, so that the check can
- * tell); where the weight is 0, the input. */
+ * whole frame's): a picture, then the same under fresh noise, five frames.
+ * Where the weight is 255 each output is the state, and there each frame's
+ * output from the second on must be the temporal reference's given the
+ * element's previous output (which must differ from the spatial result
+ * somewhere, so that the check can tell; and from the third frame on a
+ * state kept as the spatial result instead of the output would differ
+ * too); where the weight is 0, the input. */
+#define TEMPORAL_FRAMES 5
 GST_START_TEST (test_regions_temporal)
 {
   static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
@@ -338,63 +354,149 @@ GST_START_TEST (test_regions_temporal)
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstVideoInfo info = info_for (fmts[f], W, H);
-    Channel in[2][GST_VIDEO_MAX_COMPONENTS], out[2][GST_VIDEO_MAX_COMPONENTS];
-    Channel expected[GST_VIDEO_MAX_COMPONENTS];
-    Channel spatial[GST_VIDEO_MAX_COMPONENTS];
+    Channel in[TEMPORAL_FRAMES][GST_VIDEO_MAX_COMPONENTS];
+    Channel out[TEMPORAL_FRAMES][GST_VIDEO_MAX_COMPONENTS];
     GstHarness *h = filter_harness_new (fmts[f], W, H, &p);
     int rb[G_N_ELEMENTS (boxes)][4];
     gint n_boxes = reference_boxes (boxes, G_N_ELEMENTS (boxes), NULL, 0, rb);
-    guint n = 0, k, c, n_filtered, moved = 0;
+    guint n = 0, k, c, n_filtered = 0, moved = 0, apart_from_spatial_state = 0;
     gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
 
     g_object_set (h->element, "temporal-strength", 0.8, "temporal-sigma",
         20.0, NULL);
     gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
-    for (k = 0; k < 2; k++) {
+    for (k = 0; k < TEMPORAL_FRAMES; k++) {
+      Channel expected[GST_VIDEO_MAX_COMPONENTS];
+      Channel spatial[GST_VIDEO_MAX_COMPONENTS];
+      Channel from_spatial[GST_VIDEO_MAX_COMPONENTS];
+      Channel prev_spatial[GST_VIDEO_MAX_COMPONENTS];
       GstBuffer *buf;
 
       n = channels_for_format (fmts[f], W, H, 5, in[k]);
-      if (k == 1)
-        renoise (in[k], n, 77);
+      if (k > 0)
+        renoise (in[k], n, 77 + k);
       buf = frame_from_channels (fmts[f], W, H, in[k], FALSE, 20 + k);
       attach_boxes (buf, boxes, G_N_ELEMENTS (boxes));
       filter_frame (h, fmts[f], W, H, buf, out[k]);
-    }
-    n_filtered = channels_temporal_for_format (&info, in[1], out[0], &p,
-        FALSE, 0.8, 20.0, expected);
-    channels_temporal_for_format (&info, in[1], NULL, &p, FALSE, 0.8, 20.0,
-        spatial);
-    for (c = 0; c < n_filtered; c++) {
-      gint fx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
-      gint fy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
-      gint w = out[1][c].width, x, y;
+      if (k == 0)
+        continue;
+      n_filtered = channels_temporal_for_format (&info, in[k], out[k - 1],
+          &p, FALSE, 0.8, 20.0, expected);
+      channels_temporal_for_format (&info, in[k], NULL, &p, FALSE, 0.8, 20.0,
+          spatial);
+      /* What a state that kept the previous frame's spatial result would
+       * give. */
+      channels_temporal_for_format (&info, in[k - 1], NULL, &p, FALSE, 0.8,
+          20.0, prev_spatial);
+      channels_temporal_for_format (&info, in[k], prev_spatial, &p, FALSE,
+          0.8, 20.0, from_spatial);
+      for (c = 0; c < n_filtered; c++) {
+        gint fx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+        gint fy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+        gint w = out[k][c].width, x, y;
 
-      if (n_filtered == 3 && !GST_VIDEO_INFO_IS_YUV (&info))
-        fx = fy = 1;
-      for (y = 0; y < out[1][c].height; y++)
-        for (x = 0; x < w; x++) {
-          gint m = cbf_reference_region_weight (rb, n_boxes, 0, FALSE, fx,
-              fy, x, y), i = y * w + x, got = out[1][c].data[i];
+        if (n_filtered == 3 && !GST_VIDEO_INFO_IS_YUV (&info))
+          fx = fy = 1;
+        for (y = 0; y < out[k][c].height; y++)
+          for (x = 0; x < w; x++) {
+            gint m = cbf_reference_region_weight (rb, n_boxes, 0, FALSE, fx,
+                fy, x, y), i = y * w + x, got = out[k][c].data[i];
 
-          if (m == 0) {
-            fail_unless (got == in[1][c].data[i], "%s (%d, %d): %d, the "
-                "input %d", fmts[f], x, y, got, in[1][c].data[i]);
-            continue;
+            if (m == 0) {
+              fail_unless (got == in[k][c].data[i], "%s frame %u (%d, %d): "
+                  "%d, the input %d", fmts[f], k, x, y, got, in[k][c].data[i]);
+              continue;
+            }
+            fail_unless (ABS (got - (gint) expected[c].data[i]) <= tol,
+                "%s temporal frame %u component %u (%d, %d): %d, expected "
+                "%d", fmts[f], k, c, x, y, got, expected[c].data[i]);
+            moved += ABS ((gint) expected[c].data[i] -
+                spatial[c].data[i]) > tol;
+            if (k >= 2)
+              apart_from_spatial_state += ABS ((gint) expected[c].data[i] -
+                  from_spatial[c].data[i]) > tol;
           }
-          fail_unless (ABS (got - (gint) expected[c].data[i]) <= tol,
-              "%s temporal component %u (%d, %d): %d, expected %d", fmts[f],
-              c, x, y, got, expected[c].data[i]);
-          moved += ABS ((gint) expected[c].data[i] - spatial[c].data[i]) > tol;
-        }
+      }
+      channels_free (expected, n_filtered);
+      channels_free (spatial, n_filtered);
+      channels_free (prev_spatial, n_filtered);
+      channels_free (from_spatial, n_filtered);
     }
     fail_unless (moved > 0, "%s: the temporal reference equals the spatial "
         "one in the regions: the check cannot tell", fmts[f]);
-    channels_free (expected, n_filtered);
-    channels_free (spatial, n_filtered);
-    for (k = 0; k < 2; k++) {
+    fail_unless (apart_from_spatial_state > 0, "%s: a state kept as the "
+        "spatial result gives the expected outputs: the check cannot tell",
+        fmts[f]);
+    for (k = 0; k < TEMPORAL_FRAMES; k++) {
       channels_free (in[k], n);
       channels_free (out[k], n);
     }
+    filter_harness_free (h);
+  }
+}
+
+GST_END_TEST;
+
+/* region-padding and region-feather driven by a controller (GstController,
+ * a value that steps at 1 s): the frame at 1 s takes the new values, not
+ * the previous frame's. */
+GST_START_TEST (test_regions_controlled)
+{
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  static const gchar *fmts[] = { "RGBA", "NV12" };
+  guint f, k;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info = info_for (fmts[f], W, H);
+    GstHarness *h = filter_harness_new (fmts[f], W, H, &p);
+    GstControlSource *padding = gst_interpolation_control_source_new ();
+    GstControlSource *feather = gst_interpolation_control_source_new ();
+    GstTimedValueControlSource *tv;
+    GstSegment segment;
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel filtered[GST_VIDEO_MAX_COMPONENTS];
+    guint n = channels_for_format (fmts[f], W, H, 31, in), n_filtered;
+
+    g_object_set (padding, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+    g_object_set (feather, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+    tv = GST_TIMED_VALUE_CONTROL_SOURCE (padding);
+    fail_unless (gst_timed_value_control_source_set (tv, 0, 0));
+    fail_unless (gst_timed_value_control_source_set (tv, GST_SECOND, 6));
+    tv = GST_TIMED_VALUE_CONTROL_SOURCE (feather);
+    fail_unless (gst_timed_value_control_source_set (tv, 0, 0));
+    fail_unless (gst_timed_value_control_source_set (tv, GST_SECOND, 4.5));
+    fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+            gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+                "region-padding", padding)));
+    fail_unless (gst_object_add_control_binding (GST_OBJECT (h->element),
+            gst_direct_control_binding_new_absolute (GST_OBJECT (h->element),
+                "region-feather", feather)));
+    gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
+    gst_segment_init (&segment, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+    n_filtered = channels_reference_for_format (&info, in, &p, filtered);
+    for (k = 0; k < 2; k++) {
+      GstBuffer *buf = frame_from_channels (fmts[f], W, H, in, FALSE, 40 + k);
+      gint pad = k ? 6 : 0;
+      gdouble soft = k ? 4.5 : 0;
+      int rb[G_N_ELEMENTS (boxes)][4];
+      gint n_boxes = reference_boxes (boxes, G_N_ELEMENTS (boxes), NULL, pad,
+          rb);
+      gchar *what = g_strdup_printf ("controlled, at %u s: padding %d "
+          "feather %g", k, pad, soft);
+
+      GST_BUFFER_PTS (buf) = k * GST_SECOND;
+      attach_boxes (buf, boxes, G_N_ELEMENTS (boxes));
+      filter_frame (h, fmts[f], W, H, buf, out);
+      check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes, soft,
+          FALSE, NULL, what);
+      channels_free (out, n);
+      g_free (what);
+    }
+    channels_free (filtered, n_filtered);
+    channels_free (in, n);
+    gst_object_unref (padding);
+    gst_object_unref (feather);
     filter_harness_free (h);
   }
 }
@@ -483,8 +585,10 @@ GST_START_TEST (test_regions_cuda_memory)
     if (kept)
       g_print ("cudaupload kept the regions' metas\n");
     n_filtered = channels_reference_for_format (&info, in, &p, filtered);
-    check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes,
-        FEATHER, FALSE, NULL, "CUDA memory");
+    fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
+            n_boxes, FEATHER, FALSE, NULL, "CUDA memory") > 0,
+        "%s in CUDA memory: no sample between the input and the filter",
+        fmts[f]);
     channels_free (filtered, n_filtered);
     channels_free (out, n);
     channels_free (in, n);
@@ -537,8 +641,9 @@ GST_START_TEST (test_regions_analytics)
     filter_frame (h, fmts[f], W, H, buf, out);
     n_filtered = channels_reference_for_format (&info, in, &p, filtered);
     fail_unless (n_boxes == 2);
-    check_regions (&info, in, filtered, out, n_filtered, rb, n_boxes,
-        FEATHER, FALSE, NULL, "analytics");
+    fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
+            n_boxes, FEATHER, FALSE, NULL, "analytics") > 0,
+        "%s analytics: no sample between the input and the filter", fmts[f]);
     channels_free (filtered, n_filtered);
     channels_free (out, n);
     channels_free (in, n);
@@ -550,9 +655,8 @@ GST_END_TEST;
 #endif
 
 /* border=wrap: windows at the frame's edges must read its far edges, as
- * the whole frame does; the oracle is the element's own whole frame with
- * the same border (test_border checks that against OpenCV), blended by
- * the reference's weights. Boxes touch every edge. */
+ * the whole frame does: against the reference with the wrapping border,
+ * blended by the reference's weights. Boxes touch every edge. */
 GST_START_TEST (test_regions_wrap)
 {
   static const Box edge_boxes[] = {
@@ -566,7 +670,7 @@ GST_START_TEST (test_regions_wrap)
     GstVideoInfo info = info_for (fmts[f], W, H);
     Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
     Channel filtered[GST_VIDEO_MAX_COMPONENTS];
-    guint n = channels_for_format (fmts[f], W, H, 200 + f, in);
+    guint n = channels_for_format (fmts[f], W, H, 200 + f, in), n_filtered;
     GstHarness *h = filter_harness_new (fmts[f], W, H, &p);
     int rb[G_N_ELEMENTS (edge_boxes)][4];
     gint n_boxes = reference_boxes (edge_boxes, G_N_ELEMENTS (edge_boxes),
@@ -574,17 +678,17 @@ GST_START_TEST (test_regions_wrap)
     GstBuffer *buf;
 
     gst_util_set_object_arg (G_OBJECT (h->element), "border", "wrap");
-    filter_frame (h, fmts[f], W, H, frame_from_channels (fmts[f], W, H, in,
-            FALSE, 200 + f), filtered);
+    n_filtered = channels_reference_border_for_format (&info, in, &p, "wrap",
+        0, filtered);
     gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
     g_object_set (h->element, "region-feather", 3.0, NULL);
     buf = frame_from_channels (fmts[f], W, H, in, FALSE, 200 + f);
     attach_boxes (buf, edge_boxes, G_N_ELEMENTS (edge_boxes));
     filter_frame (h, fmts[f], W, H, buf, out);
-    check_regions (&info, in, filtered, out, GST_VIDEO_INFO_N_COMPONENTS
-        (&info) > 3 ? 3 : GST_VIDEO_INFO_N_COMPONENTS (&info), rb, n_boxes,
-        3.0, FALSE, NULL, "border=wrap");
-    channels_free (filtered, n);
+    fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
+            n_boxes, 3.0, FALSE, NULL, "border=wrap") > 0,
+        "%s border=wrap: no sample between the input and the filter", fmts[f]);
+    channels_free (filtered, n_filtered);
     channels_free (out, n);
     channels_free (in, n);
     filter_harness_free (h);
@@ -604,6 +708,7 @@ regions_gpu_suite (void)
   tcase_add_test (tc, test_regions_no_box);
   tcase_add_test (tc, test_regions_with_mask);
   tcase_add_test (tc, test_regions_temporal);
+  tcase_add_test (tc, test_regions_controlled);
   tcase_add_test (tc, test_regions_meta_kept);
   tcase_add_test (tc, test_regions_wrap);
 #if CBF_HAVE_CUDA_MEMORY

@@ -748,36 +748,6 @@ GST_END_TEST;
 /* ---------------------------------------------------------------------- */
 /* Allocation failures, then recovery */
 
-/* All the device's free memory but a few KiB, in blocks. */
-static GPtrArray *
-hog_memory (void)
-{
-  GPtrArray *blocks = g_ptr_array_new ();
-  size_t free_bytes = 0, total = 0, chunk;
-  void *block;
-
-  fail_unless_equals_int (cudaMemGetInfo (&free_bytes, &total), cudaSuccess);
-  if (free_bytes > (64 << 20)
-      && cudaMalloc (&block, free_bytes - (64 << 20)) == cudaSuccess)
-    g_ptr_array_add (blocks, block);
-  for (chunk = 16 << 20; chunk >= 4096; chunk /= 4)
-    while (cudaMalloc (&block, chunk) == cudaSuccess)
-      g_ptr_array_add (blocks, block);
-  cudaGetLastError ();
-  return blocks;
-}
-
-static void
-free_hog (GPtrArray * blocks)
-{
-  guint i;
-
-  for (i = 0; i < blocks->len; i++)
-    fail_unless_equals_int (cudaFree (g_ptr_array_index (blocks, i)),
-        cudaSuccess);
-  g_ptr_array_unref (blocks);
-}
-
 /* The frame pushed into @h fails, with an element error that names
  * @site. */
 static void
@@ -843,20 +813,20 @@ GST_START_TEST (test_allocation_failures)
 
   /* The weight tables, made by the first frame: fail, then after the
    * memory is freed, a right frame. */
-  hog = hog_memory ();
+  hog = gpu_test_hog_memory ();
   push_fails_at (h, bus, fmt, w, height, "allocating the weight tables");
-  free_hog (hog);
+  gpu_test_free_hog (hog);
   check_one_frame (h, fmt, w, height, &p, 11);
 
   /* The grid: fails; method back to exact (memory still short): right;
    * memory freed and method=grid again: the same frame as an element
    * that never failed. */
-  hog = hog_memory ();
+  hog = gpu_test_hog_memory ();
   gst_util_set_object_arg (G_OBJECT (h->element), "method", "grid");
   push_fails_at (h, bus, fmt, w, height, "allocating the bilateral grid");
   gst_util_set_object_arg (G_OBJECT (h->element), "method", "exact");
   check_one_frame (h, fmt, w, height, &p, 12);
-  free_hog (hog);
+  gpu_test_free_hog (hog);
   gst_util_set_object_arg (G_OBJECT (h->element), "method", "grid");
   grid_h = gst_harness_new ("cudabilateral");
   params_apply (grid_h->element, &p);
@@ -889,10 +859,10 @@ GST_START_TEST (test_allocation_failures)
 
   /* The mask's planes: fail; memory freed, a flushing seek, then the mask
    * (all 255: the plain filter) applies. */
-  hog = hog_memory ();
+  hog = gpu_test_hog_memory ();
   g_object_set (h->element, "mask-location", mask_path, NULL);
   push_fails_at (h, bus, fmt, w, height, "uploading the strength mask");
-  free_hog (hog);
+  gpu_test_free_hog (hog);
   flush (h);
   check_one_frame (h, fmt, w, height, &p, 14);
 

@@ -181,6 +181,16 @@ push_segment (GstHarness * h)
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
 }
 
+/* A flush alone: the segment after it is the one in force, which on its
+ * own starts nothing again. */
+static void
+push_flush (GstHarness * h)
+{
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  push_segment (h);
+}
+
 /* A still picture under fresh noise, motion, a scene cut, a flush: every
  * format. */
 GST_START_TEST (test_temporal_sequence_every_format)
@@ -214,9 +224,7 @@ GST_START_TEST (test_temporal_sequence_every_format)
         all_formats[f]);
 
     /* A flush (and the segment after it): the next frame starts again. */
-    fail_unless (gst_harness_push_event (s.h, gst_event_new_flush_start ()));
-    fail_unless (gst_harness_push_event (s.h, gst_event_new_flush_stop (TRUE)));
-    push_segment (s.h);
+    push_flush (s.h);
     sequence_reset (&s);
     for (i = 0; i < 2; i++) {
       n = sequence_frame (all_formats[f], 2, 6, 20 + i, in);
@@ -301,22 +309,27 @@ GST_END_TEST;
 
 /* Each reset rule, on its own: after two frames (the second blended), the
  * event, then a frame whose output must be the spatial one, though the
- * previous frame would have moved it. */
+ * previous frame would have moved it. A segment sent again unchanged is no
+ * reset (so that the flush's own reset is what the flush case checks). */
 typedef enum
 {
   RESET_SEGMENT,
+  RESET_FLUSH,
   RESET_DISCONT,
   RESET_CAPS,
+  RESET_CAPS_SAME_SIZE,
   RESET_OFF_AND_ON,
   RESET_NONE,
+  RESET_SAME_SEGMENT,
 } Reset;
 
 static void
 check_reset (const gchar * format, Reset reset)
 {
   static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
-  static const gchar *names[] = { "a new segment", "a discontinuity",
-    "new caps", "off and on", "nothing"
+  static const gchar *names[] = { "a new segment", "a flush",
+    "a discontinuity", "new caps", "new caps of the same size",
+    "off and on", "nothing", "the same segment again"
   };
   Sequence s;
   Channel in[GST_VIDEO_MAX_COMPONENTS];
@@ -330,9 +343,31 @@ check_reset (const gchar * format, Reset reset)
     channels_free (in, n);
   }
   switch (reset) {
-    case RESET_SEGMENT:
+    case RESET_SEGMENT:{
+      GstSegment segment;
+
+      /* Another segment: a jump in the stream. */
+      gst_segment_init (&segment, GST_FORMAT_TIME);
+      segment.base = 10 * GST_SECOND;
+      fail_unless (gst_harness_push_event (s.h,
+              gst_event_new_segment (&segment)));
+      break;
+    }
+    case RESET_FLUSH:
+      push_flush (s.h);
+      break;
+    case RESET_SAME_SEGMENT:
       push_segment (s.h);
       break;
+    case RESET_CAPS_SAME_SIZE:{
+      /* Only the frame rate changes: the state keeps its size, and a
+       * state the gate accepts is at hand. */
+      GstCaps *caps = caps_for (format, W, H);
+
+      gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 25, 1, NULL);
+      gst_harness_set_caps (s.h, gst_caps_ref (caps), caps);
+      break;
+    }
     case RESET_DISCONT:
       flags = GST_BUFFER_FLAG_DISCONT;
       break;
@@ -364,15 +399,16 @@ check_reset (const gchar * format, Reset reset)
     case RESET_NONE:
       break;
   }
-  if (reset != RESET_NONE)
+  if (reset != RESET_NONE && reset != RESET_SAME_SEGMENT)
     sequence_reset (&s);
   n = sequence_frame (format, 4, 0, 63, in);
   moved = sequence_check (&s, in, flags, names[reset]);
   channels_free (in, n);
   /* Without a reset the frame is moved: the check above would fail an
    * element that ignored the reset. */
-  if (reset == RESET_NONE)
-    fail_unless (moved > 0, "%s: no output moved", format);
+  if (reset == RESET_NONE || reset == RESET_SAME_SEGMENT)
+    fail_unless (moved > 0, "%s: no output moved after %s", format,
+        names[reset]);
   sequence_clear (&s);
 }
 
@@ -383,7 +419,7 @@ GST_START_TEST (test_temporal_resets)
   Reset r;
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++)
-    for (r = RESET_SEGMENT; r <= RESET_NONE; r++)
+    for (r = RESET_SEGMENT; r <= RESET_SAME_SEGMENT; r++)
       check_reset (fmts[f], r);
 }
 
@@ -543,6 +579,250 @@ GST_START_TEST (test_temporal_with_mask)
 
 GST_END_TEST;
 
+/* Whether @a and @b differ by more than @tol somewhere. */
+static gboolean
+channels_apart (const Channel * a, const Channel * b, gint tol)
+{
+  gsize k;
+
+  for (k = 0; k < (gsize) a->width * a->height; k++)
+    if (ABS ((gint) a->data[k] - (gint) b->data[k]) > tol)
+      return TRUE;
+  return FALSE;
+}
+
+/* filter-luma=false with the temporal filter copies luma, bit for bit,
+ * frame after frame, while chroma follows the temporal reference; and
+ * filter-chroma turned off for two frames, then on again: chroma starts
+ * again from the spatial result (its state was last written frames ago),
+ * while luma goes on blending. Each check asserts that the outputs it
+ * rules out differ from the expected ones. */
+GST_START_TEST (test_temporal_plane_switches)
+{
+  static const gchar *fmts[] = { "NV12", "I420", "P010_10LE", "YUY2" };
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  guint f, i, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info = info_for (fmts[f], W, H);
+    gint tol = temporal_tolerance (fmts[f]);
+    Sequence s;
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel expected[GST_VIDEO_MAX_COMPONENTS];
+    Channel prev[GST_VIDEO_MAX_COMPONENTS],
+        chroma_state[GST_VIDEO_MAX_COMPONENTS];
+    guint n = 0, moved = 0, stale_apart = 0;
+
+    /* Luma copied: four frames of a still picture. */
+    sequence_init (&s, fmts[f], &p, FALSE);
+    g_object_set (s.h->element, "filter-luma", FALSE, NULL);
+    for (i = 0; i < 4; i++) {
+      n = sequence_frame (fmts[f], 7, 0, 140 + i, in);
+      filter_frame (s.h, fmts[f], W, H, frame_from_channels (fmts[f], W, H,
+              in, i % 2, i), out);
+      assert_channel_matches (&out[0], &in[0], 0, "filter-luma=false with "
+          "the temporal filter", fmts[f], 0);
+      channels_temporal_for_format (&info, in, i ? prev : NULL, &p, FALSE,
+          STRENGTH, SIGMA, expected);
+      for (c = 1; c < n; c++)
+        assert_channel_matches (&out[c], &expected[c], tol,
+            "chroma with filter-luma=false", fmts[f], c);
+      if (i) {
+        /* Luma given unchanged to the temporal filter, as a plane whose
+         * sigmas pass the filter through is: what a copy must not be. */
+        Params through = p;
+        Channel blended[GST_VIDEO_MAX_COMPONENTS];
+
+        through.sigma_color = 0;
+        channels_temporal_for_format (&info, in, prev, &through, FALSE,
+            STRENGTH, SIGMA, blended);
+        moved += channels_apart (&blended[0], &in[0], 0);
+        channels_free (blended, n);
+      }
+      channels_free (expected, n);
+      if (i)
+        channels_free (prev, n);
+      memcpy (prev, out, sizeof (Channel) * n);
+      channels_free (in, n);
+    }
+    fail_unless (moved > 0, "%s: luma's temporal result equals the input: "
+        "the check cannot tell a copy", fmts[f]);
+    channels_free (prev, n);
+    sequence_clear (&s);
+
+    /* Chroma off for frames 2 and 3, on again at frame 4. */
+    sequence_init (&s, fmts[f], &p, FALSE);
+    for (i = 0; i < 5; i++) {
+      Channel spatial[GST_VIDEO_MAX_COMPONENTS];
+      Channel stale[GST_VIDEO_MAX_COMPONENTS];
+
+      if (i == 2 || i == 4)
+        g_object_set (s.h->element, "filter-chroma", i == 4, NULL);
+      n = sequence_frame (fmts[f], 8, 0, 160 + i, in);
+      filter_frame (s.h, fmts[f], W, H, frame_from_channels (fmts[f], W, H,
+              in, i % 2, 10 + i), out);
+      channels_temporal_for_format (&info, in, i ? prev : NULL, &p, FALSE,
+          STRENGTH, SIGMA, expected);
+      channels_temporal_for_format (&info, in, NULL, &p, FALSE, STRENGTH,
+          SIGMA, spatial);
+      assert_channel_matches (&out[0], &expected[0], tol, "luma while "
+          "filter-chroma changes", fmts[f], 0);
+      for (c = 1; c < n; c++) {
+        if (i == 2 || i == 3)
+          assert_channel_matches (&out[c], &in[c], 0, "filter-chroma=false",
+              fmts[f], c);
+        else if (i == 4)
+          assert_channel_matches (&out[c], &spatial[c], tol, "chroma turned "
+              "on again: no previous frame", fmts[f], c);
+        else
+          assert_channel_matches (&out[c], &expected[c], tol, "chroma "
+              "before filter-chroma=false", fmts[f], c);
+      }
+      if (i == 4) {
+        /* What blending with the state chroma last wrote would give. */
+        channels_temporal_for_format (&info, in, chroma_state, &p, FALSE,
+            STRENGTH, SIGMA, stale);
+        for (c = 1; c < n; c++)
+          stale_apart += channels_apart (&stale[c], &spatial[c], tol);
+        channels_free (stale, n);
+      }
+      channels_free (expected, n);
+      channels_free (spatial, n);
+      /* Frame 1's output is the state chroma last wrote. */
+      if (i == 2)
+        memcpy (chroma_state, prev, sizeof (Channel) * n);
+      else if (i)
+        channels_free (prev, n);
+      memcpy (prev, out, sizeof (Channel) * n);
+      channels_free (in, n);
+    }
+    fail_unless (stale_apart > 0, "%s: chroma's stale state would give the "
+        "spatial result anyway: the check cannot tell", fmts[f]);
+    channels_free (chroma_state, n);
+    channels_free (prev, n);
+    sequence_clear (&s);
+  }
+}
+
+GST_END_TEST;
+
+/* The element's error on @h's bus, which must name @what. */
+static void
+assert_error_names (GstHarness * h, const gchar * what)
+{
+  GstBus *bus = gst_element_get_bus (h->element);
+  GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  GError *error = NULL;
+
+  fail_unless (msg != NULL, "no element error (expected one naming %s)", what);
+  gst_message_parse_error (msg, &error, NULL);
+  fail_unless (strstr (error->message, what) != NULL, "\"%s\" does not "
+      "name %s", error->message, what);
+  g_error_free (error);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+}
+
+/* A frame that fails after the temporal filter's part of its preparation
+ * (here its strength mask cannot be uploaded, the device out of memory):
+ * the next frame has no previous one, though the frames before the failed
+ * one would have moved it; and the mask that failed is uploaded by that
+ * next frame (0 on the left half: the input; 255 on the right: the
+ * filter). After a flush, so that the state holds frames the next one
+ * must not see. */
+GST_START_TEST (test_temporal_failed_frame)
+{
+  static const gchar *fmts[] = { "NV12", "RGBA" };
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  /* Larger than the frames, so that its upload needs memory. */
+  const gint mw = 640, mh = 480;
+  gchar *dir = g_dir_make_tmp ("cbf-temporal-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "mask.png", NULL);
+  guint8 *mask = g_malloc (mw * mh);
+  guint f, c;
+  gint x, y;
+
+  for (y = 0; y < mh; y++)
+    for (x = 0; x < mw; x++)
+      mask[y * mw + x] = x < mw / 2 ? 0 : 255;
+  write_gray_png (path, mask, mw, mh);
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    GstVideoInfo info = info_for (fmts[f], W, H);
+    gint tol = temporal_tolerance (fmts[f]);
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel spatial[GST_VIDEO_MAX_COMPONENTS];
+    Channel blended[GST_VIDEO_MAX_COMPONENTS];
+    Sequence s;
+    GPtrArray *hog;
+    guint n, i, n_filtered, blended_apart = 0, filtered_apart = 0;
+
+    sequence_init (&s, fmts[f], &p, FALSE);
+    for (i = 0; i < 2; i++) {
+      n = sequence_frame (fmts[f], 9, 0, 180 + i, in);
+      sequence_check (&s, in, 0, "before the failed frame");
+      channels_free (in, n);
+    }
+    push_flush (s.h);
+
+    hog = gpu_test_hog_memory ();
+    g_object_set (s.h->element, "mask-location", path, NULL);
+    n = sequence_frame (fmts[f], 9, 0, 182, in);
+    fail_if (gst_harness_push (s.h, frame_from_channels (fmts[f], W, H, in,
+                FALSE, 182)) == GST_FLOW_OK, "%s: a frame went through "
+        "without its mask's memory", fmts[f]);
+    gpu_test_free_hog (hog);
+    assert_error_names (s.h, "uploading the strength mask");
+    channels_free (in, n);
+
+    n = sequence_frame (fmts[f], 9, 0, 183, in);
+    filter_frame (s.h, fmts[f], W, H, frame_from_channels (fmts[f], W, H, in,
+            FALSE, 183), out);
+    n_filtered = channels_temporal_for_format (&info, in, NULL, &p, FALSE,
+        STRENGTH, SIGMA, spatial);
+    channels_temporal_for_format (&info, in, s.prev, &p, FALSE, STRENGTH,
+        SIGMA, blended);
+    for (c = 0; c < n_filtered; c++) {
+      gint cw = out[c].width, edge = cw / 2;
+
+      for (y = 0; y < out[c].height; y++)
+        for (x = 0; x < cw; x++) {
+          gsize k = (gsize) y * cw + x;
+          gint got = out[c].data[k];
+
+          if (x < edge - 2) {
+            fail_unless (got == in[c].data[k], "%s component %u (%d, %d): "
+                "%d where the mask is 0, the input %d (the mask was not "
+                "uploaded again)", fmts[f], c, x, y, got, in[c].data[k]);
+            filtered_apart += ABS ((gint) spatial[c].data[k] -
+                in[c].data[k]) > 0;
+          } else if (x >= edge + 2) {
+            fail_unless (ABS (got - (gint) spatial[c].data[k]) <= tol,
+                "%s component %u (%d, %d): %d, the spatial result %d "
+                "(blended with the frames before the failed one: %d)",
+                fmts[f], c, x, y, got, spatial[c].data[k], blended[c].data[k]);
+            blended_apart += ABS ((gint) blended[c].data[k] -
+                spatial[c].data[k]) > tol;
+          }
+        }
+    }
+    fail_unless (blended_apart > 0 && filtered_apart > 0, "%s: the check "
+        "cannot tell (%u samples blended apart, %u filtered apart)", fmts[f],
+        blended_apart, filtered_apart);
+    channels_free (spatial, n_filtered);
+    channels_free (blended, n_filtered);
+    channels_free (in, n);
+    channels_free (out, n);
+    sequence_clear (&s);
+  }
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (path);
+  g_free (dir);
+  g_free (mask);
+}
+
+GST_END_TEST;
+
 static Suite *
 temporal_suite (void)
 {
@@ -556,6 +836,8 @@ temporal_suite (void)
   tcase_add_test (tc, test_temporal_step_passes);
   tcase_add_test (tc, test_temporal_strength_zero);
   tcase_add_test (tc, test_temporal_with_mask);
+  tcase_add_test (tc, test_temporal_plane_switches);
+  tcase_add_test (tc, test_temporal_failed_frame);
   return s;
 }
 
