@@ -33,6 +33,8 @@
 #include "cbfhostframe.h"
 #include "device.h"
 
+#include <dlfcn.h>
+
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
@@ -107,6 +109,26 @@ gst_cbf_filter_pop_context (G_GNUC_UNUSED GstCbfFilter * self)
   cbf_context_pop ();
 }
 
+/* Why the CUDA runtime sees no device, in words a user can act on: the
+ * runtime says "driver version is insufficient" both where the driver is
+ * too old and where none is installed, which only loading it tells
+ * apart. */
+static const gchar *
+no_device_reason (cudaError_t err)
+{
+  if (err == cudaErrorInsufficientDriver) {
+    void *driver = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
+    if (!driver)
+      return "no NVIDIA driver is installed (libcuda.so.1 not found)";
+    dlclose (driver);
+    return "the NVIDIA driver is older than this plugin's CUDA runtime "
+        "needs (CUDA driver version is insufficient for CUDA runtime "
+        "version): update the driver";
+  }
+  return cudaGetErrorString (err);
+}
+
 static gboolean
 gst_cbf_filter_start (GstBaseTransform * trans)
 {
@@ -124,7 +146,7 @@ gst_cbf_filter_start (GstBaseTransform * trans)
   if (n_devices <= 0) {
     GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
         ("No usable CUDA device: %s. cudabilateral needs an NVIDIA GPU and "
-            "its driver.", n_devices < 0 ? cudaGetErrorString (err) :
+            "its driver.", n_devices < 0 ? no_device_reason (err) :
             "no CUDA-capable device is detected"),
         ("cudaGetDeviceCount: %s (%d)", cudaGetErrorName (err), (int) err));
     return FALSE;

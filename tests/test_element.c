@@ -8,6 +8,7 @@
 #include <gst/base/gstbasetransform.h>
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 
 #include "reference.h"
 #include "gpu_support.h"
@@ -485,10 +486,21 @@ GST_START_TEST (test_default_device)
   if (n_devices > 0) {
     fail_unless (error == NULL, "%s", error ? error->message : "");
   } else {
+    void *driver = dlopen ("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+
     fail_unless (error != NULL, "no error without a CUDA device");
     fail_unless (error->domain == GST_RESOURCE_ERROR, "%s", error->message);
     fail_unless (strstr (error->message, "No usable CUDA device") != NULL,
         "%s", error->message);
+    /* No driver at all is told apart from one that is too old. */
+    if (driver)
+      fail_unless (strstr (error->message, "not found") == NULL, "%s",
+          error->message);
+    else
+      fail_unless (strstr (error->message, "no NVIDIA driver is installed "
+              "(libcuda.so.1 not found)") != NULL, "%s", error->message);
+    if (driver)
+      dlclose (driver);
     g_error_free (error);
   }
 }
