@@ -7,7 +7,10 @@
  * against the C reference with the same rule, frames cut into bands, deep
  * formats (GRAY16_LE, MSB-aligned P010_10LE, planar I420_10LE, Y444_10LE)
  * and 4:2:0 (I420, NV12), whose chroma planes take the constant's value as
- * luma does and chroma's parameters; the rules with the strength mask and
+ * luma does and chroma's parameters, the deep colour layouts with alpha
+ * (RGBA64, BGRA64, the 10A2 pair) at every window; pageable frames cut
+ * into bands several in a row through one element (the wrapping border
+ * waits for the frame's last rows); the rules with the strength mask and
  * with the temporal filter; and every rule in CUDA memory. Output
  * buffers are poisoned before each frame (in system memory). Exits 77
  * without a CUDA device. */
@@ -195,92 +198,6 @@ GST_START_TEST (test_border_bands)
 
 GST_END_TEST;
 
-/* The reference of @p with the border @b on @width x @height packed pixels
- * of @channels samples of @bits bits: the 8-bit reference on 8 bits
- * (OpenCV's arithmetic), the deep one on more; the constant as a sample
- * of @bits bits. */
-static void
-border_reference_packed (const Params * p, const ImageBorder * b, gint bits,
-    const guint16 * src, guint16 * dst, gint width, gint height, gint channels)
-{
-  gsize stride = (gsize) width * channels, n = stride * height, k;
-  gint rule = cbf_reference_border_from_nick (b->border);
-  gint sample = cbf_reference_border_sample ((gint) b->value, bits);
-
-  fail_unless (rule >= 0, "no border rule %s", b->border);
-  if (bits == 8) {
-    guint8 *src8 = g_malloc (n), *dst8 = g_malloc (n);
-
-    for (k = 0; k < n; k++)
-      src8[k] = (guint8) src[k];
-    if (p->gaussian)
-      cbf_reference_gaussian_border (src8, stride, dst8, stride, width,
-          height, channels, 0, channels, p->diameter, p->sigma_space, rule,
-          sample);
-    else
-      cbf_reference_bilateral_border (src8, stride, dst8, stride, width,
-          height, channels, 0, channels, p->diameter, p->sigma_color,
-          p->sigma_space, rule, sample);
-    for (k = 0; k < n; k++)
-      dst[k] = dst8[k];
-    g_free (src8);
-    g_free (dst8);
-  } else if (p->gaussian) {
-    cbf_reference_gaussian_deep_border (src, stride, dst, stride, width,
-        height, channels, 0, channels, p->diameter, p->sigma_space, rule,
-        sample);
-  } else {
-    cbf_reference_bilateral_deep_border (src, stride, dst, stride, width,
-        height, channels, 0, channels, bits, p->diameter, p->sigma_color,
-        p->sigma_space, rule, sample);
-  }
-}
-
-/* The expected channels of a frame of @info holding @in (no alpha), with
- * the border @b: the three channels together where chroma is not
- * subsampled (Y444 and its kin), else each on its own, chroma with
- * chroma's parameters and the same constant. Returns how many. */
-static guint
-border_reference_for_format (const GstVideoInfo * info, const Channel * in,
-    const Params * p, const ImageBorder * b, Channel * expected)
-{
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
-  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
-  gint w = in[0].width, h = in[0].height;
-  gsize i, px = (gsize) w * h;
-  guint16 *packed, *result;
-
-  fail_unless (!GST_VIDEO_INFO_HAS_ALPHA (info));
-  if (n < 3 || GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) != 0
-      || GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) != 0) {
-    for (c = 0; c < n; c++) {
-      Params q = *p;
-
-      if (c > 0)
-        cbf_reference_chroma_params (p->diameter, p->sigma_space, 2,
-            &q.diameter, &q.sigma_space);
-      expected[c] = channel_new (in[c].width, in[c].height, bits);
-      border_reference_packed (&q, b, bits, in[c].data, expected[c].data,
-          in[c].width, in[c].height, 1);
-    }
-    return n;
-  }
-  packed = g_new (guint16, px * 3);
-  result = g_new (guint16, px * 3);
-  for (i = 0; i < px; i++)
-    for (c = 0; c < 3; c++)
-      packed[i * 3 + c] = in[c].data[i];
-  border_reference_packed (p, b, bits, packed, result, w, h, 3);
-  for (c = 0; c < 3; c++) {
-    expected[c] = channel_new (w, h, bits);
-    for (i = 0; i < px; i++)
-      expected[c].data[i] = result[i * 3 + c];
-  }
-  g_free (packed);
-  g_free (result);
-  return 3;
-}
-
 /* A harness around cudabilateral with @p and @b for @format, with a bus
  * of its own (filter_harness_free frees it) so that a missing output is
  * explained by the element's error. */
@@ -341,13 +258,15 @@ check_formats_with_borders (const gchar * const *formats, guint n_formats,
 
           filter_frame (harness, format, w, h, frame_from_channels (format,
                   w, h, in, seed % 2, seed), out);
-          n_expected = border_reference_for_format (&info, in, &params[p],
-              &borders[b], expected);
-          fail_unless_equals_int (n_expected, n);
-          for (c = 0; c < n; c++)
+          n_expected = channels_reference_border_for_format (&info, in,
+              &params[p], borders[b].border, borders[b].value, expected);
+          for (c = 0; c < n_expected; c++)
             assert_channel_matches (&out[c], &expected[c],
                 format_tolerance (GST_VIDEO_INFO_FORMAT (&info)), what,
                 format, c);
+          /* alpha passes unchanged */
+          for (c = n_expected; c < n; c++)
+            assert_channel_matches (&out[c], &in[c], 0, what, format, c);
           channels_free (in, n);
           channels_free (out, n);
           channels_free (expected, n_expected);
@@ -367,6 +286,69 @@ GST_START_TEST (test_border_deep_formats)
   };
 
   check_formats_with_borders (formats, G_N_ELEMENTS (formats), FALSE);
+}
+
+GST_END_TEST;
+
+/* The colour layouts of deep samples, alpha among them (passing
+ * unchanged): the constant filled into the 10-bit fields of the 10A2
+ * words and the 16-bit samples of RGBA64, with every window (the deep
+ * kernels' specialised, wide and generic ones, the Gaussian's). */
+GST_START_TEST (test_border_deep_colour)
+{
+  static const gchar *const formats[] = { "Y444_16LE", "GBR_10LE",
+    "RGBA64_LE", "BGRA64_LE", "BGR10A2_LE", "RGB10A2_LE"
+  };
+
+  check_formats_with_borders (formats, G_N_ELEMENTS (formats), FALSE);
+}
+
+GST_END_TEST;
+
+/* Frames cut into bands from pageable memory, several in a row through one
+ * element, every rule against the reference: the wrapping border's first
+ * rows read the frame's last ones, which reach the device with its last
+ * band, so its first band must wait for them (the element's device buffer
+ * holds the previous frame's rows until then). Big enough that the copies
+ * of the later bands are still under way when the first band's kernel
+ * could start. */
+GST_START_TEST (test_border_bands_in_a_row)
+{
+  static const struct
+  {
+    const gchar *format;
+    gint width, height;
+  } cases[] = { {"GRAY8", 1280, 720}, {"RGBA", 640, 480}, {"YUY2", 640, 480} };
+  static const Params p = { 9, 40, 4, FALSE };
+  guint i, b, k, seed = 300;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (b = 0; b < G_N_ELEMENTS (borders); b++) {
+      const gchar *format = cases[i].format;
+      gint w = cases[i].width, h = cases[i].height;
+      GstVideoInfo info = info_for (format, w, h);
+      GstHarness *harness = border_harness_new (format, w, h, &p, &borders[b]);
+
+      for (k = 0; k < 3; k++, seed++) {
+        Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+        Channel expected[GST_VIDEO_MAX_COMPONENTS];
+        guint n = channels_for_format (format, w, h, seed, in), c, n_expected;
+        gchar *what = g_strdup_printf ("%dx%d frame %u in a row, border=%s "
+            "border-value=%u", w, h, k, borders[b].border, borders[b].value);
+
+        filter_frame (harness, format, w, h, frame_from_channels (format, w,
+                h, in, FALSE, seed), out);
+        n_expected = channels_reference_border_for_format (&info, in, &p,
+            borders[b].border, borders[b].value, expected);
+        for (c = 0; c < n_expected; c++)
+          assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
+        channels_free (in, n);
+        channels_free (out, n);
+        channels_free (expected, n_expected);
+        g_free (what);
+      }
+      filter_harness_free (harness);
+    }
 }
 
 GST_END_TEST;
@@ -686,6 +668,8 @@ border_suite (void)
   tcase_add_test (tc, test_border_deep_formats);
   tcase_add_test (tc, test_border_yuv420);
   tcase_add_test (tc, test_border_every_format);
+  tcase_add_test (tc, test_border_deep_colour);
+  tcase_add_test (tc, test_border_bands_in_a_row);
   tcase_add_test (tc, test_border_mask);
   tcase_add_test (tc, test_border_temporal);
 #if CBF_HAVE_CUDA_MEMORY
