@@ -3,7 +3,8 @@
  * "face" region of interest; cudabilateral regions=inside smooths it. The
  * output keeps the meta (the boxes checked are facedetect's own); outside
  * every box grown by the feather the picture comes out bit for bit,
- * inside each box within +-1 of the reference filter. Exits 77 without a
+ * inside each box within +-1 of the reference filter, and in the soft edge
+ * between as the reference's blend of the two. Exits 77 without a
  * CUDA device or without facedetect (Debian: gstreamer1.0-opencv). */
 
 #include <gst/check/gstcheck.h>
@@ -56,7 +57,7 @@ GST_START_TEST (test_facedetect_smooths_the_face)
   GstVideoRegionOfInterestMeta *roi;
   gpointer state = NULL;
   int boxes[16][4];
-  gint n = 0, x, y, inside = 0, changed = 0;
+  gint n = 0, x, y, inside = 0, changed = 0, feathered = 0;
   guint8 *ref;
   gsize stride;
 
@@ -97,7 +98,20 @@ GST_START_TEST (test_facedetect_smooths_the_face)
         inside++;
         changed += b[x] != a[x];
       }
+      if (m > 0 && m < 255) {
+        /* The soft edge: the input blended with the filter by m, within
+         * one more than the filter's tolerance and what a weight a level
+         * off moves. */
+        gint want = cbf_reference_mask_blend (a[x], ref[y * stride + x], m);
+        gint limit = 2 + (ABS (ref[y * stride + x] - a[x]) + 254) / 255;
+
+        fail_unless (ABS (b[x] - want) <= limit, "(%d, %d) in a face's soft "
+            "edge, weight %d: %d, expected %d (input %d, filter %d)", x / 3,
+            y, m, b[x], want, a[x], ref[y * stride + x]);
+        feathered++;
+      }
     }
+  fail_unless (feathered > 0, "no sample in the faces' soft edges");
   /* The filter changed the face: a skin under d = 15, sigma-color 40. */
   fail_unless (changed > inside / 4, "only %d of %d samples in the faces "
       "changed", changed, inside);

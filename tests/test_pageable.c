@@ -4,7 +4,8 @@
  * the driver from its second frame, and unlocked when it is freed; memory
  * new every frame is never page-locked; frames large enough for several
  * bands and the copier's threads, into pageable output (downstream's own
- * pool), match the C reference within +-1. fd memory (memfd-backed
+ * pool), match the C reference within +-1, rows whose byte count is no
+ * multiple of the copier's blocks too. fd memory (memfd-backed
  * GstFdMemory) that is mapped anew at each map, two memories in turn at
  * the same address, in and out, is never page-locked and every frame is
  * right; keep-mapped fd memory is page-locked from its second frame. Exits
@@ -212,6 +213,68 @@ GST_START_TEST (test_staged_bands)
   gst_object_unref (pool);
   g_aligned_free (area);
   g_unsetenv ("GST_CBF_COPY_THREADS");
+}
+
+GST_END_TEST;
+
+/* Rows whose bytes are not a multiple of the copier's 128-byte blocks
+ * (RGB, 1283 pixels: 3849 bytes, in rows of 3852), several bands, fresh
+ * pageable memory in and downstream's pageable pool out: the copier's
+ * row tails go both ways, checked against the C reference. */
+GST_START_TEST (test_staged_row_tails)
+{
+  const gint w = 1283, h = 300;
+  GstVideoInfo info = info_for ("RGB", w, h);
+  const gsize size = GST_VIDEO_INFO_SIZE (&info);
+  const gsize stride = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  guint8 *area = noise_area (size, 5);
+  guint8 *packed = g_malloc ((gsize) w * 3 * h);
+  guint8 *expected = g_malloc ((gsize) w * 3 * h);
+  GstBufferPool *pool = gst_buffer_pool_new ();
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstHarness *harness;
+  gint i, y, x;
+
+  fail_unless ((w * 3) % 128 != 0);
+  for (y = 0; y < h; y++)
+    memcpy (packed + (gsize) y * w * 3, area + y * stride, (gsize) w * 3);
+  params_reference (&params, packed, w * 3, expected, w * 3, w, h, 3, 0, 3);
+  gst_buffer_pool_config_set_params (config, caps_for ("RGB", w, h), size,
+      1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  harness = gst_harness_new ("cudabilateral");
+  params_apply (harness->element, &params);
+  gpu_test_offer_pool (harness, pool);
+  gst_harness_set_caps (harness, caps_for ("RGB", w, h), caps_for ("RGB",
+          w, h));
+  for (i = 0; i < 2; i++) {
+    GstBuffer *in = gst_buffer_new (), *out;
+    GstVideoFrame frame;
+
+    gst_buffer_append_memory (in, gst_memory_new_wrapped (0, area, size, 0,
+            size, NULL, NULL));
+    gpu_test_poison_output_pool (harness->element);
+    out = gst_harness_push_and_pull (harness, in);
+    fail_unless (out && out->pool == pool, "output not from downstream's "
+        "pool");
+    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+    for (y = 0; y < h; y++) {
+      const guint8 *row = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+          0) + y * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0);
+
+      for (x = 0; x < w * 3; x++)
+        fail_unless (ABS ((gint) row[x] - expected[(gsize) y * w * 3 + x])
+            <= 1, "frame %d: byte %d of row %d is %u, the reference %u", i,
+            x, y, row[x], expected[(gsize) y * w * 3 + x]);
+    }
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (harness);
+  gst_object_unref (pool);
+  g_aligned_free (area);
+  g_free (packed);
+  g_free (expected);
 }
 
 GST_END_TEST;
@@ -462,6 +525,7 @@ pageable_suite (void)
   tcase_add_test (tc, test_recycled_memory_registered);
   tcase_add_test (tc, test_fresh_memory_not_registered);
   tcase_add_test (tc, test_staged_bands);
+  tcase_add_test (tc, test_staged_row_tails);
   tcase_add_test (tc, test_fd_input_alternating);
   tcase_add_test (tc, test_fd_keep_mapped_registered);
   tcase_add_test (tc, test_fd_output_alternating);
