@@ -225,6 +225,20 @@ cbf_frame_plan_can_split (const GstVideoInfo * info)
       && colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
 }
 
+/* The guide's siting (guide.h) of @info's chroma: its chroma-site's two
+ * COSITED flags. UNKNOWN (caps without chroma-site) is centred, as
+ * videoconvert's chroma resampler takes it; ALT_LINE (interlaced) is not
+ * looked at: the element filters progressive frames. */
+static gint
+guide_site (const GstVideoInfo * info)
+{
+  GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (info);
+
+  return (site & GST_VIDEO_CHROMA_SITE_H_COSITED ? CBF_CHROMA_SITE_H_COSITED :
+      0) | (site & GST_VIDEO_CHROMA_SITE_V_COSITED ?
+      CBF_CHROMA_SITE_V_COSITED : 0);
+}
+
 gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     gboolean by_plane)
@@ -296,6 +310,7 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
   if (same_geometry (info, GST_VIDEO_COMP_U, GST_VIDEO_COMP_V)) {
     add_pass (plan, info, GST_VIDEO_COMP_U, 2, pair, TRUE);
     plan->passes[plan->n_passes - 1].guided = guided;
+    plan->passes[plan->n_passes - 1].guide_site = guide_site (info);
   } else {
     add_pass (plan, info, GST_VIDEO_COMP_U, 1, one, TRUE);
     add_pass (plan, info, GST_VIDEO_COMP_V, 1, one, TRUE);
@@ -346,7 +361,9 @@ pass_guided (const CbfPass * pass, const CbfGroupRun * run)
 
 /* Makes @run's guide for @pass from the input's luma (the plan's first
  * pass), for the rows of the band [@begin, @end) of @pass and those its
- * windows reach above and below. */
+ * windows reach above and below; with the wrapping border, whose windows
+ * read the far edge's rows too (a band of a one-plane format then has
+ * every row uploaded: cbf_engine_prepare's halo), for every row. */
 static cudaError_t
 make_guide (const CbfFramePlan * plan, const CbfPass * pass,
     const CbfGroupRun * run, const CbfPlane * in, gint begin, gint end,
@@ -355,8 +372,11 @@ make_guide (const CbfFramePlan * plan, const CbfPass * pass,
   CbfPlane luma = pass_view (in, &plan->passes[0], 0);
   gint radius = run->params->radius;
 
+  if (run->params->border == CBF_BORDER_WRAP)
+    radius = pass->height;
   return cbf_chroma_guide (&luma, run->guide, pass->sub_x, pass->sub_y,
-      MAX (0, begin - radius), MIN (pass->height, end + radius), stream);
+      pass->guide_site, MAX (0, begin - radius),
+      MIN (pass->height, end + radius), stream);
 }
 
 /* Channels left unfiltered still have to reach the output: the rows of

@@ -59,8 +59,10 @@ typedef struct
   gint sub_x, sub_y;            /* luma pixels a pixel stands for */
   gboolean chroma;              /* filtered with the chroma weights */
   /* For chroma's pair of channels: the bilateral entry guided by luma
-   * (bilateral.h), or NULL. */
+   * (bilateral.h), or NULL; and where the caps' chroma-site puts chroma
+   * (CbfChromaSite flags), which the guide follows. */
   CbfFilterFunc guided;
+  gint guide_site;
 } CbfPass;
 
 #define CBF_MAX_PASSES 3

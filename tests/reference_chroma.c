@@ -28,32 +28,65 @@ sample_put (void *image, size_t i, int bytes, long v)
     ((uint16_t *) image)[i] = (uint16_t) v;
 }
 
+/* The guide's filter along one direction subsampled by @sub: how many
+ * luma samples it weighs, their offsets from 2x (or x) and weights. */
+static int
+guide_taps (int sub, int cosited, int offset[3], int weight[3])
+{
+  if (sub == 1) {
+    offset[0] = 0;
+    weight[0] = 1;
+    return 1;
+  }
+  if (cosited) {
+    offset[0] = -1;
+    weight[0] = 1;
+    offset[1] = 0;
+    weight[1] = 2;
+    offset[2] = 1;
+    weight[2] = 1;
+    return 3;
+  }
+  offset[0] = 0;
+  weight[0] = 1;
+  offset[1] = 1;
+  weight[1] = 1;
+  return 2;
+}
+
+static int
+clamp_index (int p, int len)
+{
+  return p < 0 ? 0 : p >= len ? len - 1 : p;
+}
+
 void
 cbf_reference_chroma_guide (const void *luma, size_t luma_stride,
     void *guide, size_t guide_stride, int sample_bytes, int width,
-    int height, int sub_x, int sub_y)
+    int height, int sub_x, int sub_y, int h_cosited, int v_cosited)
 {
   int gw = (width + sub_x - 1) / sub_x, gh = (height + sub_y - 1) / sub_y;
+  int off_x[3], w_x[3], off_y[3], w_y[3];
+  int n_x = guide_taps (sub_x, h_cosited, off_x, w_x);
+  int n_y = guide_taps (sub_y, v_cosited, off_y, w_y);
   int x, y, i, j;
 
   for (y = 0; y < gh; y++)
     for (x = 0; x < gw; x++) {
-      long sum = 0;
+      long sum = 0, total = 0;
 
-      /* Every one of the sub_x x sub_y places is counted, a place past
-       * the last column or row reading that column's or row's sample, so
-       * that the divisor is always sub_x x sub_y. */
-      for (j = 0; j < sub_y; j++)
-        for (i = 0; i < sub_x; i++) {
-          int lx = x * sub_x + i, ly = y * sub_y + j;
+      for (j = 0; j < n_y; j++)
+        for (i = 0; i < n_x; i++) {
+          int lx = clamp_index (x * sub_x + off_x[i], width);
+          int ly = clamp_index (y * sub_y + off_y[j], height);
+          long w = (long) w_x[i] * w_y[j];
 
-          lx = lx < width ? lx : width - 1;
-          ly = ly < height ? ly : height - 1;
-          sum += sample_get (luma, (size_t) ly * luma_stride + lx,
+          sum += w * sample_get (luma, (size_t) ly * luma_stride + lx,
               sample_bytes);
+          total += w;
         }
       sample_put (guide, (size_t) y * guide_stride + x, sample_bytes,
-          (sum + sub_x * sub_y / 2) / (sub_x * sub_y));
+          (sum + total / 2) / total);
     }
 }
 

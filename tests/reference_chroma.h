@@ -15,17 +15,26 @@
 #include "reference.h"
 
 /* The guide of a chroma plane subsampled by @sub_x x @sub_y (1 or 2
- * each): from the @width x @height luma plane @luma, each guide sample the
- * mean of the luma samples its chroma sample stands for, rounded half up
- * ((a + b + 1) >> 1 for 4:2:2, (a + b + c + d + 2) >> 2 for 4:2:0, luma
- * itself for 4:4:4), the last column's or row's samples repeated where
- * @width or @height is odd. @guide is ceil (@width / @sub_x) x
- * ceil (@height / @sub_y). Samples of @sample_bytes bytes (1: uint8_t,
- * 2: uint16_t holding the sample's value, not shifted); strides in
- * samples. */
+ * each) from the @width x @height luma plane @luma: luma filtered down to
+ * where each chroma sample sits, as the caps' chroma-site says. Along a
+ * direction subsampled by 2, guide sample x weighs luma
+ *   2x, 2x + 1 by [1 1] (centred: chroma-site jpeg, or none), or
+ *   2x - 1, 2x, 2x + 1 by [1 2 1] (cosited: @h_cosited, GStreamer's
+ *   GST_VIDEO_CHROMA_SITE_H_COSITED, of mpeg2, cosited and dv;
+ *   @v_cosited, V_COSITED, of cosited and dv),
+ * along one not subsampled luma x alone (its cosited flag ignored); the
+ * weight of a luma sample the product of its column's and its row's.
+ * Positions past the picture read its edge (-1 reads 0, width reads
+ * width - 1). One rounding, half up: (sum + total / 2) / total, total the
+ * sum of the weights (1, 2, 4, 8 or 16). So centred 4:2:0 is the mean
+ * (a + b + c + d + 2) >> 2 of the 2 x 2 luma samples a chroma sample
+ * stands for, centred 4:2:2 (a + b + 1) >> 1, 4:4:4 luma itself. @guide
+ * is ceil (@width / @sub_x) x ceil (@height / @sub_y). Samples of
+ * @sample_bytes bytes (1: uint8_t, 2: uint16_t holding the sample's value,
+ * not shifted); strides in samples. */
 void cbf_reference_chroma_guide (const void *luma, size_t luma_stride,
     void *guide, size_t guide_stride, int sample_bytes, int width,
-    int height, int sub_x, int sub_y);
+    int height, int sub_x, int sub_y, int h_cosited, int v_cosited);
 
 /* The joint bilateral filter of the @width x @height plane @src guided by
  * @guide (the same size and samples) before rounding, into @values

@@ -11,10 +11,14 @@
  * filtered plane by plane (and as colour again when they are back at
  * their defaults). The guide and chroma's own sigma-color must change the
  * output on this content (chroma edges on luma's, under strong chroma
- * noise), so that an element ignoring them fails. The guide with a
- * strength mask, the temporal filter, regions and CUDA memory; ignored by
- * mode=gaussian and method=grid. Output pools are poisoned first. Exits 77
- * without a CUDA device. */
+ * noise), so that an element ignoring them fails. The guide's chroma
+ * siting: its kernel (cbf_chroma_guide, called directly) against the
+ * reference bit for bit, and against videoconvert's chroma resampler (an
+ * outside oracle) for jpeg and mpeg2; the element with chroma-site=mpeg2
+ * and cosited caps; the guided chroma with every border rule. The guide
+ * with a strength mask, the temporal filter, regions and CUDA memory;
+ * ignored by mode=gaussian and method=grid. Output pools are poisoned
+ * first. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -25,14 +29,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include "golden.h"
 #include "gpu_support.h"
+#include "guide.h"
+#include "packed_image.h"
 #include "reference.h"
 #include "reference_chroma.h"
 
 /* What a frame is filtered with: the element's diameter, sigma-color and
  * sigma-space (luma's), its chroma-* properties (-1: derived from
- * luma's), chroma-guide, filter-luma and filter-chroma. */
+ * luma's), chroma-guide, filter-luma and filter-chroma, its border and
+ * border-value (NULL: the default, reflect-101); and the chroma-site of
+ * the caps (NULL: none, which the guide takes as centred). */
 typedef struct
 {
   Params p;
@@ -42,6 +52,8 @@ typedef struct
   gboolean guide;
   gboolean luma_off;
   gboolean chroma_off;
+  const ImageBorder *border;
+  const gchar *chroma_site;
 } Setup;
 
 #define DERIVED (-1)
@@ -51,7 +63,7 @@ setup_make (gint diameter, gdouble sigma_color, gdouble sigma_space,
     gboolean guide)
 {
   Setup s = { {diameter, sigma_color, sigma_space, FALSE}, DERIVED, DERIVED,
-  DERIVED, guide, FALSE, FALSE
+  DERIVED, guide, FALSE, FALSE, NULL, NULL
   };
 
   return s;
@@ -67,17 +79,67 @@ setup_apply (GstElement * element, const Setup * s)
       !s->chroma_off, NULL);
   gst_util_set_object_arg (G_OBJECT (element), "chroma-guide",
       s->guide ? "luma" : "none");
+  if (s->border)
+    image_border_apply (element, s->border);
 }
 
 static gchar *
 setup_describe (const Setup * s)
 {
-  return g_strdup_printf ("d=%d sc=%g ss=%g chroma-diameter=%d "
-      "chroma-sigma-color=%g chroma-sigma-space=%g chroma-guide=%s%s%s",
+  gchar *border = s->border ? g_strdup_printf (" border=%s border-value=%u",
+      s->border->border ? s->border->border : "reflect-101",
+      s->border->value) : g_strdup ("");
+  gchar *desc = g_strdup_printf ("d=%d sc=%g ss=%g chroma-diameter=%d "
+      "chroma-sigma-color=%g chroma-sigma-space=%g chroma-guide=%s%s%s%s, "
+      "caps chroma-site=%s",
       s->p.diameter, s->p.sigma_color, s->p.sigma_space, s->chroma_diameter,
       s->chroma_sigma_color, s->chroma_sigma_space, s->guide ? "luma" : "none",
       s->luma_off ? " filter-luma=false" : "",
-      s->chroma_off ? " filter-chroma=false" : "");
+      s->chroma_off ? " filter-chroma=false" : "", border,
+      s->chroma_site ? s->chroma_site : "(none)");
+
+  g_free (border);
+  return desc;
+}
+
+/* The caps of a frame of @format filtered as @s asks: caps_for's, with
+ * @s's chroma-site where it has one, and then a colorimetry too (the
+ * default one, which caps_for's caps get): GStreamer 1.22's
+ * gst_video_info_from_caps replaces the chroma-site of caps without a
+ * colorimetry by the default for their height (jpeg up to 576 rows). */
+static GstCaps *
+setup_caps (const gchar * format, gint width, gint height, const Setup * s)
+{
+  GstCaps *caps = caps_for (format, width, height);
+
+  if (s->chroma_site) {
+    GstVideoInfo info;
+    gchar *colorimetry;
+
+    fail_unless (gst_video_info_from_caps (&info, caps));
+    colorimetry = gst_video_colorimetry_to_string (&info.colorimetry);
+    gst_caps_set_simple (caps, "chroma-site", G_TYPE_STRING, s->chroma_site,
+        "colorimetry", G_TYPE_STRING, colorimetry, NULL);
+    g_free (colorimetry);
+  }
+  return caps;
+}
+
+/* The video info of those caps. */
+static GstVideoInfo
+setup_info (const gchar * format, gint width, gint height, const Setup * s)
+{
+  GstVideoInfo info;
+  GstCaps *caps = setup_caps (format, width, height, s);
+
+  fail_unless (gst_video_info_from_caps (&info, caps), "bad caps %"
+      GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  if (s->chroma_site)
+    fail_unless (info.chroma_site == gst_video_chroma_site_from_string
+        (s->chroma_site), "caps chroma-site=%s read as 0x%x", s->chroma_site,
+        info.chroma_site);
+  return info;
 }
 
 /* A harness around cudabilateral set up as @s before the caps, so that
@@ -93,8 +155,8 @@ chroma_harness_new (const gchar * format, gint width, gint height,
   gst_element_set_bus (h->element, bus);
   gst_object_unref (bus);
   setup_apply (h->element, s);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
+  gst_harness_set_caps (h, setup_caps (format, width, height, s),
+      setup_caps (format, width, height, s));
   return h;
 }
 
@@ -196,10 +258,13 @@ chroma_params (const GstVideoInfo * info, const Setup * s)
   return q;
 }
 
-/* The guide of a frame of @info whose luma is @luma, at chroma's size. */
+/* The guide of a frame of @info whose luma is @luma, at chroma's size,
+ * sited as @info's chroma-site says (its two COSITED flags; none, UNKNOWN,
+ * is centred). */
 static Channel
 guide_for (const GstVideoInfo * info, const Channel * luma)
 {
+  GstVideoChromaSite site = GST_VIDEO_INFO_CHROMA_SITE (info);
   gint sx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, GST_VIDEO_COMP_U);
   gint sy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, GST_VIDEO_COMP_U);
   Channel g = channel_new ((luma->width + sx - 1) / sx,
@@ -211,21 +276,30 @@ guide_for (const GstVideoInfo * info, const Channel * luma)
       g.width, g.height, GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
       GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
   cbf_reference_chroma_guide (luma->data, luma->width, g.data, g.width, 2,
-      luma->width, luma->height, sx, sy);
+      luma->width, luma->height, sx, sy,
+      (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0,
+      (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0);
   return g;
 }
 
-/* Chroma channel @c (1 or 2) of @in guided by @in's luma with @q. */
+/* Chroma channel @c (1 or 2) of @in guided by @in's luma with @q, both
+ * read past their edges by @border (NULL: reflect-101). */
 static Channel
 guided_channel (const GstVideoInfo * info, const Channel * in, guint c,
-    const Params * q)
+    const Params * q, const ImageBorder * border)
 {
   Channel g = guide_for (info, &in[0]);
   Channel out = channel_new (in[c].width, in[c].height, in[c].bits);
+  gint rule = border && border->border ?
+      cbf_reference_border_from_nick (border->border) :
+      CBF_REFERENCE_BORDER_REFLECT_101;
 
-  cbf_reference_chroma_guided (g.data, g.width, in[c].data, in[c].width,
-      out.data, out.width, 2, in[c].bits, in[c].width, in[c].height,
-      q->diameter, q->sigma_color, q->sigma_space);
+  fail_unless (rule >= 0, "no border rule %s", border->border);
+  cbf_reference_chroma_guided_border (g.data, g.width, in[c].data,
+      in[c].width, out.data, out.width, 2, in[c].bits, in[c].width,
+      in[c].height, q->diameter, q->sigma_color, q->sigma_space,
+      (CbfReferenceBorder) rule, border ?
+      cbf_reference_border_sample ((gint) border->value, in[c].bits) : 0);
   channels_free (&g, 1);
   return out;
 }
@@ -234,7 +308,8 @@ guided_channel (const GstVideoInfo * info, const Channel * in, guint c,
  * by plane as @s asks (what YUV 4:4:4 gets too once @s differs from the
  * defaults): luma the one-channel filter with @s's parameters, or a copy;
  * chroma guided by luma, or the one-channel filter, with chroma's
- * parameters, or a copy. */
+ * parameters, or a copy. With a border (@s->border) only luma filtered
+ * and chroma guided (the cases that set one). */
 static void
 expected_by_plane (const GstVideoInfo * info, const Channel * in,
     const Setup * s, Channel * expected)
@@ -242,12 +317,25 @@ expected_by_plane (const GstVideoInfo * info, const Channel * in,
   Params q = chroma_params (info, s);
   guint c;
 
-  expected[0] = s->luma_off ? channel_copy (&in[0]) :
-      channel_reference (&in[0], &s->p, FALSE);
+  if (s->border) {
+    Channel all[3];
+
+    fail_unless (s->guide && !s->luma_off && !s->chroma_off,
+        "a border case must filter luma and guide chroma");
+    /* luma by the border reference (test_border's own) */
+    channels_reference_border_for_format (info, in, &s->p,
+        s->border->border ? s->border->border : "reflect-101",
+        s->border->value, all);
+    expected[0] = all[0];
+    channels_free (all + 1, 2);
+  } else {
+    expected[0] = s->luma_off ? channel_copy (&in[0]) :
+        channel_reference (&in[0], &s->p, FALSE);
+  }
   for (c = 1; c < 3; c++)
     expected[c] = s->chroma_off ? channel_copy (&in[c]) : s->guide ?
-        guided_channel (info, in, c, &q) : channel_reference (&in[c], &q,
-        FALSE);
+        guided_channel (info, in, c, &q, s->border) :
+        channel_reference (&in[c], &q, FALSE);
 }
 
 static gint
@@ -288,7 +376,7 @@ static void
 check_setup (const gchar * format, gint width, gint height, const Setup * s,
     guint32 seed, Channel * out)
 {
-  GstVideoInfo info = info_for (format, width, height);
+  GstVideoInfo info = setup_info (format, width, height, s);
   GstHarness *h = chroma_harness_new (format, width, height, s);
   Channel in[3], got[3], expected[3];
   gchar *desc = setup_describe (s);
@@ -734,6 +822,459 @@ GST_START_TEST (test_guide_matters)
 
 GST_END_TEST;
 
+/* ------------------------------------------------------------------ */
+/* The guide's chroma siting */
+
+#define CUDA_OK(call) G_STMT_START {                                     \
+    cudaError_t e_ = (call);                                           \
+    fail_unless (e_ == cudaSuccess, "%s: %s", #call,                   \
+        cudaGetErrorString (e_));                                      \
+  } G_STMT_END
+
+/* @site's two COSITED flags as the kernel takes them (guide.h's
+ * CbfChromaSite), restated here: which flags the element passes for its
+ * caps is checked through its output (test_guided_siting). */
+static gint
+kernel_site (GstVideoChromaSite site)
+{
+  return ((site & GST_VIDEO_CHROMA_SITE_H_COSITED) ?
+      CBF_CHROMA_SITE_H_COSITED : 0) |
+      ((site & GST_VIDEO_CHROMA_SITE_V_COSITED) ?
+      CBF_CHROMA_SITE_V_COSITED : 0);
+}
+
+static const gchar *
+site_name (gint site)
+{
+  static const gchar *names[] = { "centred", "H cosited", "V cosited",
+    "H and V cosited"
+  };
+
+  return names[site & 3];
+}
+
+/* How kernel_guide lays luma out in device memory. */
+typedef struct
+{
+  const gchar *name;
+  gint bits;                    /* the samples' */
+  gint pixel_bytes;             /* from one luma sample to the next */
+  gint shift;                   /* of 16-bit containers' samples */
+  gsize offset;                 /* of the plane's first byte past a 256-byte
+                                 * boundary: 1 breaks the x4 path's 8-byte
+                                 * alignment */
+} LumaLayout;
+
+/* The guide that cbf_chroma_guide (guide.h), the very kernel the element
+ * runs, makes on the GPU from @luma laid out as @layout says (8-bit: a
+ * byte a sample, the bytes between samples junk; deeper: 16-bit
+ * containers, the sample @layout->shift bits up and junk in the bits
+ * below, which the kernel must not read), for chroma subsampled by
+ * @sub_x x @sub_y and sited @site (CbfChromaSite flags): its rows in two
+ * calls, [0, h / 2) and [h / 2, h), as a frame's bands may ask, into a
+ * poisoned guide; its samples' low bits must come back zero. */
+static Channel
+kernel_guide (const Channel * luma, const LumaLayout * layout, gint sub_x,
+    gint sub_y, gint site)
+{
+  gint w = luma->width, h = luma->height, bytes = layout->bits > 8 ? 2 : 1;
+  gint gw = (w + sub_x - 1) / sub_x, gh = (h + sub_y - 1) / sub_y, x, y;
+  gsize luma_pitch = ((gsize) w * layout->pixel_bytes + 255) / 256 * 256;
+  gsize guide_pitch = ((gsize) gw * bytes + 255) / 256 * 256;
+  guint8 *host_luma = g_malloc (luma_pitch * h);
+  guint8 *host_guide = g_malloc (guide_pitch * gh);
+  guint8 *dev_luma = NULL, *dev_guide = NULL;
+  guint16 low = (guint16) ((1u << layout->shift) - 1);
+  CbfPlane lp, gp;
+  Channel g = channel_new (gw, gh, luma->bits);
+
+  fail_unless (luma->bits == layout->bits);
+  memset (host_luma, 0xa5, luma_pitch * h);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      guint8 *p = host_luma + y * luma_pitch + (gsize) x * layout->pixel_bytes;
+      guint v = luma->data[(gsize) y * w + x];
+
+      if (bytes == 1) {
+        *p = (guint8) v;
+      } else {
+        guint16 c = (guint16) (v << layout->shift | (0x5a5a & low));
+
+        memcpy (p, &c, sizeof (c));
+      }
+    }
+  CUDA_OK (cudaMalloc ((void **) &dev_luma, luma_pitch * h + 256));
+  CUDA_OK (cudaMalloc ((void **) &dev_guide, guide_pitch * gh));
+  CUDA_OK (cudaMemcpy (dev_luma + layout->offset, host_luma, luma_pitch * h,
+          cudaMemcpyHostToDevice));
+  CUDA_OK (cudaMemset (dev_guide, 0xee, guide_pitch * gh));
+  memset (&lp, 0, sizeof (lp));
+  lp.data = dev_luma + layout->offset;
+  lp.pitch_bytes = luma_pitch;
+  lp.pixel_bytes = layout->pixel_bytes;
+  lp.width = w;
+  lp.height = h;
+  lp.sample_shift = layout->shift;
+  lp.sample_bits = bytes == 2 ? layout->bits : 0;
+  gp = lp;
+  gp.data = dev_guide;
+  gp.pitch_bytes = guide_pitch;
+  gp.pixel_bytes = bytes;
+  gp.width = gw;
+  gp.height = gh;
+  if (gh / 2 > 0)
+    CUDA_OK (cbf_chroma_guide (&lp, &gp, sub_x, sub_y, site, 0, gh / 2, 0));
+  CUDA_OK (cbf_chroma_guide (&lp, &gp, sub_x, sub_y, site, gh / 2, gh, 0));
+  CUDA_OK (cudaDeviceSynchronize ());
+  CUDA_OK (cudaMemcpy (host_guide, dev_guide, guide_pitch * gh,
+          cudaMemcpyDeviceToHost));
+  for (y = 0; y < gh; y++)
+    for (x = 0; x < gw; x++) {
+      const guint8 *p = host_guide + y * guide_pitch + (gsize) x * bytes;
+      guint16 c = *p;
+
+      if (bytes == 2)
+        memcpy (&c, p, sizeof (c));
+      fail_unless ((c & low) == 0, "cbf_chroma_guide (%s) wrote 0x%04x at "
+          "(%d, %d): bits below the sample's shift %d set", layout->name, c,
+          x, y, layout->shift);
+      g.data[(gsize) y * gw + x] = (guint16) (c >> layout->shift);
+    }
+  cudaFree (dev_luma);
+  cudaFree (dev_guide);
+  g_free (host_luma);
+  g_free (host_guide);
+  return g;
+}
+
+/* Uniform noise over @bits bits: every rounding of the guide is met. */
+static Channel
+channel_noise (gint width, gint height, gint bits, guint32 seed)
+{
+  Channel ch = channel_new (width, height, bits);
+  GRand *rand = g_rand_new_with_seed (seed);
+  gsize k;
+
+  for (k = 0; k < (gsize) width * height; k++)
+    ch.data[k] = (guint16) g_rand_int_range (rand, 0, 1 << bits);
+  g_rand_free (rand);
+  return ch;
+}
+
+/* The guide's kernels (chroma_guide_x4, for 8-bit 4:2:x luma of a byte a
+ * sample in 8-byte words, centred or cosited horizontally; chroma_guide
+ * for the rest) against the reference's definition (reference_chroma.h),
+ * bit for bit: every siting (centred, H, V, H and V cosited) and
+ * subsampling (4:2:0, 4:2:2, 4:4:4); widths the x4 path takes in whole
+ * words (64), with a rest for the plain kernel (70, 37, 17, 9) and too
+ * narrow for it (8 is one word; 5, 2, 1), heights even and odd; 8-bit
+ * luma of a byte a sample (NV12's and I420's: the x4 path), the same one
+ * byte off 8-byte alignment (the plain kernel), of two bytes a sample
+ * (YUY2's Y), 10-bit samples in the low bits (I420_10LE) and MSB-aligned
+ * with junk below (P010_10LE), 16-bit (P016_LE). */
+GST_START_TEST (test_guide_kernel)
+{
+  static const LumaLayout layouts[] = {
+    {"8-bit", 8, 1, 0, 0}, {"8-bit misaligned", 8, 1, 0, 1},
+    {"8-bit of 2 bytes", 8, 2, 0, 0}, {"10-bit LSB", 10, 2, 0, 0},
+    {"10-bit MSB", 10, 2, 6, 0}, {"16-bit", 16, 2, 0, 0}
+  };
+  static const gint sizes[][2] = { {64, 48}, {70, 46}, {37, 23}, {17, 5},
+  {9, 3}, {8, 2}, {5, 4}, {2, 2}, {1, 1}
+  };
+  static const gint subs[][2] = { {2, 2}, {2, 1}, {1, 1} };
+  guint l, z, u, seed = 1;
+  gint site, x, y;
+
+  for (l = 0; l < G_N_ELEMENTS (layouts); l++)
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+      for (u = 0; u < G_N_ELEMENTS (subs); u++)
+        for (site = 0; site < 4; site++) {
+          gint w = sizes[z][0], h = sizes[z][1];
+          gint sx = subs[u][0], sy = subs[u][1];
+          Channel luma = channel_noise (w, h, layouts[l].bits, seed++);
+          Channel got = kernel_guide (&luma, &layouts[l], sx, sy, site);
+          Channel want = channel_new (got.width, got.height, luma.bits);
+
+          cbf_reference_chroma_guide (luma.data, w, want.data, want.width, 2,
+              w, h, sx, sy, (site & CBF_CHROMA_SITE_H_COSITED) != 0,
+              (site & CBF_CHROMA_SITE_V_COSITED) != 0);
+          for (y = 0; y < got.height; y++)
+            for (x = 0; x < got.width; x++) {
+              gsize k = (gsize) y * got.width + x;
+
+              fail_unless (got.data[k] == want.data[k], "cbf_chroma_guide, "
+                  "%s luma %dx%d, chroma subsampled %dx%d, %s: guide sample "
+                  "(%d, %d) is %u, the reference's definition %u",
+                  layouts[l].name, w, h, sx, sy, site_name (site), x, y,
+                  got.data[k], want.data[k]);
+            }
+          channels_free (&luma, 1);
+          channels_free (&got, 1);
+          channels_free (&want, 1);
+        }
+}
+
+GST_END_TEST;
+
+/* videoconvert's 4:2:0 chroma of @luma (8 bits): a Y444 frame whose three
+ * planes are @luma, converted to I420 of chroma-site @site by a
+ * GstVideoConverter (videoconvert's own converter), its U plane. The
+ * converter's fast path from Y444 to I420 scales the chroma planes as
+ * pictures, blind to the siting; a dither-quantization other than 1 turns
+ * every fast path off, and dither=none keeps it from dithering, so the
+ * frame takes the generic path: unpacked to AYUV, video-chroma.c's
+ * downsampler for @site, packed. matrix-mode=none: no colour conversion,
+ * U stays luma's values. */
+static Channel
+videoconvert_chroma (const Channel * luma, GstVideoChromaSite site)
+{
+  gint w = luma->width, h = luma->height, x, y;
+  guint p;
+  GstVideoInfo in_info, out_info;
+  GstVideoFrame in_frame, out_frame;
+  GstBuffer *in_buf, *out_buf;
+  GstVideoConverter *convert;
+  Channel u;
+
+  fail_unless (luma->bits == 8);
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_Y444, w, h);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, w, h);
+  out_info.chroma_site = site;
+  in_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&in_info), NULL);
+  out_buf = gst_buffer_new_allocate (NULL, GST_VIDEO_INFO_SIZE (&out_info),
+      NULL);
+  fail_unless (gst_video_frame_map (&in_frame, &in_info, in_buf,
+          GST_MAP_WRITE));
+  fail_unless (gst_video_frame_map (&out_frame, &out_info, out_buf,
+          GST_MAP_WRITE));
+  for (p = 0; p < 3; p++)
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++)
+        ((guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&in_frame, p))[y *
+            GST_VIDEO_FRAME_PLANE_STRIDE (&in_frame, p) + x] =
+            (guint8) luma->data[(gsize) y * w + x];
+  convert = gst_video_converter_new (&in_info, &out_info,
+      gst_structure_new ("options",
+          GST_VIDEO_CONVERTER_OPT_DITHER_METHOD, GST_TYPE_VIDEO_DITHER_METHOD,
+          GST_VIDEO_DITHER_NONE, GST_VIDEO_CONVERTER_OPT_DITHER_QUANTIZATION,
+          G_TYPE_UINT, 2, GST_VIDEO_CONVERTER_OPT_MATRIX_MODE,
+          GST_TYPE_VIDEO_MATRIX_MODE, GST_VIDEO_MATRIX_MODE_NONE, NULL));
+  fail_unless (convert != NULL, "no GstVideoConverter from Y444 to I420");
+  gst_video_converter_frame (convert, &in_frame, &out_frame);
+  u = channel_new (GST_VIDEO_INFO_COMP_WIDTH (&out_info, 1),
+      GST_VIDEO_INFO_COMP_HEIGHT (&out_info, 1), 8);
+  for (y = 0; y < u.height; y++)
+    for (x = 0; x < u.width; x++)
+      u.data[(gsize) y * u.width + x] =
+          ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&out_frame, 1))[y *
+          GST_VIDEO_FRAME_COMP_STRIDE (&out_frame, 1) + x];
+  gst_video_converter_free (convert);
+  gst_video_frame_unmap (&in_frame);
+  gst_video_frame_unmap (&out_frame);
+  gst_buffer_unref (in_buf);
+  gst_buffer_unref (out_buf);
+  return u;
+}
+
+/* The guide against an outside oracle, videoconvert's chroma resampler
+ * (GstVideoConverter, video-chroma.c): the guide that cbf_chroma_guide
+ * (the element's kernel) makes for 4:2:0 chroma-site=jpeg and mpeg2 from
+ * a luma picture (the shapes picture's luma; uniform noise), against the
+ * U plane that videoconvert makes for that chroma-site from a Y444 frame
+ * whose U is that luma. videoconvert filters each column pair
+ * ((a + b + 1) >> 1) and rounds, then each row ((a + b + 1) >> 1 for jpeg;
+ * for mpeg2 (a + 2b + c + 2) >> 2, and (3b + c + 2) >> 2 at the left edge:
+ * column -1 clamped to 0) and rounds again; the guide rounds once. Both
+ * round half up: videoconvert's first rounding lifts the values by at
+ * most half a level, so its sample is the guide's or one more (0 <= vc -
+ * guide <= 1), everywhere but at the last chroma column of an even width
+ * with mpeg2, where videoconvert's loop ends a step early and takes
+ * (a + 3b + 2) >> 2 of luma columns W - 3 and W - 2, leaving out column
+ * W - 1, which the guide's [1 2 1] reads: that column is skipped.
+ * videoconvert has no vertical cositing (its downsampler for it, v2_cs, is
+ * a FIXME that only decimates), so chroma-site=cosited is held to the C
+ * reference alone (test_guide_kernel, test_guided_siting). The oracle must
+ * tell the sitings apart: the centred guide and videoconvert's mpeg2
+ * chroma differ by more than 1 somewhere. */
+GST_START_TEST (test_guide_videoconvert)
+{
+  static const struct
+  {
+    const gchar *name;
+    GstVideoChromaSite site;
+  } sites[] = { {"jpeg", GST_VIDEO_CHROMA_SITE_JPEG},
+  {"mpeg2", GST_VIDEO_CHROMA_SITE_MPEG2}
+  };
+  static const gint sizes[][2] = { {64, 48}, {70, 46}, {37, 23}, {9, 7},
+  {5, 3}, {2, 2}, {1, 1}
+  };
+  static const LumaLayout layout = { "8-bit", 8, 1, 0, 0 };
+  guint s, z, k, told = 0;
+  gint x, y;
+
+  for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+    for (k = 0; k < 2; k++) {
+      gint w = sizes[z][0], h = sizes[z][1];
+      Channel luma;
+
+      if (k == 0) {
+        Channel in[3];
+
+        picture_channels ("I420", w, h, 500 + z, in);
+        luma = in[0];
+        channels_free (in + 1, 2);
+      } else {
+        luma = channel_noise (w, h, 8, 510 + z);
+      }
+      for (s = 0; s < G_N_ELEMENTS (sites); s++) {
+        gint site = kernel_site (sites[s].site);
+        Channel guide = kernel_guide (&luma, &layout, 2, 2, site);
+        Channel vc = videoconvert_chroma (&luma, sites[s].site);
+        gboolean h_cosited = (site & CBF_CHROMA_SITE_H_COSITED) != 0;
+
+        fail_unless (vc.width == guide.width && vc.height == guide.height);
+        for (y = 0; y < vc.height; y++)
+          for (x = 0; x < vc.width; x++) {
+            gsize i = (gsize) y * vc.width + x;
+            gint d = (gint) vc.data[i] - (gint) guide.data[i];
+
+            if (h_cosited && w % 2 == 0 && x == vc.width - 1)
+              continue;
+            fail_unless (d == 0 || d == 1, "%dx%d %s luma, chroma-site=%s: "
+                "guide sample (%d, %d) is %u, videoconvert's chroma %u: it "
+                "must be the guide's or one more (videoconvert rounds "
+                "twice, half up)", w, h, k ? "noise" : "picture",
+                sites[s].name, x, y, guide.data[i], vc.data[i]);
+          }
+        if (h_cosited) {
+          Channel centred = kernel_guide (&luma, &layout, 2, 2, 0);
+
+          told += count_differing (&centred, &vc, 1);
+          channels_free (&centred, 1);
+        }
+        channels_free (&guide, 1);
+        channels_free (&vc, 1);
+      }
+      channels_free (&luma, 1);
+    }
+  fail_unless (told > 0, "the centred guide is within 1 of videoconvert's "
+      "mpeg2 chroma everywhere: the oracle cannot tell the sitings apart");
+}
+
+GST_END_TEST;
+
+/* The element follows the caps' chroma-site: I420, NV12, P010_10LE and
+ * I422_10LE (4:2:2: horizontal siting only, cosited's vertical flag
+ * ignored) with chroma-site=mpeg2, cosited and jpeg in the caps, a
+ * specialised window (d = 9) and a wide one (chroma-diameter 41),
+ * 64 x 48 and 37 x 23: the guided chroma against the reference's with the
+ * guide of that siting, within +-1. So that an element that ignores
+ * chroma-site, or one of its flags, fails: for each format, the reference
+ * of each siting must differ by more than 2 somewhere from that of every
+ * other siting whose guide differs (all three for 4:2:0; for 4:2:2 mpeg2's
+ * and cosited's guides are one). */
+GST_START_TEST (test_guided_siting)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "P010_10LE", "I422_10LE" };
+  static const gchar *sites[] = { "jpeg", "mpeg2", "cosited" };
+  static const gint sizes[][2] = { {64, 48}, {37, 23} };
+  Setup setups[2];
+  guint f, si, o, z, k, c;
+
+  setups[0] = setup_make (9, 40, 4, TRUE);
+  setups[1] = setup_make (9, 30, 4, TRUE);
+  setups[1].chroma_diameter = 41;
+  setups[1].chroma_sigma_color = 50;
+  setups[1].chroma_sigma_space = 10;
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    guint told[G_N_ELEMENTS (sites)][G_N_ELEMENTS (sites)];
+    gboolean rows_subsampled = FALSE;
+
+    memset (told, 0, sizeof (told));
+    for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+      for (k = 0; k < G_N_ELEMENTS (setups); k++) {
+        gint w = sizes[z][0], h = sizes[z][1];
+        guint32 seed = 900 + 10 * f + 2 * z + k;
+        Channel in[3], ref[G_N_ELEMENTS (sites)][3];
+
+        picture_channels (fmts[f], w, h, seed, in);
+        for (si = 0; si < G_N_ELEMENTS (sites); si++) {
+          Setup s = setups[k];
+          GstVideoInfo info;
+
+          s.chroma_site = sites[si];
+          info = setup_info (fmts[f], w, h, &s);
+          rows_subsampled = GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) > 0;
+          check_setup (fmts[f], w, h, &s, seed, NULL);
+          expected_by_plane (&info, in, &s, ref[si]);
+        }
+        for (si = 0; si < G_N_ELEMENTS (sites); si++)
+          for (o = 0; o < G_N_ELEMENTS (sites); o++)
+            for (c = 1; c < 3; c++)
+              told[si][o] += count_differing (&ref[si][c], &ref[o][c], 2);
+        channels_free (in, 3);
+        for (si = 0; si < G_N_ELEMENTS (sites); si++)
+          channels_free (ref[si], 3);
+      }
+    for (si = 0; si < G_N_ELEMENTS (sites); si++)
+      for (o = si + 1; o < G_N_ELEMENTS (sites); o++) {
+        /* mpeg2 and cosited differ only in their vertical flag */
+        if (!rows_subsampled && si == 1 && o == 2)
+          continue;
+        fail_unless (told[si][o] > 0, "%s: the reference's guided chroma "
+            "with chroma-site=%s is within 2 of chroma-site=%s's "
+            "everywhere: the content cannot tell whether the element "
+            "follows chroma-site", fmts[f], sites[si], sites[o]);
+      }
+  }
+}
+
+GST_END_TEST;
+
+/* The guided chroma with every border rule (the border property:
+ * reflect-101, replicate, reflect, wrap, constant with border-value 200
+ * and 0), which chroma and its guide both follow past their edges, the
+ * constant's value scaled to the samples' bits in both
+ * (cbf_reference_chroma_guided_border), luma against test_border's
+ * reference: I420, NV12, P010_10LE and YUY2 (one plane: at 45 x 130 cut
+ * into two bands under the GPU tests' GST_CBF_BAND_BYTES=1, whose windows
+ * read guide rows of the other band, with wrap those of the far edge),
+ * 37 x 23, 7 x 5 (smaller than the windows, which then repeat the rule)
+ * and 45 x 130, a specialised window (d = 9) and a wide one
+ * (chroma-diameter 41), the centred guide and mpeg2's. */
+GST_START_TEST (test_guided_borders)
+{
+  static const gchar *fmts[] = { "I420", "NV12", "P010_10LE", "YUY2" };
+  static const ImageBorder borders[] = {
+    {"reflect-101", 0}, {"replicate", 0}, {"reflect", 0}, {"wrap", 0},
+    {"constant", 200}, {"constant", 0}
+  };
+  static const gint sizes[][2] = { {37, 23}, {7, 5}, {45, 130} };
+  static const gchar *sites[] = { NULL, "mpeg2" };
+  Setup setups[2];
+  guint f, b, z, k, si, seed = 1300;
+
+  setups[0] = setup_make (9, 40, 4, TRUE);
+  setups[1] = setup_make (9, 30, 4, TRUE);
+  setups[1].chroma_diameter = 41;
+  setups[1].chroma_sigma_color = 50;
+  setups[1].chroma_sigma_space = 10;
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (b = 0; b < G_N_ELEMENTS (borders); b++)
+      for (z = 0; z < G_N_ELEMENTS (sizes); z++)
+        for (k = 0; k < G_N_ELEMENTS (setups); k++)
+          for (si = 0; si < G_N_ELEMENTS (sites); si++) {
+            Setup s = setups[k];
+
+            s.border = &borders[b];
+            s.chroma_site = sites[si];
+            check_setup (fmts[f], sizes[z][0], sizes[z][1], &s, seed++, NULL);
+          }
+}
+
+GST_END_TEST;
+
 /* mode=gaussian and method=grid have no range weights to guide: with
  * chroma-guide=luma the output is the very one without it. */
 GST_START_TEST (test_guide_ignored)
@@ -1136,6 +1677,10 @@ chroma_suite (void)
   tcase_add_test (tc, test_y444_switch);
   tcase_add_test (tc, test_guide_matters);
   tcase_add_test (tc, test_guide_ignored);
+  tcase_add_test (tc, test_guide_kernel);
+  tcase_add_test (tc, test_guide_videoconvert);
+  tcase_add_test (tc, test_guided_siting);
+  tcase_add_test (tc, test_guided_borders);
   tcase_add_test (tc, test_guided_mask);
   tcase_add_test (tc, test_guided_temporal);
   tcase_add_test (tc, test_guided_regions);

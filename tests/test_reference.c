@@ -8,9 +8,11 @@
 #include <gst/check/gstcheck.h>
 
 #include <math.h>
+#include <string.h>
 
 #include "golden.h"
 #include "reference.h"
+#include "reference_chroma.h"
 #include "gpu_support.h"
 
 GST_START_TEST (test_reference_matches_opencv)
@@ -176,6 +178,61 @@ GST_START_TEST (test_chroma_rule)
   fail_unless_equals_int (cbf_reference_radius (d, ss), 2);     /* 1.875 */
   cbf_reference_chroma_params (-1, 0, 2, &d, &ss);
   fail_unless (d == -1 && ss == 0);
+}
+
+GST_END_TEST;
+
+/* The guide of chroma guided by luma (cbf_reference_chroma_guide) on a
+ * 5 x 3 luma picture, odd both ways so that every edge is clamped, each
+ * siting against values worked out by hand from the definition: jpeg
+ * (centred, 2 x 2 mean), mpeg2 ([1 2 1] / 4 x [1 1] / 2), cosited
+ * ([1 2 1] / 4 both ways), 4:2:2 (vertical cositing ignored), 4:4:4, and a
+ * 16-bit sample. Worked, mpeg2 (0, 0): columns -1 (read as 0), 0, 1 of
+ * rows 0 and 1: (0 + 2 x 0 + 4) + (1 + 2 x 1 + 3) = 10, (10 + 4) / 8 = 1;
+ * cosited (2, 0): rows -1 (as 0), 0, 1 of columns 3, 4, 5 (as 4): 612,
+ * 612 x 2, 34 = 1870, (1870 + 8) / 16 = 117. */
+GST_START_TEST (test_chroma_guide_siting)
+{
+  static const guint8 luma[3][5] = {
+    {0, 4, 8, 12, 200}, {1, 3, 5, 7, 9}, {100, 50, 25, 13, 7}
+  };
+  static const struct
+  {
+    const gchar *name;
+    gint sub_x, sub_y, h_cosited, v_cosited;
+    guint8 expected[3][5];
+  } cases[] = {
+    {"4:2:0 jpeg", 2, 2, 0, 0, {{2, 8, 105}, {75, 19, 7}}},
+    {"4:2:0 mpeg2", 2, 2, 1, 0, {{1, 7, 81}, {88, 28, 9}}},
+    {"4:2:0 cosited", 2, 2, 1, 1, {{1, 7, 117}, {66, 22, 9}}},
+    {"4:2:2 jpeg", 2, 1, 0, 0, {{2, 10, 200}, {2, 6, 9}, {75, 19, 7}}},
+    {"4:2:2 mpeg2", 2, 1, 1, 0, {{1, 8, 153}, {2, 5, 9}, {88, 28, 9}}},
+    {"4:2:2 cosited", 2, 1, 1, 1, {{1, 8, 153}, {2, 5, 9}, {88, 28, 9}}},
+    {"4:4:4 cosited", 1, 1, 1, 1, {{0, 4, 8, 12, 200}, {1, 3, 5, 7, 9},
+            {100, 50, 25, 13, 7}}},
+  };
+  static const guint16 deep_luma[2] = { 1000, 3 };
+  guint16 deep_guide[1] = { 0 };
+  guint i;
+  gint x, y;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gint gw = (5 + cases[i].sub_x - 1) / cases[i].sub_x;
+    gint gh = (3 + cases[i].sub_y - 1) / cases[i].sub_y;
+    guint8 guide[3][5];
+
+    memset (guide, 0xee, sizeof (guide));
+    cbf_reference_chroma_guide (luma, 5, guide, 5, 1, 5, 3, cases[i].sub_x,
+        cases[i].sub_y, cases[i].h_cosited, cases[i].v_cosited);
+    for (y = 0; y < gh; y++)
+      for (x = 0; x < gw; x++)
+        fail_unless (guide[y][x] == cases[i].expected[y][x], "%s: guide "
+            "(%d, %d) %u, expected %u", cases[i].name, x, y, guide[y][x],
+            cases[i].expected[y][x]);
+  }
+  /* (1000 + 2 x 1000 + 3 + 2) / 4 */
+  cbf_reference_chroma_guide (deep_luma, 2, deep_guide, 1, 2, 2, 1, 2, 1, 1, 0);
+  fail_unless_equals_int (deep_guide[0], 751);
 }
 
 GST_END_TEST;
@@ -1155,6 +1212,7 @@ reference_suite (void)
   tcase_add_test (tc, test_deep_reference_widened_matches_opencv);
   tcase_add_test (tc, test_radius_rule);
   tcase_add_test (tc, test_chroma_rule);
+  tcase_add_test (tc, test_chroma_guide_siting);
   tcase_add_test (tc, test_gaussian_reference_matches_opencv);
   tcase_add_test (tc, test_border_rules);
   tcase_add_test (tc, test_border_reference_matches_opencv);

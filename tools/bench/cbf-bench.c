@@ -16,7 +16,9 @@
  * them with the other pipelines; --kernel-table: the bilateral kernel rows
  * alone; --format-table: the per-format frame rows (with, for YUV at
  * d = 15, the regions' and the chroma guide's); --chroma-quality: the
- * PSNR of chroma with and without the luma guide.
+ * PSNR of chroma with and without the luma guide, and on a picture of each
+ * chroma siting (jpeg, mpeg2, cosited) with the guide sited as the caps say
+ * and centred.
  *
  * Writes its measurements as JSON (tools/bench/report.py turns them into
  * docs/performance.md and a plot) and prints a short table. Not a test: it
@@ -1030,7 +1032,7 @@ typedef struct
   CbfPlane src[N_INPUTS][3], dst[2], luma[N_INPUTS], guide;
   CbfFilterParams weights;
   CbfFilterFunc plain, guided;
-  int sub_x, sub_y;
+  int sub_x, sub_y, site;
   gboolean with_guide, guide_only;
 } ChromaCtx;
 
@@ -1041,7 +1043,7 @@ run_chroma (void *p, int input, cudaStream_t stream)
 
   if (c->with_guide)
     CHECK (cbf_chroma_guide (&c->luma[input], &c->guide, c->sub_x, c->sub_y,
-            0, c->guide.height, stream));
+            c->site, 0, c->guide.height, stream));
   if (c->guide_only)
     return;
   CHECK ((c->with_guide ? c->guided : c->plain) (c->src[input], c->dst, 0,
@@ -1114,6 +1116,7 @@ bench_chroma_time (FrameCtx * c, const char *format, int diameter,
   x.guided = pass->guided;
   x.sub_x = pass->sub_x;
   x.sub_y = pass->sub_y;
+  x.site = pass->guide_site;
   x.guide.width = pass->width;
   x.guide.height = pass->height;
   x.guide.pixel_bytes = sample_bytes;
@@ -1293,6 +1296,161 @@ chroma_quality_add (CbfEngine * engine, const GstVideoInfo * info,
   g_free (dump);
 }
 
+/* The siting rows: what following the caps' chroma-site buys. The
+ * picture made 4:2:0 with each siting's filter, here on its own 4:4:4
+ * chroma (videoconvert's Y444; guide.h's definition of the guide, which is
+ * this filter on luma: [1 1] / 2 centred, [1 2 1] / 4 cosited, clamped at
+ * the edges, one rounding half up; videoconvert itself has no vertical
+ * cositing), under the quality rows' noise, its chroma filtered unguided
+ * with luma's parameters derived, then guided as the caps' chroma-site
+ * says and guided centred (the jpeg guide, the element's before it read
+ * chroma-site; for the jpeg picture the same as the caps'), each with
+ * luma's parameters derived and with the best guided per-plane parameters
+ * of the quality rows' sweep. */
+#define SITING_ROWS(s) { "siting " s ": unguided", \
+    "siting " s ": derived + chroma-guide=luma, guide " s " (the caps')", \
+    "siting " s ": derived + chroma-guide=luma, guide centred (jpeg)", \
+    "siting " s ": per-plane + chroma-guide=luma (best of sweep), guide " s \
+        " (the caps')", \
+    "siting " s ": per-plane + chroma-guide=luma (best of sweep), guide " \
+        "centred (jpeg)" }
+static const struct
+{
+  const char *name;
+  GstVideoChromaSite site;
+  /* unguided; derived: guide as the caps, centred; per-plane: the same */
+  const char *rows[5];
+} chroma_sitings[] = {
+  {"jpeg", GST_VIDEO_CHROMA_SITE_JPEG, SITING_ROWS ("jpeg")},
+  {"mpeg2", GST_VIDEO_CHROMA_SITE_MPEG2, SITING_ROWS ("mpeg2")},
+  {"cosited", GST_VIDEO_CHROMA_SITE_COSITED, SITING_ROWS ("cosited")},
+};
+
+/* @src (@width x @height, rows @stride bytes apart) subsampled by 2 each
+ * way into @dst (rows @dst_stride bytes apart), chroma sited as @site. */
+static void
+subsample_sited (const guint8 * src, int stride, int width, int height,
+    GstVideoChromaSite site, guint8 * dst, int dst_stride)
+{
+  static const int centred[3] = { 0, 1, 1 }, cosited[3] = { 1, 2, 1 };
+  gboolean h_cosited = (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+  gboolean v_cosited = (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+  const int *wx = h_cosited ? cosited : centred;
+  const int *wy = v_cosited ? cosited : centred;
+  int total = (h_cosited ? 4 : 2) * (v_cosited ? 4 : 2), x, y, i, j;
+
+  for (y = 0; y < (height + 1) / 2; y++)
+    for (x = 0; x < (width + 1) / 2; x++) {
+      int sum = 0;
+
+      for (j = -1; j <= 1; j++)
+        for (i = -1; i <= 1; i++) {
+          int row = CLAMP (2 * y + j, 0, height - 1);
+          int col = CLAMP (2 * x + i, 0, width - 1);
+
+          sum += wy[j + 1] * wx[i + 1] * src[(gsize) row * stride + col];
+        }
+      dst[(gsize) y * dst_stride + x] = (guint8) ((sum + total / 2) / total);
+    }
+}
+
+static void
+bench_chroma_siting (const char *image, const ChromaPsnrRow * tuned,
+    GArray * rows)
+{
+  int w = 512, h = 512, p, k;
+  guint s;
+  GstBuffer *buf = load_buffer (image, "Y444", w, h);
+  GstVideoInfo info444, info;
+  GstVideoFrame frame;
+  guint8 *clean;
+  CbfPlane dev[6];
+  cudaStream_t stream;
+
+  gst_video_info_set_format (&info444, GST_VIDEO_FORMAT_Y444, w, h);
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
+  if (!gst_video_frame_map (&frame, &info444, buf, GST_MAP_READ)) {
+    fprintf (stderr, "cannot map the Y444 picture\n");
+    exit (1);
+  }
+  clean = g_malloc (GST_VIDEO_INFO_SIZE (&info));
+  CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
+  for (p = 0; p < 6; p++) {
+    memset (&dev[p], 0, sizeof (CbfPlane));
+    dev[p].width = GST_VIDEO_INFO_COMP_WIDTH (&info, p % 3);
+    dev[p].height = GST_VIDEO_INFO_COMP_HEIGHT (&info, p % 3);
+    dev[p].pixel_bytes = 1;
+    dev[p].pitch_bytes = dev[p].width;
+    CHECK (cudaMalloc ((void **) &dev[p].data,
+            (size_t) dev[p].width * dev[p].height));
+  }
+  for (s = 0; s < G_N_ELEMENTS (chroma_sitings); s++) {
+    GstVideoInfo sited = info, centred = info;
+    CbfEngine *engines[2];
+    ChromaPsnrRow r[5];
+    GError *error = NULL;
+
+    /* Tightly laid out, as chroma_quality_run reads it. */
+    for (k = 0; k < h; k++)
+      memcpy (clean + info.offset[0] + (gsize) k * w,
+          (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame, 0) +
+          (gsize) k * GST_VIDEO_FRAME_PLANE_STRIDE (&frame, 0), w);
+    for (p = 1; p < 3; p++)
+      subsample_sited (GST_VIDEO_FRAME_PLANE_DATA (&frame, p),
+          GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p), w, h,
+          chroma_sitings[s].site, clean + info.offset[p],
+          GST_VIDEO_INFO_COMP_WIDTH (&info, p));
+    sited.chroma_site = chroma_sitings[s].site;
+    centred.chroma_site = GST_VIDEO_CHROMA_SITE_JPEG;
+    engines[0] = cbf_engine_new (&sited, &error);
+    engines[1] = engines[0] ? cbf_engine_new (&centred, &error) : NULL;
+    if (!engines[1]) {
+      fprintf (stderr, "%s\n", error->message);
+      exit (1);
+    }
+    /* unguided, guided as the caps say (engines[0]) and centred
+     * (engines[1]), with luma's parameters derived, then with the tuned
+     * ones; the same noise in each */
+    for (k = 0; k < 5; k++) {
+      ChromaPsnrRow row = { chroma_sitings[s].rows[k], CBF_PARAMS_DERIVED,
+        CBF_PARAMS_DERIVED, CBF_PARAMS_DERIVED, k > 0, 0, 0, 0
+      };
+      gchar *dump = chroma_dump_dir ? g_strdup_printf ("%s/siting-%s-%d.i420",
+          chroma_dump_dir, chroma_sitings[s].name, k) : NULL;
+
+      if (k >= 3) {
+        row.chroma_diameter = tuned->chroma_diameter;
+        row.chroma_sigma_color = tuned->chroma_sigma_color;
+        row.chroma_sigma_space = tuned->chroma_sigma_space;
+      }
+      r[k] = row;
+      chroma_quality_run (engines[k == 2 || k == 4], &info, clean, dev, &r[k],
+          stream, dump);
+      g_array_append_val (rows, r[k]);
+      g_free (dump);
+    }
+    printf ("chroma siting %-7s derived    unguided U %6.2f V %6.2f dB  "
+        "guide as the caps U %6.2f V %6.2f dB  guide centred U %6.2f V "
+        "%6.2f dB\n", chroma_sitings[s].name, r[0].psnr_u, r[0].psnr_v,
+        r[1].psnr_u, r[1].psnr_v, r[2].psnr_u, r[2].psnr_v);
+    printf ("chroma siting %-7s per-plane (chroma-diameter=%d "
+        "chroma-sigma-color=%g chroma-sigma-space=%g)  guide as the caps "
+        "U %6.2f V %6.2f dB  guide centred U %6.2f V %6.2f dB\n",
+        chroma_sitings[s].name, tuned->chroma_diameter,
+        tuned->chroma_sigma_color, tuned->chroma_sigma_space, r[3].psnr_u,
+        r[3].psnr_v, r[4].psnr_u, r[4].psnr_v);
+    fflush (stdout);
+    cbf_engine_free (engines[0]);
+    cbf_engine_free (engines[1]);
+  }
+  for (p = 0; p < 6; p++)
+    cudaFree (dev[p].data);
+  cudaStreamDestroy (stream);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  g_free (clean);
+}
+
 /* The quality rows: the noisy frames, luma's parameters derived for
  * chroma without and with the guide, and for each the best of a sweep of
  * chroma's own (per-plane) parameters by the mean of U's and V's PSNR. */
@@ -1322,6 +1480,8 @@ bench_chroma_quality (const char *image, GArray * rows)
     {"derived + chroma-guide=luma", CBF_PARAMS_DERIVED, CBF_PARAMS_DERIVED,
         CBF_PARAMS_DERIVED, TRUE, 0, 0, 0}
   };
+  /* the best guided per-plane parameters, for the siting rows */
+  ChromaPsnrRow tuned = derived[1];
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, w, h);
   gst_buffer_map (buf, &map, GST_MAP_READ);
@@ -1373,12 +1533,15 @@ bench_chroma_quality (const char *image, GArray * rows)
         best.chroma_sigma_color, best.chroma_sigma_space);
     chroma_quality_add (engine, &info, clean, dev, &best, stream,
         g ? "per-plane-guided" : "per-plane", rows);
+    if (g)
+      tuned = best;
   }
   for (p = 0; p < 6; p++)
     cudaFree (dev[p].data);
   cbf_engine_free (engine);
   cudaStreamDestroy (stream);
   g_free (clean);
+  bench_chroma_siting (image, &tuned, rows);
 }
 
 /* ---------------------------------------------------------------------- */
