@@ -13,26 +13,22 @@
 # /var/tmp/cbf-debian12-minbase.tar) and each run unpacks a fresh copy.
 # CBF_PACKAGE_DEB names a package already built to check instead. Writes
 # its result as a test line to build-package/testlog.json for
-# tools/count-tests.py; the lines to quote start with "package:".
-set -euo pipefail
+# tools/count-tests.py; the lines to quote start with "package:". A
+# command that fails ends the run with a "package: FAILED:" line too,
+# naming its line. The work directory, /var/tmp/cbf-package.XXXXXX, is
+# removed at the end; one that a killed run left, by the next run.
+set -Eeuo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 arch=${CBF_GPU_ARCH:-75}
 tarball=${DEBIAN12_ROOT_TAR:-/var/tmp/cbf-debian12-minbase.tar}
 log_dir=$here/build-package
 mkdir -p "$log_dir"
 rm -f "$log_dir/testlog.json"
-work=$(mktemp -d /var/tmp/cbf-package.XXXXXX)
-root=$work/root
-out=$work/checks.txt
-mounts=()
-cleanup () {
-  for m in "${mounts[@]}"; do umount "$m" || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+out=/dev/null  # the checks' lines, in the work directory once there is one
 
 say () { echo "package: $*" | tee -a "$out"; }
 fail () {
+  trap - ERR
   say "FAILED: $*"
   python3 - "$log_dir/testlog.json" "$out" <<'EOF'
 import json, sys
@@ -41,6 +37,41 @@ print(json.dumps({"name": "debian-package", "result": "FAIL",
 EOF
   exit 1
 }
+# Any other command that stops the script (set -e), said as a failure;
+# only in the script's own shell: a subshell or $(...) that fails is
+# reported by the command that ran it.
+on_error () {
+  [ "$BASHPID" = "$$" ] || return 0
+  local command=$5 what
+  # A function's "return 1" is reported at the line that called it.
+  case $command in return*) command=$(sed -n "$4s/^ *//p" "$3") ;; esac
+  what="$command (exit status $1)"
+  # Of a pipeline, BASH_COMMAND is the last command: each one's status.
+  if [ "${2// /}" != "$2" ]; then what="a pipeline ending in $command (exit statuses $2)"; fi
+  fail "${3##*/} line $4: $what"
+}
+trap 'on_error $? "${PIPESTATUS[*]}" "${BASH_SOURCE[0]}" "$LINENO" "$BASH_COMMAND"' ERR
+
+# shellcheck source=tools/chroot-mounts.sh
+. "$here/tools/chroot-mounts.sh"
+cbf_new_work_dir /var/tmp/cbf-package
+work=$cbf_work_dir
+root=$work/root
+out=$work/checks.txt
+# The root has the host's /proc, /dev and /dev/pts bound in: removed only
+# once nothing is mounted below the work directory.
+cleanup () {
+  local status=$?
+  trap - ERR
+  if ! cbf_remove_root "$work"; then
+    echo "package: $work left in place, mounts below it" >&2
+    [ "$status" -ne 0 ] || status=1
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
+# bash runs no EXIT trap when a signal kills it: exit, then.
+trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
 
 # Debian's archive as apt here has it (a Debian 12 machine's sources).
 . "$here/tools/debian-mirror.sh"
@@ -49,6 +80,7 @@ mirror=$(cbf_debian_mirror)
 
 # The version meson, the changelog and the README give must agree.
 version=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$here/meson.build")
+[ -n "$version" ] || fail "meson.build has no line \"  version: '...',\""
 deb_version=$(cd "$here" && dpkg-parsechangelog -S Version)
 [ "$version" = "$deb_version" ] ||
   fail "meson.build says $version, debian/changelog $deb_version"
@@ -73,8 +105,10 @@ if [ -z "$deb" ]; then
     tail -n 40 "$log_dir/dpkg-buildpackage.log"
     fail "dpkg-buildpackage -b -us -uc (log: build-package/dpkg-buildpackage.log)"
   fi
-  grep -E "^dpkg-deb: building package 'gstreamer1.0-cudabilateral'|^dpkg-buildpackage: info: binary-only upload" \
-    "$log_dir/dpkg-buildpackage.log" | sed 's/^/package: /' | tee -a "$out"
+  built=$(grep -E "^dpkg-deb: building package 'gstreamer1.0-cudabilateral'|^dpkg-buildpackage: info: binary-only upload" \
+    "$log_dir/dpkg-buildpackage.log") ||
+    fail "build-package/dpkg-buildpackage.log has no line \"dpkg-deb: building package 'gstreamer1.0-cudabilateral' ...\" nor \"dpkg-buildpackage: info: binary-only upload ...\""
+  echo "$built" | sed 's/^/package: /' | tee -a "$out"
   deb=$work/gstreamer1.0-cudabilateral_${version}_amd64.deb
   [ -f "$deb" ] || fail "no $(basename "$deb")"
   say "built $(basename "$deb") for gpu_arch=$arch in $(($(date +%s) - start)) s," \
@@ -92,34 +126,43 @@ if [ ! -f "$tarball" ]; then
     apt-get install -y -q --no-install-recommends debootstrap >/dev/null
   debootstrap --variant=minbase bookworm "$work/seed" "$mirror" >/dev/null ||
     fail "debootstrap bookworm"
-  tar -C "$work/seed" -cf "$tarball.part" . && mv "$tarball.part" "$tarball"
-  rm -rf "$work/seed"
+  tar -C "$work/seed" -cf "$tarball.part" . || fail "tar of the minbase root into $tarball.part"
+  mv "$tarball.part" "$tarball"
+  # debootstrap mounted /proc and /sys in it: removed as a root is.
+  cbf_remove_root "$work/seed" || fail "$work/seed not removed"
 fi
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
 for m in /proc /dev /dev/pts; do
-  mount --bind "$m" "$root$m"
-  mounts=("$root$m" "${mounts[@]}")
+  cbf_bind "$m" "$root" "$m"
 done
 in_root () { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 cp "$deb" "$root/tmp/"
 in_root apt-get update -q >/dev/null || fail "apt-get update in the root"
-# gst-inspect-1.0, gst-launch-1.0 and videotestsrc for the checks (the
-# package does not need them).
+# Installed as the README says: Recommends included (the plugins the
+# element and the README's pipelines use), the tools by name.
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-  --no-install-recommends gstreamer1.0-tools gstreamer1.0-plugins-base \
-  >/dev/null || fail "apt-get install gstreamer1.0-tools gstreamer1.0-plugins-base"
-in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-  --no-install-recommends "./tmp/$(basename "$deb")" \
-  >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "apt-get install ./$(basename "$deb")"; }
-say "apt-get install ./$(basename "$deb"): $(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$work/install.log")"
+  "./tmp/$(basename "$deb")" gstreamer1.0-tools \
+  >"$work/install.log" 2>&1 || { cat "$work/install.log"; fail "apt-get install ./$(basename "$deb") gstreamer1.0-tools"; }
+for element in videotestsrc videoconvert appsrc appsink pngdec jpegdec autovideosink; do
+  in_root gst-inspect-1.0 --exists "$element" ||
+    fail "$element is missing after installing the package with its Recommends"
+done
+# The description names the architectures built (75: "7.5"), not every one.
+dpkg-deb -f "$deb" Description | grep -qF "compute capability $(echo "$arch" |
+  sed -E 's/([0-9])$/.\1/')" || fail "the description does not name gpu_arch=$arch"
+summary=$(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$work/install.log") ||
+  summary="(its output has no line \"N upgraded, N newly installed\")"
+say "apt-get install ./$(basename "$deb"): $summary"
 
 # Found with no environment: GStreamer's own plugin directory.
 in_root gst-inspect-1.0 cudabilateral >"$work/inspect.txt" 2>&1 ||
   { cat "$work/inspect.txt"; fail "gst-inspect-1.0 cudabilateral in the root"; }
-grep -E '^  (Filename|Version|Source module|Binary package|Origin URL)' \
-  "$work/inspect.txt" | sed 's/^ */package: gst-inspect-1.0: /' | tee -a "$out"
+fields=$(grep -E '^  (Filename|Version|Source module|Binary package|Origin URL)' \
+  "$work/inspect.txt") ||
+  { cat "$work/inspect.txt"; fail "gst-inspect-1.0 cudabilateral gives none of Filename, Version, Source module, Binary package, Origin URL"; }
+echo "$fields" | sed 's/^ */package: gst-inspect-1.0: /' | tee -a "$out"
 grep -qE "^  Version +$version\$" "$work/inspect.txt" ||
   fail "gst-inspect-1.0 gives no version $version"
 # (/lib is /usr/lib in a merged-/usr root: the same file by either name)
@@ -131,21 +174,28 @@ grep -qE "^  Origin URL +gstreamer1.0-cudabilateral $version" "$work/inspect.txt
 
 # The CUDA runtime is linked in: nothing of NVIDIA's is a dependency
 # (libgstcuda-1.0 is GStreamer's, which opens the driver itself).
-needed=$(readelf -d "$root$plugin_path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+needed=$(readelf -d "$root$plugin_path" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ') ||
+  fail "readelf -d $plugin_path"
 say "NEEDED: $needed"
 if echo "$needed" | grep -qE 'libcuda\.|libcudart|libnvidia|libnpp|libcublas|libnvrtc'; then
   fail "the plugin needs a library of NVIDIA's"
 fi
 
 # No GPU or driver here: the element registers (above) and explains.
-if in_root gst-launch-1.0 -q videotestsrc num-buffers=1 ! cudabilateral ! \
-  fakesink >"$work/launch.txt" 2>&1; then
+# The README's first pipeline, as written: the element's error, not
+# "no element".
+if in_root timeout 60 gst-launch-1.0 videotestsrc ! video/x-raw,format=RGBA ! \
+  cudabilateral diameter=9 sigma-color=30 sigma-space=5 ! videoconvert ! \
+  autovideosink >"$work/launch.txt" 2>&1; then
   fail "a pipeline ran without a GPU"
 fi
-error=$(grep -m 1 -A 1 -E '^ERROR: from element .*cudabilateral' "$work/launch.txt" | tr '\n' ' ')
+error=$(grep -m 1 -A 1 -E '^ERROR: from element .*cudabilateral' "$work/launch.txt" | tr '\n' ' ') ||
+  { cat "$work/launch.txt"; fail "the pipeline failed with no \"ERROR: from element ...cudabilateral\" line"; }
 say "without a GPU: $error"
-echo "$error" | grep -qiE 'driver|GPU|CUDA' ||
-  { cat "$work/launch.txt"; fail "the pipeline's error is not the element's, saying why"; }
+# The root has no NVIDIA driver at all, which the element tells apart
+# from one too old.
+echo "$error" | grep -qF 'no NVIDIA driver is installed (libcuda.so.1 not found)' ||
+  { cat "$work/launch.txt"; fail "the pipeline's error is not the element's, saying that no driver is installed"; }
 
 # Removed with the package.
 in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -q \
