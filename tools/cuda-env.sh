@@ -12,7 +12,8 @@
 # shellcheck shell=bash
 
 cbf_cuda_home=${CUDA_HOME:-/usr/local/cuda}
-# meson finds nvcc on PATH only, and ninja runs nvcc the same way.
+# meson finds nvcc on PATH only (1.0 reads no variable for it); a build
+# then runs it by the full path meson found.
 export PATH="$cbf_cuda_home/bin:$PATH"
 
 cbf_setup () {

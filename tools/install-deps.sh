@@ -10,6 +10,8 @@ set -euo pipefail
 packages=(meson ninja-build pkg-config gcc g++ python3
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-tools gstreamer1.0-plugins-base
+  # the mask file's loader links libjpeg (JPEG masks)
+  libjpeg-dev
   # the mask tests write and read PNG files (pngenc, pngdec)
   gstreamer1.0-plugins-good
   valgrind
