@@ -85,17 +85,21 @@ void cbf_mask_loader_peek (CbfMaskLoader * loader, CbfMaskFunc func,
  * the JPEG's first frame header) and the @length of the bytes a decoder is
  * to be given (a PNG ends with its IEND chunk). FALSE and @error for
  * anything else, a truncated or malformed header, a picture of no pixels or
- * of more than CBF_MASK_MAX_PIXELS, or a JPEG of more than
- * CBF_MASK_MAX_JPEG_SCANS scans. Decodes no pixel. */
+ * of more than CBF_MASK_MAX_PIXELS, a JPEG of more than
+ * CBF_MASK_MAX_JPEG_SCANS scans, one cut short of its end-of-image marker
+ * or one with a component that no scan holds. Decodes no pixel. */
 gboolean cbf_mask_picture_probe (const guint8 * data, gsize size,
     CbfMaskPicture * type, gint * width, gint * height, gsize * length,
     GError ** error);
 
 /* The mask file at @location decoded to packed GRAY8 (g_free it), or NULL
  * and @error. Refuses what is not a regular file, files of more than
- * CBF_MASK_MAX_FILE_BYTES and what cbf_mask_picture_probe refuses, before
- * any decoder sees the file; decodes with pngdec or jpegdec only, never
- * opens another file or a URI, and never blocks on the file. */
+ * CBF_MASK_MAX_FILE_BYTES, what cbf_mask_picture_probe refuses and a
+ * picture whose data does not hold the whole of it (a PNG whose image data
+ * falls short of its rows or is cut, a JPEG whose data ends, breaks off or
+ * is corrupt before its picture is whole, as zlib or libjpeg tell), before
+ * any GStreamer decoder sees the file; decodes with pngdec or jpegdec only,
+ * never opens another file or a URI, and never blocks on the file. */
 guint8 *cbf_mask_file_decode (const gchar * location, gint * width,
     gint * height, GError ** error);
 

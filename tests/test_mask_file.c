@@ -8,13 +8,22 @@
  * headers give before any decoder runs: an HLS playlist named mask.png
  * reaches no URL and opens no FIFO it names, PNGs of 46000x46000 and
  * 65535x65535 pixels cost no memory, other kinds of picture are refused for
- * what they are, and a PNG or a JPEG still loads with its pixels. The
- * loader the element uses: the latest request wins whichever load finishes
- * first (a change made during start is not lost), a failed reload while
- * running is a warning and keeps the mask, at start an error. And an
- * element whose start failed is a stopped element: setting properties then
- * posts nothing. The element-level tests of the running cases are in
- * test_mask. */
+ * what they are, and a PNG or a JPEG still loads with its pixels. A picture
+ * whose data does not hold all of it is refused before any decoder runs,
+ * the error saying what is missing: PNGs whose zlib stream ends after half
+ * their rows (pngdec gave the rest uninitialised) or is cut (libpng failed
+ * with no word of what is missing), an Adam7 PNG a byte short, a JPEG cut
+ * in its scan (with an end-of-image marker put back or not) or whose frame
+ * header says twice its height, a progressive JPEG without its last scan
+ * and one of a scan per component without its last (jpegdec made up the
+ * missing part); whole ones of these kinds (Adam7, more data than needed,
+ * progressive) still load. The loader the element uses: the latest request
+ * wins whichever load finishes first (a change made during start is not
+ * lost), a failed reload while running (of a missing file or any of those
+ * incomplete pictures) is a warning and keeps the mask, at start an error.
+ * And an element whose start failed is a stopped element: setting
+ * properties then posts nothing. The element-level tests of the running
+ * cases are in test_mask. */
 
 /* O_CLOEXEC and mkfifo under -std=c11. */
 #define _XOPEN_SOURCE 700
@@ -28,10 +37,14 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
+
+/* After stdio.h, which it needs. */
+#include <jpeglib.h>
 
 #include "cbfmaskloader.h"
 #include "gpu_support.h"
@@ -333,6 +346,45 @@ append_chunk (GByteArray * png, const gchar * type, const guint8 * data,
   append_be32 (png, png_crc (png->data + start, png->len - start));
 }
 
+/* An 8-bit gray PNG whose IHDR gives @width x @height (@interlaced: Adam7)
+ * with @len bytes of @idat in one IDAT chunk. */
+static GByteArray *
+png_bytes (guint32 width, guint32 height, gboolean interlaced,
+    const guint8 * idat, gsize len)
+{
+  static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+    0x1a, '\n'
+  };
+  GByteArray *png = g_byte_array_new ();
+  guint8 ihdr[13] = { 0 };
+
+  g_byte_array_append (png, signature, sizeof (signature));
+  put_be32 (ihdr, width);
+  put_be32 (ihdr + 4, height);
+  ihdr[8] = 8;                  /* bit depth; colour type 0: gray */
+  ihdr[12] = interlaced;
+  append_chunk (png, "IHDR", ihdr, sizeof (ihdr));
+  append_chunk (png, "IDAT", idat, len);
+  append_chunk (png, "IEND", NULL, 0);
+  return png;
+}
+
+/* A gray PNG of @width x @height (@interlaced: Adam7) whose image data is a
+ * zlib stream of @data zero bytes, less its last @cut bytes: where @data is
+ * what the picture needs and @cut 0, a whole picture, every pixel 0. */
+static GByteArray *
+png_zeros_bytes (guint32 width, guint32 height, gboolean interlaced,
+    guint64 data, guint cut)
+{
+  GByteArray *idat = g_byte_array_new (), *png;
+
+  append_zeros_zlib (idat, data);
+  fail_unless (cut < idat->len);
+  png = png_bytes (width, height, interlaced, idat->data, idat->len - cut);
+  g_byte_array_unref (idat);
+  return png;
+}
+
 /* An 8-bit gray PNG whose IHDR gives @width x @height: with @rows, the
  * image data of every row (all zero, compressed about 1,000 to 1: a
  * picture a decoder that trusts the header decodes whole), else a tiny
@@ -340,29 +392,14 @@ append_chunk (GByteArray * png, const gchar * type, const guint8 * data,
 static GByteArray *
 png_header_bytes (guint32 width, guint32 height, gboolean rows)
 {
-  static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
-    0x1a, '\n'
-  };
   static const guint8 empty[] = { 0x78, 0x01, 0x01, 0x00, 0x00, 0xff, 0xff,
     0x00, 0x00, 0x00, 0x01
   };
-  GByteArray *png = g_byte_array_new ();
-  GByteArray *idat = g_byte_array_new ();
-  guint8 ihdr[13] = { 0 };
 
-  g_byte_array_append (png, signature, sizeof (signature));
-  put_be32 (ihdr, width);
-  put_be32 (ihdr + 4, height);
-  ihdr[8] = 8;                  /* bit depth; colour type 0: gray */
-  append_chunk (png, "IHDR", ihdr, sizeof (ihdr));
   if (rows)
-    append_zeros_zlib (idat, (guint64) height * (width + 1));
-  else
-    g_byte_array_append (idat, empty, sizeof (empty));
-  append_chunk (png, "IDAT", idat->data, idat->len);
-  append_chunk (png, "IEND", NULL, 0);
-  g_byte_array_unref (idat);
-  return png;
+    return png_zeros_bytes (width, height, FALSE,
+        (guint64) height * (width + 1), 0);
+  return png_bytes (width, height, FALSE, empty, sizeof (empty));
 }
 
 static gchar *
@@ -938,14 +975,21 @@ GST_START_TEST (test_picture_probe)
   jpeg = jpeg_bytes (20, 10, 1);
   assert_probe (jpeg->data, jpeg->len, NULL, CBF_MASK_PICTURE_JPEG, 20, 10,
       jpeg->len);
-  /* Cut in its scan: the decoder ends it; cut in its header: refused. */
-  assert_probe (jpeg->data, jpeg->len - 4, NULL, CBF_MASK_PICTURE_JPEG, 20,
-      10, jpeg->len - 4);
+  /* Cut in its scan, or right after it (the decoder would end it and make
+   * up the rest), or in its header: refused. */
+  assert_probe (jpeg->data, jpeg->len - 4, "the JPEG picture is cut short: "
+      "its data ends at byte 36, in its scans, before its end-of-image marker",
+      0, 0, 0, 0);
+  assert_probe (jpeg->data, jpeg->len - 2, "cut short", 0, 0, 0, 0);
   assert_probe (jpeg->data, 12, "truncated or malformed JPEG", 0, 0, 0, 0);
   assert_probe (jpeg->data, 8, "truncated or malformed JPEG", 0, 0, 0, 0);
   bytes = g_memdup2 (jpeg->data, jpeg->len);
   bytes[8] = 0x00;              /* no marker where the frame header was */
   assert_probe (bytes, jpeg->len, "no marker", 0, 0, 0, 0);
+  bytes[8] = 0xff;
+  bytes[26] = 0x02;             /* the scan's component: not the frame's */
+  assert_probe (bytes, jpeg->len, "none of its scans holds its component 1",
+      0, 0, 0, 0);
   g_free (bytes);
   g_byte_array_unref (jpeg);
   jpeg = jpeg_bytes (65535, 65535, 1);
@@ -973,6 +1017,326 @@ GST_START_TEST (test_picture_probe)
 
 GST_END_TEST;
 
+/* The whole of the file at @path. */
+static GByteArray *
+file_bytes (const gchar * path)
+{
+  gchar *data;
+  gsize size;
+
+  fail_unless (g_file_get_contents (path, &data, &size, NULL));
+  return g_byte_array_new_take ((guint8 *) data, size);
+}
+
+/* A JPEG that jpegenc writes of one picture of @source (a launch line). */
+static GByteArray *
+jpegenc_bytes (const gchar * source)
+{
+  gchar *path = temp_path ("jpegenc.jpg");
+  gchar *launch = g_strdup_printf ("%s ! jpegenc ! filesink location=%s",
+      source, path);
+  GByteArray *jpeg;
+
+  run_to_eos (launch);
+  jpeg = file_bytes (path);
+  g_unlink (path);
+  g_free (launch);
+  g_free (path);
+  return jpeg;
+}
+
+/* A JPEG that libjpeg writes at quality 100 of the GRAY8 @pixels (@width x
+ * @height): with @components 1 a gray one, with 3 a YCbCr 4:2:0 one (of
+ * the gray taken as RGB); @progressive (libjpeg's usual scans), or
+ * sequential with each component in a scan of its own. */
+static GByteArray *
+libjpeg_bytes (const guint8 * pixels, gint width, gint height,
+    gint components, gboolean progressive)
+{
+  struct jpeg_compress_struct cinfo;
+  struct jpeg_error_mgr errors;
+  jpeg_scan_info scans[3];
+  unsigned char *out = NULL;
+  unsigned long size = 0;
+  guint8 *row = g_malloc ((gsize) width * components);
+  GByteArray *jpeg = g_byte_array_new ();
+  gint x, c;
+
+  cinfo.err = jpeg_std_error (&errors);
+  jpeg_create_compress (&cinfo);
+  jpeg_mem_dest (&cinfo, &out, &size);
+  cinfo.image_width = width;
+  cinfo.image_height = height;
+  cinfo.input_components = components;
+  cinfo.in_color_space = components == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  jpeg_set_defaults (&cinfo);
+  jpeg_set_quality (&cinfo, 100, TRUE);
+  if (progressive) {
+    jpeg_simple_progression (&cinfo);
+  } else {
+    for (c = 0; c < components; c++) {
+      memset (&scans[c], 0, sizeof (scans[c]));
+      scans[c].comps_in_scan = 1;
+      scans[c].component_index[0] = c;
+      scans[c].Se = 63;
+    }
+    cinfo.scan_info = scans;
+    cinfo.num_scans = components;
+  }
+  jpeg_start_compress (&cinfo, TRUE);
+  while (cinfo.next_scanline < cinfo.image_height) {
+    const guint8 *src = pixels + (gsize) cinfo.next_scanline * width;
+    JSAMPROW r = row;
+
+    for (x = 0; x < width * components; x++)
+      row[x] = src[x / components];
+    jpeg_write_scanlines (&cinfo, &r, 1);
+  }
+  jpeg_finish_compress (&cinfo);
+  jpeg_destroy_compress (&cinfo);
+  g_byte_array_append (jpeg, out, size);
+  free (out);
+  g_free (row);
+  return jpeg;
+}
+
+/* The offsets (of the 0xff) of the markers @marker in @jpeg, walking its
+ * segments and scans as a decoder does up to EOI: the first in @first,
+ * the last in @last; fails where there is none. */
+static void
+find_marker (GByteArray * jpeg, guint8 marker, gsize * first, gsize * last)
+{
+  const guint8 *d = jpeg->data;
+  gsize pos = 2, n = jpeg->len;
+  gboolean found = FALSE;
+
+  while (pos + 4 <= n && d[pos] == 0xff && d[pos + 1] != 0xd9) {
+    gsize at = pos;
+
+    if (d[pos + 1] == marker) {
+      if (!found)
+        *first = at;
+      *last = at;
+      found = TRUE;
+    }
+    pos += 2 + (d[pos + 2] << 8 | d[pos + 3]);
+    if (d[at + 1] != 0xda)
+      continue;
+    while (pos + 1 < n && (d[pos] != 0xff || d[pos + 1] == 0x00
+            || (d[pos + 1] >= 0xd0 && d[pos + 1] <= 0xd7)))
+      pos += d[pos] == 0xff ? 2 : 1;
+  }
+  fail_unless (found, "no marker 0x%02x", marker);
+}
+
+/* @jpeg cut at @at, with an end-of-image marker put after the cut where
+ * @eoi (as jpegdec ends a cut picture). */
+static void
+cut_jpeg (GByteArray * jpeg, gsize at, gboolean eoi)
+{
+  g_byte_array_set_size (jpeg, at);
+  if (eoi)
+    g_byte_array_append (jpeg, (const guint8 *) "\xff\xd9", 2);
+}
+
+/* A gray gradient of @width x @height. */
+static guint8 *
+gradient_pixels (gint width, gint height)
+{
+  guint8 *pixels = g_malloc ((gsize) width * height);
+  gint x, y;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++)
+      pixels[y * width + x] = (guint8) (x * 2 + y * 2);
+  return pixels;
+}
+
+/* The camera-like JPEG the incomplete ones are made of: 64x48, 4:2:0. */
+#define CAMERA_JPEG "videotestsrc num-buffers=1 pattern=smpte ! " \
+    "video/x-raw,format=I420,width=64,height=48"
+
+/* Kind @i of picture whose data does not hold all of it, written to a file
+ * (NULL past the last kind), and what the refusal must say: gray PNGs of
+ * 32x24 whose zlib stream ends after 12 rows (and after 12 and a half),
+ * is cut in its middle, or lacks only its checksum; an Adam7 PNG of 5x3
+ * (its third pass empty: 22 bytes of image data) one byte short; a JPEG
+ * from jpegenc cut in the middle of its scan, the same with an
+ * end-of-image marker put back, and the whole one whose frame header says
+ * twice its height; a progressive JPEG without its last scan and a
+ * sequential one of a scan per component without its last. The decoders
+ * took all but the cut PNGs, the missing part uninitialised (pngdec) or
+ * made up (jpegdec); libpng failed on those without saying why. */
+static gchar *
+incomplete_file (guint i, const gchar ** reason)
+{
+  const guint64 row = 33;
+  GByteArray *bytes = NULL;
+  gchar *name, *path;
+  gsize first = 0, last = 0;
+  guint8 *pixels;
+
+  switch (i) {
+    case 0:
+      bytes = png_zeros_bytes (32, 24, FALSE, 12 * row, 0);
+      *reason = "the PNG's image data holds 12 of its 24 rows";
+      break;
+    case 1:
+      bytes = png_zeros_bytes (32, 24, FALSE, 12 * row + 20, 0);
+      *reason = "the PNG's image data holds 12 of its 24 rows";
+      break;
+    case 2:
+      bytes = png_zeros_bytes (32, 24, FALSE, 24 * row, 30);
+      *reason = "the PNG's image data is cut short (its zlib stream does "
+          "not end) after 23 of its 24 rows";
+      break;
+    case 3:
+      bytes = png_zeros_bytes (32, 24, FALSE, 24 * row, 4);
+      *reason = "the PNG's image data is cut short (its zlib stream does "
+          "not end) after 24 of its 24 rows";
+      break;
+    case 4:
+      bytes = png_zeros_bytes (5, 3, TRUE, 21, 0);
+      *reason = "the PNG's image data holds 21 of the 22 bytes its "
+          "interlaced picture needs";
+      break;
+    case 5:
+    case 6:
+      bytes = jpegenc_bytes (CAMERA_JPEG);
+      find_marker (bytes, 0xda, &first, &last);
+      first += 2 + (bytes->data[first + 2] << 8 | bytes->data[first + 3]);
+      cut_jpeg (bytes, (first + bytes->len - 2) / 2, i == 6);
+      *reason = i == 5 ? "the JPEG picture is cut short: its data ends at "
+          "byte" : "the JPEG's data ends after";
+      break;
+    case 7:
+      bytes = jpegenc_bytes (CAMERA_JPEG);
+      find_marker (bytes, 0xc0, &first, &last);
+      fail_unless (bytes->data[first + 5] == 0 && bytes->data[first + 6] == 48);
+      bytes->data[first + 6] = 96;
+      *reason = "the JPEG's data ends after 48 of its 96 rows";
+      break;
+    case 8:
+    case 9:
+      pixels = gradient_pixels (64, 48);
+      bytes = libjpeg_bytes (pixels, 64, 48, i == 8 ? 1 : 3, i == 8);
+      g_free (pixels);
+      find_marker (bytes, 0xda, &first, &last);
+      cut_jpeg (bytes, last, TRUE);
+      *reason = i == 8 ? "the progressive JPEG picture is incomplete: its "
+          "scans leave coefficient 1 of its component 1 short of its lowest "
+          "bits" : "the JPEG picture is incomplete: none of its scans holds "
+          "its component 3";
+      break;
+    default:
+      return NULL;
+  }
+  name = g_strdup_printf ("incomplete-%u.%s", i, i < 5 ? "png" : "jpg");
+  path = bytes_file (name, bytes->data, bytes->len);
+  g_free (name);
+  g_byte_array_unref (bytes);
+  return path;
+}
+
+/* Pictures whose data does not hold all of them are refused before any
+ * decoder runs, the message saying what is missing: by the loader, and at
+ * the element's start as an error naming the file. */
+GST_START_TEST (test_incomplete_pictures_refused)
+{
+  const gchar *reason;
+  gchar *path;
+  guint i;
+
+  for (i = 0; (path = incomplete_file (i, &reason)); i++) {
+    GError *error = NULL;
+    gint w = 0, h = 0;
+    guint8 *pixels = cbf_mask_file_decode (path, &w, &h, &error);
+
+    fail_unless (pixels == NULL, "%s (kind %u) was taken, as %dx%d", path, i,
+        w, h);
+    fail_unless (error != NULL && strstr (error->message, reason) != NULL,
+        "kind %u: \"%s\" does not say \"%s\"", i, error ? error->message : "",
+        reason);
+    g_error_free (error);
+    assert_start_refuses (path, reason);
+    g_unlink (path);
+    g_free (path);
+  }
+}
+
+GST_END_TEST;
+
+/* Decodes @path: it must be @width x @height, every pixel within @slack of
+ * @expected (NULL: not checked). */
+static void
+assert_loads (const gchar * path, gint width, gint height,
+    const guint8 * expected, gint slack)
+{
+  GError *error = NULL;
+  gint w = 0, h = 0, i;
+  guint8 *pixels = cbf_mask_file_decode (path, &w, &h, &error);
+
+  fail_unless (pixels != NULL, "%s: %s", path, error ? error->message : "");
+  fail_unless (w == width && h == height, "%s: %dx%d, expected %dx%d", path,
+      w, h, width, height);
+  for (i = 0; expected && i < width * height; i++)
+    fail_unless (ABS (pixels[i] - expected[i]) <= slack,
+        "%s: pixel %d is %u, expected %u", path, i, pixels[i], expected[i]);
+  g_free (pixels);
+}
+
+/* Whole pictures of the kinds the check counts still load with their
+ * pixels: gray PNGs of 32x24 whose zlib stream holds every row, or more
+ * (the decoder drops the rest); Adam7 PNGs of 5x3 and 32x24 (813 bytes of
+ * image data); a progressive gray JPEG and a sequential YCbCr one of a
+ * scan per component, from libjpeg. */
+GST_START_TEST (test_whole_pictures_load)
+{
+  const struct
+  {
+    gboolean interlaced;
+    guint32 width, height;
+    guint64 data;
+  } pngs[] = {
+    {FALSE, 32, 24, 24 * 33},
+    {FALSE, 32, 24, 24 * 33 + 100},
+    {TRUE, 5, 3, 22},
+    {TRUE, 32, 24, 813},
+  };
+  guint8 *zeros = g_malloc0 (32 * 24), *gradient = gradient_pixels (64, 48);
+  GByteArray *bytes;
+  gchar *path;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (pngs); i++) {
+    bytes = png_zeros_bytes (pngs[i].width, pngs[i].height,
+        pngs[i].interlaced, pngs[i].data, 0);
+    path = bytes_file ("whole.png", bytes->data, bytes->len);
+    assert_loads (path, pngs[i].width, pngs[i].height, zeros, 0);
+    g_unlink (path);
+    g_free (path);
+    g_byte_array_unref (bytes);
+  }
+
+  bytes = libjpeg_bytes (gradient, 64, 48, 1, TRUE);
+  path = bytes_file ("progressive.jpg", bytes->data, bytes->len);
+  assert_loads (path, 64, 48, gradient, 2);
+  g_unlink (path);
+  g_free (path);
+  g_byte_array_unref (bytes);
+  bytes = libjpeg_bytes (gradient, 64, 48, 3, FALSE);
+  path = bytes_file ("scan-per-component.jpg", bytes->data, bytes->len);
+  assert_loads (path, 64, 48, NULL, 0);
+  g_unlink (path);
+  g_free (path);
+  g_byte_array_unref (bytes);
+
+  g_free (zeros);
+  g_free (gradient);
+}
+
+GST_END_TEST;
+
 /* The first message of @type on @bus, or NULL. */
 static GError *
 pop (GstBus * bus, GstMessageType type)
@@ -991,7 +1355,8 @@ pop (GstBus * bus, GstMessageType type)
 }
 
 /* The loader the element uses: a failed load while running warns and keeps
- * the mask in place; at start it is an error. */
+ * the mask in place, for a missing file as for every kind of picture whose
+ * data does not hold all of it; at start it is an error. */
 GST_START_TEST (test_failed_reload_keeps_mask)
 {
   GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
@@ -999,8 +1364,10 @@ GST_START_TEST (test_failed_reload_keeps_mask)
   gchar *good = png_file ("good.png", 20, 10, 77);
   const gchar *missing = "/nonexistent/cbf-mask.png";
   CbfMaskLoader *loader = cbf_mask_loader_new ();
+  const gchar *reason;
+  gchar *broken;
   GError *error;
-  guint serial;
+  guint serial, i;
   Peeked m;
 
   gst_element_set_bus (owner, bus);
@@ -1022,6 +1389,25 @@ GST_START_TEST (test_failed_reload_keeps_mask)
   m = peek (loader);
   fail_unless (m.mask.serial == serial && m.mask.width == 20
       && m.first == 77, "the mask in use was not kept");
+
+  for (i = 0; (broken = incomplete_file (i, &reason)); i++) {
+    fail_if (cbf_mask_loader_load (loader, owner, broken,
+            cbf_mask_loader_request (loader), FALSE), "%s was taken", broken);
+    error = pop (bus, GST_MESSAGE_WARNING);
+    fail_unless (error != NULL, "no warning for %s", broken);
+    fail_unless (strstr (error->message, broken) != NULL
+        && strstr (error->message, reason) != NULL
+        && strstr (error->message, "The mask in use is kept") != NULL, "%s",
+        error->message);
+    g_error_free (error);
+    fail_if (pop (bus, GST_MESSAGE_ERROR) != NULL, "a failed reload is an "
+        "error");
+    m = peek (loader);
+    fail_unless (m.mask.serial == serial && m.mask.width == 20
+        && m.first == 77, "%s replaced the mask in use", broken);
+    g_unlink (broken);
+    g_free (broken);
+  }
 
   fail_if (cbf_mask_loader_load (loader, owner, missing,
           cbf_mask_loader_request (loader), TRUE));
@@ -1164,6 +1550,8 @@ mask_file_suite (void)
   tcase_add_test (tc, test_png_and_jpeg_load);
   tcase_add_test (tc, test_broken_data_refused);
   tcase_add_test (tc, test_picture_probe);
+  tcase_add_test (tc, test_incomplete_pictures_refused);
+  tcase_add_test (tc, test_whole_pictures_load);
   tcase_add_test (tc, test_failed_reload_keeps_mask);
   tcase_add_test (tc, test_latest_request_wins);
   tcase_add_test (tc, test_failed_start_is_stopped);
