@@ -118,7 +118,7 @@ memories=${CBF_VALIDATE_MEMORY:-system cuda}
 # no other), downloaded to system memory for the system-memory pipelines;
 # elsewhere a software decoder, for the stand-in runs.
 if have nvh264dec && have cudadownload; then
-  sys_decode="nvh264dec ! cudadownload ! video/x-raw"
+  sys_decode="nvh264dec ! cudadownload"
 elif have avdec_h264; then
   sys_decode="avdec_h264"
 elif have openh264dec; then
@@ -130,7 +130,10 @@ cuda_skip=""
 for e in nvh264dec cudaupload cudadownload; do
   have "$e" || cuda_skip="${cuda_skip:+$cuda_skip, }no $e"
 done
-if [ -z "$cuda_skip" ] && ! gst-inspect-1.0 "$element" | grep -q 'memory:CUDAMemory'; then
+# (read whole first: grep -q would stop reading, and under pipefail
+# gst-inspect-1.0's broken pipe would count as "no")
+inspected=$(gst-inspect-1.0 "$element" 2>/dev/null || true)
+if [ -z "$cuda_skip" ] && [[ $inspected != *memory:CUDAMemory* ]]; then
   cuda_skip="$element takes no CUDA memory"
 fi
 
@@ -185,7 +188,8 @@ pipeline () {
     esac
   fi
   # The capsfilters pin the memory: cudadownload and the decoder would hand
-  # CUDA memory on to an element that prefers it.
+  # CUDA memory on to an element that prefers it. (Two caps in a row are no
+  # valid description: the decoding parts end with an element.)
   case $mem in
     system) echo "$src ! $decode ! video/x-raw ! $pre$filter ! video/x-raw ! fakesink sync=true" ;;
     cuda) echo "$src ! $decode ! video/x-raw(memory:CUDAMemory) ! $pre$filter ! video/x-raw(memory:CUDAMemory) ! cudadownload ! fakesink sync=true" ;;
