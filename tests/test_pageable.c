@@ -111,6 +111,26 @@ rgba_harness (gint w, gint h)
   return h_;
 }
 
+/* A harness around cudabilateral for @format frames whose downstream
+ * offers @pool, one buffer of @size bytes of system memory, its own. */
+static GstHarness *
+harness_with_pool (const gchar * format, gint w, gint h, gsize size,
+    GstBufferPool * pool)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+  GstHarness *harness;
+
+  gst_buffer_pool_config_set_params (config, caps_for (format, w, h), size,
+      1, 1);
+  fail_unless (gst_buffer_pool_set_config (pool, config));
+  harness = gst_harness_new ("cudabilateral");
+  params_apply (harness->element, &params);
+  gpu_test_offer_pool (harness, pool);
+  gst_harness_set_caps (harness, caps_for (format, w, h), caps_for (format,
+          w, h));
+  return harness;
+}
+
 /* One memory pushed again and again, as a pool's: page-locked from its
  * second frame on, unlocked before it is freed. */
 GST_START_TEST (test_recycled_memory_registered)
@@ -182,19 +202,11 @@ GST_START_TEST (test_staged_bands)
   const gsize size = (gsize) w * h * 4;
   guint8 *area = noise_area (size, 3);
   GstBufferPool *pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
   GstHarness *harness;
   gint i;
 
   g_setenv ("GST_CBF_COPY_THREADS", "4", TRUE);
-  gst_buffer_pool_config_set_params (config, caps_for ("RGBA", w, h), size,
-      1, 1);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  harness = gst_harness_new ("cudabilateral");
-  params_apply (harness->element, &params);
-  gpu_test_offer_pool (harness, pool);
-  gst_harness_set_caps (harness, caps_for ("RGBA", w, h), caps_for ("RGBA",
-          w, h));
+  harness = harness_with_pool ("RGBA", w, h, size, pool);
 
   for (i = 0; i < 2; i++) {
     GstBuffer *in = gst_buffer_new ();
@@ -231,7 +243,6 @@ GST_START_TEST (test_staged_row_tails)
   guint8 *packed = g_malloc ((gsize) w * 3 * h);
   guint8 *expected = g_malloc ((gsize) w * 3 * h);
   GstBufferPool *pool = gst_buffer_pool_new ();
-  GstStructure *config = gst_buffer_pool_get_config (pool);
   GstHarness *harness;
   gint i, y, x;
 
@@ -239,14 +250,7 @@ GST_START_TEST (test_staged_row_tails)
   for (y = 0; y < h; y++)
     memcpy (packed + (gsize) y * w * 3, area + y * stride, (gsize) w * 3);
   params_reference (&params, packed, w * 3, expected, w * 3, w, h, 3, 0, 3);
-  gst_buffer_pool_config_set_params (config, caps_for ("RGB", w, h), size,
-      1, 1);
-  fail_unless (gst_buffer_pool_set_config (pool, config));
-  harness = gst_harness_new ("cudabilateral");
-  params_apply (harness->element, &params);
-  gpu_test_offer_pool (harness, pool);
-  gst_harness_set_caps (harness, caps_for ("RGB", w, h), caps_for ("RGB",
-          w, h));
+  harness = harness_with_pool ("RGB", w, h, size, pool);
   for (i = 0; i < 2; i++) {
     GstBuffer *in = gst_buffer_new (), *out;
     GstVideoFrame frame;

@@ -1354,6 +1354,33 @@ subsample_sited (const guint8 * src, int stride, int width, int height,
     }
 }
 
+/* The quality rows' device planes: an I420 frame of @info in and one out
+ * (dev[0..2], dev[3..5]), packed. */
+static void
+i420_planes_alloc (const GstVideoInfo * info, CbfPlane dev[6])
+{
+  int p;
+
+  for (p = 0; p < 6; p++) {
+    memset (&dev[p], 0, sizeof (CbfPlane));
+    dev[p].width = GST_VIDEO_INFO_COMP_WIDTH (info, p % 3);
+    dev[p].height = GST_VIDEO_INFO_COMP_HEIGHT (info, p % 3);
+    dev[p].pixel_bytes = 1;
+    dev[p].pitch_bytes = dev[p].width;
+    CHECK (cudaMalloc ((void **) &dev[p].data,
+            (size_t) dev[p].width * dev[p].height));
+  }
+}
+
+static void
+i420_planes_free (CbfPlane dev[6])
+{
+  int p;
+
+  for (p = 0; p < 6; p++)
+    cudaFree (dev[p].data);
+}
+
 static void
 bench_chroma_siting (const char *image, const ChromaPsnrRow * tuned,
     GArray * rows)
@@ -1375,15 +1402,7 @@ bench_chroma_siting (const char *image, const ChromaPsnrRow * tuned,
   }
   clean = g_malloc (GST_VIDEO_INFO_SIZE (&info));
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
-  for (p = 0; p < 6; p++) {
-    memset (&dev[p], 0, sizeof (CbfPlane));
-    dev[p].width = GST_VIDEO_INFO_COMP_WIDTH (&info, p % 3);
-    dev[p].height = GST_VIDEO_INFO_COMP_HEIGHT (&info, p % 3);
-    dev[p].pixel_bytes = 1;
-    dev[p].pitch_bytes = dev[p].width;
-    CHECK (cudaMalloc ((void **) &dev[p].data,
-            (size_t) dev[p].width * dev[p].height));
-  }
+  i420_planes_alloc (&info, dev);
   for (s = 0; s < G_N_ELEMENTS (chroma_sitings); s++) {
     GstVideoInfo sited = info, centred = info;
     CbfEngine *engines[2];
@@ -1443,8 +1462,7 @@ bench_chroma_siting (const char *image, const ChromaPsnrRow * tuned,
     cbf_engine_free (engines[0]);
     cbf_engine_free (engines[1]);
   }
-  for (p = 0; p < 6; p++)
-    cudaFree (dev[p].data);
+  i420_planes_free (dev);
   cudaStreamDestroy (stream);
   gst_video_frame_unmap (&frame);
   gst_buffer_unref (buf);
@@ -1463,7 +1481,7 @@ bench_chroma_quality (const char *image, GArray * rows)
     "per-plane chroma parameters (best of sweep)",
     "per-plane + chroma-guide=luma (best of sweep)"
   };
-  int w = 512, h = 512, g, p;
+  int w = 512, h = 512, g;
   guint d, s;
   GstBuffer *buf = load_buffer (image, "I420", w, h);
   GstVideoInfo info;
@@ -1490,15 +1508,7 @@ bench_chroma_quality (const char *image, GArray * rows)
   gst_buffer_unref (buf);
   CHECK (cudaStreamCreateWithFlags (&stream, cudaStreamNonBlocking));
   engine = cbf_engine_new (&info, &error);
-  for (p = 0; p < 6; p++) {
-    memset (&dev[p], 0, sizeof (CbfPlane));
-    dev[p].width = GST_VIDEO_INFO_COMP_WIDTH (&info, p % 3);
-    dev[p].height = GST_VIDEO_INFO_COMP_HEIGHT (&info, p % 3);
-    dev[p].pixel_bytes = 1;
-    dev[p].pitch_bytes = dev[p].width;
-    CHECK (cudaMalloc ((void **) &dev[p].data,
-            (size_t) dev[p].width * dev[p].height));
-  }
+  i420_planes_alloc (&info, dev);
 
   if (chroma_dump_dir) {
     gchar *path = g_build_filename (chroma_dump_dir, "clean.i420", NULL);
@@ -1536,8 +1546,7 @@ bench_chroma_quality (const char *image, GArray * rows)
     if (g)
       tuned = best;
   }
-  for (p = 0; p < 6; p++)
-    cudaFree (dev[p].data);
+  i420_planes_free (dev);
   cbf_engine_free (engine);
   cudaStreamDestroy (stream);
   g_free (clean);
