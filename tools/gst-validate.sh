@@ -57,7 +57,9 @@
 #   CBF_VALIDATE_ELEMENT    element under test (default cudabilateral)
 #   CBF_VALIDATE_PROPS      a stand-in element's properties (default none)
 #   CBF_VALIDATE_CLIP       H.264 MP4 clip (default data/sample-720p.mp4)
-#   CBF_VALIDATE_TIMEOUT    seconds a run may take (default 60)
+#   CBF_VALIDATE_TIMEOUT    seconds a run may take (default 120: forty
+#                           NULL-PLAYING cycles outlast 60 s on a machine
+#                           busy with other tests)
 #   CBF_VALIDATE_JOBS       runs at a time (default 4; 1 under 8 processors)
 #   CBF_VALIDATE_MEMORY     subset of: system cuda
 #   CBF_VALIDATE_MODES      subset of: spatial temporal regions
@@ -82,7 +84,7 @@ validate=$prefix/bin/gst-validate-1.0
 
 element=${CBF_VALIDATE_ELEMENT:-cudabilateral}
 clip=$(cd "$here" && readlink -f "${CBF_VALIDATE_CLIP:-data/sample-720p.mp4}")
-timeout_s=${CBF_VALIDATE_TIMEOUT:-60}
+timeout_s=${CBF_VALIDATE_TIMEOUT:-120}
 
 # The bundle's own libraries are found through its RUNPATH ($ORIGIN); its
 # plugins (the tracer, roiattach) and validate's plugins and scenarios
