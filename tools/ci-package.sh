@@ -150,8 +150,12 @@ for element in videotestsrc videoconvert appsrc appsink pngdec jpegdec autovideo
     fail "$element is missing after installing the package with its Recommends"
 done
 # The description names the architectures built (75: "7.5"), not every one.
-dpkg-deb -f "$deb" Description | grep -qF "compute capability $(echo "$arch" |
-  sed -E 's/([0-9])$/.\1/')" || fail "the description does not name gpu_arch=$arch"
+# (its lines joined, as the phrase may wrap; grep reads it all: -q would
+# stop early, and pipefail take tr's broken pipe for a failure)
+dpkg-deb -f "$deb" Description | tr '\n' ' ' | tr -s ' ' |
+  grep -F "compute capability $(echo "$arch" | sed -E 's/([0-9])$/.\1/')" \
+  >/dev/null ||
+  fail "the description does not name gpu_arch=$arch"
 summary=$(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$work/install.log") ||
   summary="(its output has no line \"N upgraded, N newly installed\")"
 say "apt-get install ./$(basename "$deb"): $summary"
