@@ -272,6 +272,37 @@ constexpr int kCopyBlocksPerSm = 4;
 constexpr int kGuideBlockX = 32;
 constexpr int kGuideBlockY = 8;
 
+/* ------------------------------------------------------------------ */
+/* The motion-compensated temporal filter (motion.cu). The estimator's
+ * constants were chosen on a CPU model of it over the evaluation clips
+ * (what-was-tried.md, "Motion-compensated temporal filter"); the noise
+ * sigma they scale by is temporal-sigma's. */
+
+/* Integer search at the coarsest level: +-kMotionSearch pixels there. */
+constexpr int kMotionSearch = 4;
+/* A match's cost: mean |difference| + kMotionLambda x noise x the
+ * vector's L1 distance to its prediction (levels a pixel of distance, at
+ * full size; halved at each coarser level). */
+constexpr float kMotionLambda = 0.05f;
+/* Lucas-Kanade: the window's margin around a block, iterations, and the
+ * Tikhonov term (a share of the window's noise energy). */
+constexpr int kMotionMargin = 4;
+constexpr int kMotionIterations = 4;
+constexpr float kMotionDamping = 0.05f;
+/* A block's confidence: its structure tensor's smaller eigenvalue less
+ * kMotionFloor x the window's noise energy; the pull-push keeps a block's
+ * own vector from kMotionShrink x that energy up. */
+constexpr float kMotionFloor = 0.07f;
+constexpr float kMotionShrink = 0.05f;
+/* Levels of the pull-push over the block field. */
+constexpr int kMotionPullLevels = 5;
+/* Blocks of pixels of the per-pixel kernels (luma, cut count, blend). */
+constexpr int kMotionTileW = 32;
+constexpr int kMotionTileH = 8;
+/* Warps a block of the per-block kernels (search, refinement), a
+ * warp a block of the field. */
+constexpr int kMotionWarps = 4;
+
 } /* namespace */
 
 #endif /* CBF_TUNABLES_CUH */

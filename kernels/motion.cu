@@ -1,0 +1,876 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* The motion-compensated temporal filter's kernels (motion.h): the motion
+ * estimator (luma pyramids, block search, Lucas-Kanade, pull-push), the
+ * scene cut's count and the blend. */
+
+#include "motion.h"
+#include "tunables.cuh"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+constexpr int kB = CBF_MOTION_BLOCK;
+constexpr int kWin = kB + 2 * kMotionMargin;
+
+__device__ __forceinline__ int clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+__device__ __forceinline__ float clampf (float v, float lo, float hi)
+{
+  return fminf (fmaxf (v, lo), hi);
+}
+
+/* ------------------------------------------------------------------ */
+/* Samples of a CbfMotionView. The views are kernel parameters: their
+ * arrays are read at constant indices only, so that no view is copied to
+ * local memory. */
+
+__device__ __forceinline__ float sample_of (const uint8_t *row, int x,
+    int pixel_bytes, CbfMotionSamples samples, int shift, uint32_t mask,
+    int c)
+{
+  const uint8_t *p = row + (size_t)x * pixel_bytes;
+  switch (samples) {
+  case CBF_MOTION_SAMPLES_8:
+    return (float)*p;
+  case CBF_MOTION_SAMPLES_16:
+    return (float)((*reinterpret_cast<const uint16_t *> (p) >> shift) & mask);
+  default:
+    return (float)((*reinterpret_cast<const uint32_t *> (p) >> (10 * c))
+        & 0x3ffu);
+  }
+}
+
+template <int C>
+__device__ __forceinline__ float sample_at (
+    const CbfMotionView &v, int x, int y)
+{
+  return sample_of (v.data[C] + (size_t)y * v.pitch[C], x, v.pixel_bytes,
+      v.samples, v.shift, v.mask, C);
+}
+
+/* Writes the rounded @s[0 .. C) into pixel (@x, @y), keeping the bits of
+ * the pixel that are not the samples' (alpha, padding). */
+template <int C>
+__device__ __forceinline__ void store_at (
+    const CbfMotionView &v, int x, int y, const int (&s)[C])
+{
+  if constexpr (C == 3) {
+    if (v.samples == CBF_MOTION_SAMPLES_10A2) {
+      uint32_t *p = reinterpret_cast<uint32_t *> (
+          v.data[0] + (size_t)y * v.pitch[0] + (size_t)x * v.pixel_bytes);
+      *p = (*p & 0xc0000000u) | (uint32_t)s[0] | (uint32_t)s[1] << 10
+          | (uint32_t)s[2] << 20;
+      return;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    uint8_t *p = v.data[c] + (size_t)y * v.pitch[c]
+        + (size_t)x * v.pixel_bytes;
+    if (v.samples == CBF_MOTION_SAMPLES_8)
+      *p = (uint8_t)s[c];
+    else
+      *reinterpret_cast<uint16_t *> (p) = (uint16_t)(s[c] << v.shift);
+  }
+}
+
+/* A level of a pyramid. */
+struct Level
+{
+  float *p;
+  int w, h, pitch;
+
+  __device__ __forceinline__ float at (int x, int y) const
+  {
+    return p[(size_t)y * pitch + x];
+  }
+  __device__ __forceinline__ float clamped (int x, int y) const
+  {
+    return at (clampi (x, 0, w - 1), clampi (y, 0, h - 1));
+  }
+};
+
+/* Bilinear at (@x, @y) of @l by the texture units (@tex: its texture),
+ * positions past the level clamped to its edge. */
+__device__ __forceinline__ float fetch (cudaTextureObject_t tex, float x,
+    float y)
+{
+  return tex2D<float> (tex, x + 0.5f, y + 0.5f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The pyramids: the full-size level is the luma blurred by [1 2 1]^2 / 16
+ * (edges replicated), which steadies the search and the gradients against
+ * the noise; each coarser level the 2 x 2 mean of the one below. Two
+ * pictures a launch (blockIdx.z: the current frame, the previous
+ * output), each view's fields picked one by one. */
+
+__global__ void luma_level0 (CbfMotionView cur, CbfMotionView prev,
+    CbfMotionLuma luma, Level cur0, Level prev0)
+{
+  __shared__ float tile[kMotionTileH + 2][kMotionTileW + 2];
+  const bool z = blockIdx.z != 0;
+  const uint8_t *d0 = z ? prev.data[0] : cur.data[0];
+  const uint8_t *d1 = z ? prev.data[1] : cur.data[1];
+  const uint8_t *d2 = z ? prev.data[2] : cur.data[2];
+  const size_t p0 = z ? prev.pitch[0] : cur.pitch[0];
+  const size_t p1 = z ? prev.pitch[1] : cur.pitch[1];
+  const size_t p2 = z ? prev.pitch[2] : cur.pitch[2];
+  const int pb = z ? prev.pixel_bytes : cur.pixel_bytes;
+  const CbfMotionSamples samples = z ? prev.samples : cur.samples;
+  const int shift = z ? prev.shift : cur.shift;
+  const uint32_t mask = z ? prev.mask : cur.mask;
+  const bool colour = (z ? prev.channels : cur.channels) == 3;
+  const Level dst = z ? prev0 : cur0;
+  const int w = dst.w, h = dst.h;
+  const int x0 = blockIdx.x * kMotionTileW - 1;
+  const int y0 = blockIdx.y * kMotionTileH - 1;
+
+  for (int i = threadIdx.y * kMotionTileW + threadIdx.x;
+       i < (kMotionTileW + 2) * (kMotionTileH + 2);
+       i += kMotionTileW * kMotionTileH) {
+    const int tx = i % (kMotionTileW + 2), ty = i / (kMotionTileW + 2);
+    const int x = clampi (x0 + tx, 0, w - 1), y = clampi (y0 + ty, 0, h - 1);
+    float l = luma.weights[0]
+        * sample_of (d0 + (size_t)y * p0, x, pb, samples, shift, mask, 0);
+    if (colour)
+      l += luma.weights[1]
+              * sample_of (d1 + (size_t)y * p1, x, pb, samples, shift, mask, 1)
+          + luma.weights[2]
+              * sample_of (d2 + (size_t)y * p2, x, pb, samples, shift, mask, 2);
+    tile[ty][tx] = l * luma.to_8bit;
+  }
+  __syncthreads ();
+  const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
+  if (x >= w || y >= h)
+    return;
+  float rows[3];
+#pragma unroll
+  for (int j = 0; j < 3; j++) {
+    const float *r = tile[threadIdx.y + j] + threadIdx.x;
+    rows[j] = r[0] + 2.f * r[1] + r[2];
+  }
+  dst.p[(size_t)y * dst.pitch + x]
+      = (rows[0] + 2.f * rows[1] + rows[2]) * (1.f / 16);
+}
+
+__global__ void down2 (Level cur, Level prev, Level cur_out, Level prev_out)
+{
+  const Level src = blockIdx.z ? prev : cur;
+  const Level dst = blockIdx.z ? prev_out : cur_out;
+  const int x = blockIdx.x * kMotionTileW + threadIdx.x;
+  const int y = blockIdx.y * kMotionTileH + threadIdx.y;
+  if (x >= dst.w || y >= dst.h)
+    return;
+  const float *a = src.p + (size_t)(2 * y) * src.pitch + 2 * x;
+  dst.p[(size_t)y * dst.pitch + x]
+      = 0.25f * (a[0] + a[1] + a[src.pitch] + a[src.pitch + 1]);
+}
+
+/* ------------------------------------------------------------------ */
+/* The block search: a warp a block. */
+
+/* Mean |cur - prev (x + v)| over block (@bx, @by) of a level, the block's
+ * pixels past the level clamped to it, and so the reads of prev; the
+ * warp's sum, in every lane. */
+__device__ __forceinline__ float block_sad (
+    const Level &cur, const Level &prev, int bx, int by, int vx, int vy)
+{
+  const int lane = threadIdx.x & 31;
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < kB * kB / 32; k++) {
+    const int i = lane + 32 * k;
+    const int px = bx * kB + i % kB, py = by * kB + i / kB;
+    s += fabsf (cur.clamped (px, py) - prev.clamped (px + vx, py + vy));
+  }
+  for (int o = 16; o; o >>= 1)
+    s += __shfl_xor_sync (0xffffffffu, s, o);
+  return s * (1.f / (kB * kB));
+}
+
+/* The coarsest level: every vector of +-kMotionSearch, cost = mean
+ * |difference| + lambda |v|_1; the first of equal costs in row order. */
+__global__ void search_coarse (
+    Level cur, Level prev, int nbx, int nby, float lambda, int2 *out)
+{
+  constexpr int kSide = 2 * kMotionSearch + 1;
+  constexpr int kT = kB + 2 * kMotionSearch;
+  const int block = blockIdx.x * kMotionWarps + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  __shared__ float cur_tile[kMotionWarps][kB * kB];
+  __shared__ float prev_tile[kMotionWarps][kT][kT];
+  if (block >= nbx * nby)
+    return;
+  const int bx = block % nbx, by = block / nbx;
+  float *ct = cur_tile[threadIdx.x / 32];
+  auto &pt = prev_tile[threadIdx.x / 32];
+  for (int i = lane; i < kB * kB; i += 32)
+    ct[i] = cur.clamped (bx * kB + i % kB, by * kB + i / kB);
+  for (int i = lane; i < kT * kT; i += 32)
+    pt[i / kT][i % kT] = prev.clamped (bx * kB + i % kT - kMotionSearch,
+        by * kB + i / kT - kMotionSearch);
+  __syncwarp ();
+  float best = 3.4e38f;
+  int best_k = 0;
+  for (int k = lane; k < kSide * kSide; k += 32) {
+    const int dx = k % kSide - kMotionSearch, dy = k / kSide - kMotionSearch;
+    float s = 0.f;
+    /* The tile holds the reads clamped to the level as block_sad makes
+     * them: pixel (px, py) moved by v is at (px + dx, py + dy) + R. */
+    for (int i = 0; i < kB * kB; i++)
+      s += fabsf (ct[i] - pt[i / kB + dy + kMotionSearch]
+                            [i % kB + dx + kMotionSearch]);
+    const float cost = s * (1.f / (kB * kB))
+        + lambda * (float)(abs (dx) + abs (dy));
+    if (cost < best) {
+      best = cost;
+      best_k = k;
+    }
+  }
+  for (int o = 16; o; o >>= 1) {
+    const float ob = __shfl_xor_sync (0xffffffffu, best, o);
+    const int ok = __shfl_xor_sync (0xffffffffu, best_k, o);
+    if (ob < best || (ob == best && ok < best_k)) {
+      best = ob;
+      best_k = ok;
+    }
+  }
+  if (lane == 0)
+    out[block] = make_int2 (best_k % kSide - kMotionSearch,
+        best_k / kSide - kMotionSearch);
+}
+
+__device__ __forceinline__ int median9 (int *v)
+{
+#pragma unroll
+  for (int i = 0; i < 5; i++)
+#pragma unroll
+    for (int j = i + 1; j < 9; j++)
+      if (v[j] < v[i]) {
+        const int t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+      }
+  return v[4];
+}
+
+/* The component-wise median of the 3 x 3 vectors around (@bx, @by) of an
+ * @nbx x @nby field, its edges replicated. */
+__device__ __forceinline__ int2 median3 (
+    const int2 *f, int nbx, int nby, int bx, int by)
+{
+  int xs[9], ys[9];
+#pragma unroll
+  for (int j = 0; j < 3; j++)
+#pragma unroll
+    for (int i = 0; i < 3; i++) {
+      const int2 v = f[clampi (by + j - 1, 0, nby - 1) * nbx
+          + clampi (bx + i - 1, 0, nbx - 1)];
+      xs[j * 3 + i] = v.x;
+      ys[j * 3 + i] = v.y;
+    }
+  return make_int2 (median9 (xs), median9 (ys));
+}
+
+/* A finer level: the parent's vector and its four neighbours', doubled,
+ * and zero; the best by cost (mean |difference| + lambda |v - the
+ * parent's 3 x 3 median, doubled|_1), then the eight integer steps around
+ * it. */
+__global__ void search_refine (Level cur, Level prev, int nbx, int nby,
+    const int2 *parent, int pbx, int pby, float lambda, int2 *out)
+{
+  const int block = blockIdx.x * kMotionWarps + threadIdx.x / 32;
+  if (block >= nbx * nby)
+    return;
+  const int bx = block % nbx, by = block / nbx;
+  const int px = min (bx / 2, pbx - 1), py = min (by / 2, pby - 1);
+  int2 m = median3 (parent, pbx, pby, px, py);
+  m.x *= 2;
+  m.y *= 2;
+  auto cost = [&] (int vx, int vy) {
+    return block_sad (cur, prev, bx, by, vx, vy)
+        + lambda * (float)(abs (vx - m.x) + abs (vy - m.y));
+  };
+  const int2 cands[6] = {
+    parent[py * pbx + px],
+    parent[max (py - 1, 0) * pbx + px],
+    parent[min (py + 1, pby - 1) * pbx + px],
+    parent[py * pbx + max (px - 1, 0)],
+    parent[py * pbx + min (px + 1, pbx - 1)],
+    make_int2 (0, 0),
+  };
+  float best = 3.4e38f;
+  int2 b = make_int2 (0, 0);
+#pragma unroll
+  for (int k = 0; k < 6; k++) {
+    const int2 v = make_int2 (2 * cands[k].x, 2 * cands[k].y);
+    const float c = cost (v.x, v.y);
+    if (c < best) {
+      best = c;
+      b = v;
+    }
+  }
+  const int2 centre = b;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+      if (!dx && !dy)
+        continue;
+      const float c = cost (centre.x + dx, centre.y + dy);
+      if (c < best) {
+        best = c;
+        b = make_int2 (centre.x + dx, centre.y + dy);
+      }
+    }
+  if ((threadIdx.x & 31) == 0)
+    out[block] = b;
+}
+
+/* The full-size level's sub-pixel step: inverse-compositional
+ * Lucas-Kanade for a translation over the block and a margin, from the 3
+ * x 3 median of the integer vectors; with the block's confidence, the
+ * smaller eigenvalue of the window's structure tensor (Sobel gradients)
+ * less a floor. A warp a block, kSubX x kSubY blocks sharing a tile of the
+ * current frame (edges replicated), from which each window's samples and
+ * gradients come; the previous output read through the texture units. */
+constexpr int kSubX = 4, kSubY = 2;
+constexpr int kSubTileW = kSubX * kB + 2 * kMotionMargin + 2;
+constexpr int kSubTileH = kSubY * kB + 2 * kMotionMargin + 2;
+
+__global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
+    cudaTextureObject_t prev, int nbx, int nby, const int2 *integer,
+    float noise, float4 *out)
+{
+  __shared__ float tile[kSubTileH][kSubTileW];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+  const int tx0 = blockIdx.x * kSubX * kB - kMotionMargin - 1;
+  const int ty0 = blockIdx.y * kSubY * kB - kMotionMargin - 1;
+  for (int i = threadIdx.x; i < kSubTileW * kSubTileH; i += blockDim.x)
+    tile[i / kSubTileW][i % kSubTileW]
+        = cur.clamped (tx0 + i % kSubTileW, ty0 + i / kSubTileW);
+  __syncthreads ();
+  const int bx = blockIdx.x * kSubX + warp % kSubX;
+  const int by = blockIdx.y * kSubY + warp / kSubX;
+  if (bx >= nbx || by >= nby)
+    return;
+  /* The window's top-left in the tile, past its one-pixel apron. */
+  const int wx = (warp % kSubX) * kB + 1, wy = (warp / kSubX) * kB + 1;
+  constexpr int kPer = kWin * kWin / 32;
+  float t[kPer], gx[kPer], gy[kPer];
+  float a11 = 0.f, a22 = 0.f, a12 = 0.f, sxx = 0.f, syy = 0.f, sxy = 0.f;
+#pragma unroll
+  for (int k = 0; k < kPer; k++) {
+    const int i = lane + 32 * k;
+    const int x = wx + i % kWin, y = wy + i / kWin;
+    const float *rm = tile[y - 1], *r = tile[y], *rp = tile[y + 1];
+    t[k] = r[x];
+    gx[k] = 0.5f * (r[x + 1] - r[x - 1]);
+    gy[k] = 0.5f * (rp[x] - rm[x]);
+    a11 += gx[k] * gx[k];
+    a22 += gy[k] * gy[k];
+    a12 += gx[k] * gy[k];
+    /* Sobel / 8. */
+    const float sx = ((rm[x + 1] - rm[x - 1]) + 2.f * (r[x + 1] - r[x - 1])
+        + (rp[x + 1] - rp[x - 1])) * 0.125f;
+    const float sy = ((rp[x - 1] - rm[x - 1]) + 2.f * (rp[x] - rm[x])
+        + (rp[x + 1] - rm[x + 1])) * 0.125f;
+    sxx += sx * sx;
+    syy += sy * sy;
+    sxy += sx * sy;
+  }
+  for (int o = 16; o; o >>= 1) {
+    a11 += __shfl_xor_sync (0xffffffffu, a11, o);
+    a22 += __shfl_xor_sync (0xffffffffu, a22, o);
+    a12 += __shfl_xor_sync (0xffffffffu, a12, o);
+    sxx += __shfl_xor_sync (0xffffffffu, sxx, o);
+    syy += __shfl_xor_sync (0xffffffffu, syy, o);
+    sxy += __shfl_xor_sync (0xffffffffu, sxy, o);
+  }
+  const float energy = (float)(kWin * kWin) * noise * noise;
+  const float mu = energy * 0.25f * kMotionDamping;
+  a11 += mu;
+  a22 += mu;
+  const float det = a11 * a22 - a12 * a12;
+  const int2 m = median3 (integer, nbx, nby, bx, by);
+  float fx = (float)m.x, fy = (float)m.y;
+  const float x0 = (float)(bx * kB - kMotionMargin);
+  const float y0 = (float)(by * kB - kMotionMargin);
+  for (int it = 0; it < kMotionIterations; it++) {
+    float b1 = 0.f, b2 = 0.f;
+#pragma unroll
+    for (int k = 0; k < kPer; k++) {
+      const int i = lane + 32 * k;
+      const float e
+          = fetch (prev, x0 + (float)(i % kWin) + fx, y0 + (float)(i / kWin) + fy)
+          - t[k];
+      b1 += gx[k] * e;
+      b2 += gy[k] * e;
+    }
+    for (int o = 16; o; o >>= 1) {
+      b1 += __shfl_xor_sync (0xffffffffu, b1, o);
+      b2 += __shfl_xor_sync (0xffffffffu, b2, o);
+    }
+    fx -= clampf ((a22 * b1 - a12 * b2) / det, -1.f, 1.f);
+    fy -= clampf ((a11 * b2 - a12 * b1) / det, -1.f, 1.f);
+  }
+  const float lmin = 0.5f * (sxx + syy
+      - sqrtf ((sxx - syy) * (sxx - syy) + 4.f * sxy * sxy));
+  if (lane == 0)
+    out[by * nbx + bx] = make_float4 (fx, fy,
+        fmaxf (lmin - kMotionFloor * energy, 0.f), 0.f);
+}
+
+/* ------------------------------------------------------------------ */
+/* The pull-push over the block field: confident blocks keep their
+ * vectors, weaker ones blend towards the confidence-weighted mean of ever
+ * larger neighbourhoods, down to zero where no block is sure. */
+
+/* Cells of level @l of an @n-wide field (each level halves, rounding
+ * up). */
+__host__ __device__ __forceinline__ int level_cells (int n, int l)
+{
+  for (int i = 0; i < l; i++)
+    n = (n + 1) / 2;
+  return n;
+}
+
+/* Where level @l (1 ..) starts in the pull buffer. */
+__host__ __device__ __forceinline__ size_t pull_offset (int nbx, int nby, int l)
+{
+  size_t o = 0;
+  for (int i = 1; i < l; i++)
+    o += (size_t)level_cells (nbx, i) * level_cells (nby, i);
+  return o;
+}
+
+constexpr int kPullTile = 1 << kMotionPullLevels;
+
+/* A block of threads per kPullTile x kPullTile blocks of the field: the
+ * sums of (w, w vx, w vy) of every level above the field's within it. */
+__global__ void pull (const float4 *fine, int nbx, int nby, float4 *sums)
+{
+  __shared__ float4 s[kPullTile * kPullTile];
+  const int tx = threadIdx.x % kPullTile, ty = threadIdx.x / kPullTile;
+  const int bx = blockIdx.x * kPullTile + tx, by = blockIdx.y * kPullTile + ty;
+  float4 v = make_float4 (0.f, 0.f, 0.f, 0.f);
+  if (bx < nbx && by < nby) {
+    const float4 f = fine[by * nbx + bx];
+    v = make_float4 (f.z, f.z * f.x, f.z * f.y, 0.f);
+  }
+  s[threadIdx.x] = v;
+  __syncthreads ();
+  for (int l = 1, step = 1; l <= kMotionPullLevels; l++, step *= 2) {
+    /* Cell (tx, ty) of level l - 1 sits at s[(ty step) kPullTile + tx
+     * step]; level l's cells gather four of them. */
+    float4 a = make_float4 (0.f, 0.f, 0.f, 0.f);
+    const bool mine = (tx % (2 * step)) == 0 && (ty % (2 * step)) == 0;
+    if (mine) {
+      for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 2; i++) {
+          const float4 q = s[(ty + j * step) * kPullTile + tx + i * step];
+          a.x += q.x;
+          a.y += q.y;
+          a.z += q.z;
+        }
+    }
+    __syncthreads ();
+    if (mine) {
+      s[threadIdx.x] = a;
+      const int cw = level_cells (nbx, l), ch = level_cells (nby, l);
+      const int cx = bx >> l, cy = by >> l;
+      if (cx < cw && cy < ch)
+        sums[pull_offset (nbx, nby, l) + (size_t)cy * cw + cx] = a;
+    }
+    __syncthreads ();
+  }
+}
+
+/* A thread a block: its vector pushed down from the coarsest level. */
+__global__ void push (const float4 *fine, const float4 *sums, int nbx,
+    int nby, float shrink, float2 *field)
+{
+  const int bx = blockIdx.x * blockDim.x + threadIdx.x;
+  const int by = blockIdx.y;
+  if (bx >= nbx || by >= nby)
+    return;
+  const int L = kMotionPullLevels;
+  float4 c = sums[pull_offset (nbx, nby, L)
+      + (size_t)(by >> L) * level_cells (nbx, L) + (bx >> L)];
+  float vx = c.y / (c.x + shrink), vy = c.z / (c.x + shrink);
+  for (int l = L - 1; l >= 0; l--) {
+    if (l == 0) {
+      const float4 f = fine[by * nbx + bx];
+      c = make_float4 (f.z, f.z * f.x, f.z * f.y, 0.f);
+    } else {
+      c = sums[pull_offset (nbx, nby, l)
+          + (size_t)(by >> l) * level_cells (nbx, l) + (bx >> l)];
+    }
+    const float a = fminf (c.x / shrink, 1.f);
+    const float wsum = fmaxf (c.x, 1e-9f);
+    vx = a * c.y / wsum + (1.f - a) * vx;
+    vy = a * c.z / wsum + (1.f - a) * vy;
+  }
+  field[by * nbx + bx] = make_float2 (vx, vy);
+}
+
+/* The field's vector at luma position (@x, @y) (motion.h). */
+__device__ __forceinline__ float2 motion_at (
+    const float2 *field, int nbx, int nby, float x, float y)
+{
+  const float half = (kB - 1) * 0.5f;
+  const float fx = clampf ((x - half) * (1.f / kB), 0.f, (float)(nbx - 1));
+  const float fy = clampf ((y - half) * (1.f / kB), 0.f, (float)(nby - 1));
+  const int x0 = (int)fx, y0 = (int)fy;
+  const int x1 = min (x0 + 1, nbx - 1), y1 = min (y0 + 1, nby - 1);
+  const float ax = fx - (float)x0, ay = fy - (float)y0;
+  const float2 a = field[y0 * nbx + x0], b = field[y0 * nbx + x1];
+  const float2 c = field[y1 * nbx + x0], d = field[y1 * nbx + x1];
+  return make_float2 (
+      (1.f - ay) * ((1.f - ax) * a.x + ax * b.x)
+          + ay * ((1.f - ax) * c.x + ax * d.x),
+      (1.f - ay) * ((1.f - ax) * a.y + ax * b.y)
+          + ay * ((1.f - ax) * c.y + ax * d.y));
+}
+
+/* ------------------------------------------------------------------ */
+/* The scene cut: on the half-size level, the pixels whose 3 x 3 mean of
+ * (current - compensated previous) a gate of the temporal sigma rejects
+ * (g < 0.1: above sqrt (2 ln 10) sigma). */
+
+__global__ void count_rejected (Level cur, cudaTextureObject_t prev,
+    const float2 *field, int nbx, int nby, float limit, unsigned int *count)
+{
+  __shared__ float tile[kMotionTileH + 2][kMotionTileW + 2];
+  const int w = cur.w, h = cur.h;
+  const int x0 = blockIdx.x * kMotionTileW - 1;
+  const int y0 = blockIdx.y * kMotionTileH - 1;
+  for (int i = threadIdx.y * kMotionTileW + threadIdx.x;
+       i < (kMotionTileW + 2) * (kMotionTileH + 2);
+       i += kMotionTileW * kMotionTileH) {
+    const int x = clampi (x0 + i % (kMotionTileW + 2), 0, w - 1);
+    const int y = clampi (y0 + i / (kMotionTileW + 2), 0, h - 1);
+    const float2 v = motion_at (field, nbx, nby, 2.f * x + 0.5f,
+        2.f * y + 0.5f);
+    tile[i / (kMotionTileW + 2)][i % (kMotionTileW + 2)]
+        = cur.at (x, y) - fetch (prev, x + 0.5f * v.x, y + 0.5f * v.y);
+  }
+  __syncthreads ();
+  const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
+  bool rejected = false;
+  if (x < w && y < h) {
+    float s = 0.f;
+    for (int j = 0; j < 3; j++)
+      for (int i = 0; i < 3; i++)
+        s += tile[threadIdx.y + j][threadIdx.x + i];
+    rejected = fabsf (s) * (1.f / 9) > limit;
+  }
+  const unsigned int votes = __ballot_sync (0xffffffffu, rejected);
+  if ((threadIdx.x & 31) == 0 && votes)
+    atomicAdd (count, (unsigned int)__popc (votes));
+}
+
+/* ------------------------------------------------------------------ */
+/* The blend: a tile of (B - P) with a one-pixel apron, each pixel warped
+ * by its own vector; then each output's gate from its 3 x 3 mean. */
+
+struct BlendArgs
+{
+  CbfMotionView spatial, prev, next, out;
+  int sub_x, sub_y;
+  float gain, gate;
+  const float2 *field;
+  int nbx, nby;
+  const unsigned int *cut_count;
+  unsigned int cut_limit;
+  int row_begin, row_end;
+};
+
+template <int C> __global__ void blend (BlendArgs a)
+{
+  __shared__ float diff[C][kMotionTileH + 2][kMotionTileW + 2];
+  const int w = a.out.width, h = a.out.height;
+  const bool have_prev = a.prev.data[0] != nullptr;
+  const float gain = have_prev && *a.cut_count <= a.cut_limit ? a.gain : 0.f;
+  const int x0 = blockIdx.x * kMotionTileW - 1;
+  const int y0 = a.row_begin + blockIdx.y * kMotionTileH - 1;
+  if (gain > 0.f) {
+    for (int i = threadIdx.y * kMotionTileW + threadIdx.x;
+         i < (kMotionTileW + 2) * (kMotionTileH + 2);
+         i += kMotionTileW * kMotionTileH) {
+      const int x = clampi (x0 + i % (kMotionTileW + 2), 0, w - 1);
+      const int y = clampi (y0 + i / (kMotionTileW + 2), 0, h - 1);
+      const float2 v = motion_at (a.field, a.nbx, a.nby,
+          (x + 0.5f) * a.sub_x - 0.5f, (y + 0.5f) * a.sub_y - 0.5f);
+      const float px = clampf (x + v.x / a.sub_x, 0.f, (float)(w - 1));
+      const float py = clampf (y + v.y / a.sub_y, 0.f, (float)(h - 1));
+      const int ix = (int)px, iy = (int)py;
+      const int ix1 = min (ix + 1, w - 1), iy1 = min (iy + 1, h - 1);
+      const float ax = px - (float)ix, ay = py - (float)iy;
+      float p00[3], p01[3], p10[3], p11[3], b[3];
+      p00[0] = sample_at<0> (a.prev, ix, iy);
+      p01[0] = sample_at<0> (a.prev, ix1, iy);
+      p10[0] = sample_at<0> (a.prev, ix, iy1);
+      p11[0] = sample_at<0> (a.prev, ix1, iy1);
+      b[0] = sample_at<0> (a.spatial, x, y);
+      if constexpr (C == 3) {
+        p00[1] = sample_at<C - 2> (a.prev, ix, iy);
+        p01[1] = sample_at<C - 2> (a.prev, ix1, iy);
+        p10[1] = sample_at<C - 2> (a.prev, ix, iy1);
+        p11[1] = sample_at<C - 2> (a.prev, ix1, iy1);
+        b[1] = sample_at<C - 2> (a.spatial, x, y);
+        p00[2] = sample_at<C - 1> (a.prev, ix, iy);
+        p01[2] = sample_at<C - 1> (a.prev, ix1, iy);
+        p10[2] = sample_at<C - 1> (a.prev, ix, iy1);
+        p11[2] = sample_at<C - 1> (a.prev, ix1, iy1);
+        b[2] = sample_at<C - 1> (a.spatial, x, y);
+      }
+#pragma unroll
+      for (int c = 0; c < C; c++) {
+        const float t = p00[c] + ax * (p01[c] - p00[c]);
+        const float u = p10[c] + ax * (p11[c] - p10[c]);
+        diff[c][i / (kMotionTileW + 2)][i % (kMotionTileW + 2)]
+            = b[c] - (t + ay * (u - t));
+      }
+    }
+    __syncthreads ();
+  }
+  const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
+  if (x >= w || y >= a.row_end)
+    return;
+  float d = 0.f;
+  if (gain > 0.f) {
+#pragma unroll
+    for (int c = 0; c < C; c++) {
+      float s = 0.f;
+#pragma unroll
+      for (int j = 0; j < 3; j++)
+#pragma unroll
+        for (int i = 0; i < 3; i++)
+          s += diff[c][threadIdx.y + j][threadIdx.x + i];
+      d += fabsf (s) * (1.f / 9);
+    }
+  }
+  const float g = gain > 0.f ? gain * exp2f (-a.gate * d * d) : 0.f;
+  float b[3];
+  b[0] = sample_at<0> (a.spatial, x, y);
+  if constexpr (C == 3) {
+    b[1] = sample_at<C - 2> (a.spatial, x, y);
+    b[2] = sample_at<C - 1> (a.spatial, x, y);
+  }
+  int r[C];
+#pragma unroll
+  for (int c = 0; c < C; c++) {
+    /* B - P of the output itself is the tile's centre. */
+    const float bp = gain > 0.f ? diff[c][threadIdx.y + 1][threadIdx.x + 1]
+                                : 0.f;
+    r[c] = min (max (__float2int_rn (b[c] - g * bp), 0), (int)a.out.mask);
+  }
+  store_at<C> (a.out, x, y, r);
+  store_at<C> (a.next, x, y, r);
+}
+
+} /* namespace */
+
+extern "C" {
+
+cudaError_t
+cbf_motion_scratch_alloc (CbfMotionScratch *s, int width, int height)
+{
+  const int nbx = (width + kB - 1) / kB, nby = (height + kB - 1) / kB;
+  cudaError_t err = cudaSuccess;
+  if (s->cur[0] && s->width == width && s->height == height)
+    return cudaSuccess;
+  cbf_motion_scratch_free (s);
+  s->width = width;
+  s->height = height;
+  s->blocks_x = nbx;
+  s->blocks_y = nby;
+  for (int l = 0; l < CBF_MOTION_LEVELS && err == cudaSuccess; l++) {
+    /* Rows of whole 128-byte lines, as the texture units need them. */
+    const int lw = width >> l, lh = height >> l;
+    const int lbx = (lw + kB - 1) / kB, lby = (lh + kB - 1) / kB;
+    s->pitch[l] = (lw + 31) / 32 * 32;
+    const size_t bytes = (size_t)s->pitch[l] * (lh > 0 ? lh : 1)
+        * sizeof (float);
+    err = cudaMalloc (&s->cur[l], bytes);
+    if (err == cudaSuccess)
+      err = cudaMalloc (&s->prev[l], bytes);
+    if (err == cudaSuccess)
+      err = cudaMalloc (&s->coarse[l],
+          (size_t)(lbx > 0 ? lbx : 1) * (lby > 0 ? lby : 1) * sizeof (int2));
+    if (err == cudaSuccess && lw > 0 && lh > 0) {
+      cudaResourceDesc res = {};
+      cudaTextureDesc tex = {};
+      res.resType = cudaResourceTypePitch2D;
+      res.res.pitch2D.devPtr = s->prev[l];
+      res.res.pitch2D.desc = cudaCreateChannelDesc<float> ();
+      res.res.pitch2D.width = lw;
+      res.res.pitch2D.height = lh;
+      res.res.pitch2D.pitchInBytes = (size_t)s->pitch[l] * sizeof (float);
+      tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
+      tex.filterMode = cudaFilterModeLinear;
+      tex.readMode = cudaReadModeElementType;
+      err = cudaCreateTextureObject (&s->prev_tex[l], &res, &tex, nullptr);
+    }
+  }
+  if (err == cudaSuccess)
+    err = cudaMalloc (&s->fine, (size_t)nbx * nby * sizeof (float4));
+  if (err == cudaSuccess)
+    err = cudaMalloc (&s->pull, (pull_offset (nbx, nby,
+                                     kMotionPullLevels + 1) + 1)
+            * sizeof (float4));
+  if (err == cudaSuccess)
+    err = cudaMalloc (&s->field, (size_t)nbx * nby * sizeof (float2));
+  if (err == cudaSuccess)
+    err = cudaMalloc (&s->cut_count, sizeof (unsigned int));
+  if (err != cudaSuccess)
+    cbf_motion_scratch_free (s);
+  return err;
+}
+
+void
+cbf_motion_scratch_free (CbfMotionScratch *s)
+{
+  for (int l = 0; l < CBF_MOTION_LEVELS; l++) {
+    if (s->prev_tex[l])
+      cudaDestroyTextureObject (s->prev_tex[l]);
+    cudaFree (s->cur[l]);
+    cudaFree (s->prev[l]);
+    cudaFree (s->coarse[l]);
+  }
+  cudaFree (s->fine);
+  cudaFree (s->pull);
+  cudaFree (s->field);
+  cudaFree (s->cut_count);
+  *s = CbfMotionScratch ();
+}
+
+static Level
+level_of (float *const *levels, const CbfMotionScratch *s, int l)
+{
+  Level v;
+  v.p = levels[l];
+  v.w = s->width >> l;
+  v.h = s->height >> l;
+  v.pitch = s->pitch[l];
+  return v;
+}
+
+cudaError_t
+cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
+    const CbfMotionLuma *luma, float gate_sigma, CbfMotionScratch *s,
+    cudaStream_t stream)
+{
+  const int w = s->width, h = s->height;
+  const dim3 tile (kMotionTileW, kMotionTileH);
+  const float noise = fmaxf (luma->noise, 1.f);
+  auto blocks_of = [] (int n) {
+    return (unsigned)((n + kMotionWarps - 1) / kMotionWarps);
+  };
+  cudaError_t err = cudaMemsetAsync (s->cut_count, 0, sizeof (unsigned int),
+      stream);
+
+  /* No previous output, or a frame too small for the coarsest level: no
+   * motion. */
+  if (!prev || (w >> (CBF_MOTION_LEVELS - 1)) < 1
+      || (h >> (CBF_MOTION_LEVELS - 1)) < 1) {
+    if (err == cudaSuccess)
+      err = cudaMemsetAsync (s->field, 0, (size_t)s->blocks_x * s->blocks_y
+          * sizeof (float2), stream);
+    return err;
+  }
+  if (err != cudaSuccess)
+    return err;
+
+  luma_level0<<<dim3 ((w + kMotionTileW - 1) / kMotionTileW,
+                    (h + kMotionTileH - 1) / kMotionTileH, 2),
+      tile, 0, stream>>> (*cur, *prev, *luma, level_of (s->cur, s, 0),
+      level_of (s->prev, s, 0));
+  for (int l = 1; l < CBF_MOTION_LEVELS; l++) {
+    const Level c = level_of (s->cur, s, l);
+    down2<<<dim3 ((c.w + kMotionTileW - 1) / kMotionTileW,
+                (c.h + kMotionTileH - 1) / kMotionTileH, 2),
+        tile, 0, stream>>> (level_of (s->cur, s, l - 1),
+        level_of (s->prev, s, l - 1), c, level_of (s->prev, s, l));
+  }
+  /* The search, coarsest level first. */
+  const float lambda = kMotionLambda * fmaxf (luma->noise, 2.f);
+  int L = CBF_MOTION_LEVELS - 1;
+  int lbx = ((w >> L) + kB - 1) / kB, lby = ((h >> L) + kB - 1) / kB;
+  search_coarse<<<blocks_of (lbx * lby), 32 * kMotionWarps, 0, stream>>> (
+      level_of (s->cur, s, L), level_of (s->prev, s, L), lbx, lby,
+      lambda / (1 << L), s->coarse[L]);
+  for (int l = L - 1; l >= 0; l--) {
+    const int pbx = lbx, pby = lby;
+    lbx = ((w >> l) + kB - 1) / kB;
+    lby = ((h >> l) + kB - 1) / kB;
+    search_refine<<<blocks_of (lbx * lby), 32 * kMotionWarps, 0, stream>>> (
+        level_of (s->cur, s, l), level_of (s->prev, s, l), lbx, lby,
+        s->coarse[l + 1], pbx, pby, lambda / (1 << l), s->coarse[l]);
+  }
+  subpixel<<<dim3 ((lbx + kSubX - 1) / kSubX, (lby + kSubY - 1) / kSubY),
+      32 * kSubX * kSubY, 0, stream>>> (level_of (s->cur, s, 0),
+      s->prev_tex[0], lbx, lby, s->coarse[0], noise, s->fine);
+  const float energy = (float)(kWin * kWin) * noise * noise;
+  pull<<<dim3 ((lbx + kPullTile - 1) / kPullTile,
+             (lby + kPullTile - 1) / kPullTile),
+      kPullTile * kPullTile, 0, stream>>> (s->fine, lbx, lby, s->pull);
+  push<<<dim3 ((lbx + 127) / 128, lby), 128, 0, stream>>> (
+      s->fine, s->pull, lbx, lby, kMotionShrink * energy, s->field);
+
+  const Level c1 = level_of (s->cur, s, 1);
+  count_rejected<<<dim3 ((c1.w + kMotionTileW - 1) / kMotionTileW,
+                       (c1.h + kMotionTileH - 1) / kMotionTileH),
+      tile, 0, stream>>> (c1, s->prev_tex[1], s->field, lbx, lby,
+      2.1459660f * gate_sigma, s->cut_count);
+  return cudaGetLastError ();
+}
+
+cudaError_t
+cbf_motion_blend (const CbfMotionView *spatial, const CbfMotionView *prev,
+    const CbfMotionView *next, const CbfMotionView *out, int sub_x,
+    int sub_y, float gain, float gate, const CbfMotionScratch *s,
+    int row_begin, int row_end, cudaStream_t stream)
+{
+  BlendArgs a;
+  a.spatial = *spatial;
+  a.prev = prev ? *prev : CbfMotionView ();
+  a.next = *next;
+  a.out = *out;
+  a.sub_x = sub_x;
+  a.sub_y = sub_y;
+  a.gain = gain;
+  a.gate = gate;
+  a.field = s->field;
+  a.nbx = s->blocks_x;
+  a.nby = s->blocks_y;
+  a.cut_count = s->cut_count;
+  a.cut_limit = (unsigned int)(CBF_MOTION_CUT_SHARE
+      * (float)((s->width >> 1) * (s->height >> 1)));
+  a.row_begin = row_begin;
+  a.row_end = row_end;
+  if (row_end <= row_begin)
+    return cudaSuccess;
+  const dim3 grid ((out->width + kMotionTileW - 1) / kMotionTileW,
+      (row_end - row_begin + kMotionTileH - 1) / kMotionTileH);
+  const dim3 tile (kMotionTileW, kMotionTileH);
+  if (out->channels == 3)
+    blend<3><<<grid, tile, 0, stream>>> (a);
+  else
+    blend<1><<<grid, tile, 0, stream>>> (a);
+  return cudaGetLastError ();
+}
+
+} /* extern "C" */
