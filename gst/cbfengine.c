@@ -8,6 +8,7 @@
  */
 
 #include "cbfengine.h"
+#include "motion.h"
 #include "temporal.h"
 
 #include <string.h>
@@ -60,6 +61,30 @@ struct _CbfEngine
   CbfFilterParams identity_luma, identity_chroma;
   float *identity_dev;
 
+  /* temporal-motion=compensated: the spatial kernels leave their result
+   * in the state above, and the blend (motion.h) reads the previous
+   * output from one history and leaves this frame's in the other, which
+   * swap once a frame's last band is enqueued; the validity flags above
+   * then speak of the history at history_slot. The blend of the frame
+   * being enqueued (made by prepare), the estimator's buffers and what it
+   * reads luma as; the cut counts' copies to the host, two frames'
+   * (a frame's count is read once its copy is done, without waiting for
+   * it where it is not), which of them are still to be counted and which
+   * the next frame takes, and the cuts counted. */
+  gboolean motion_on;
+  CbfFrameState history[2];
+  guint history_slot;
+  CbfMotionRun motion_run;
+  CbfMotionScratch motion;
+  CbfMotionLuma motion_luma;
+  gboolean field_made;
+  guint *cut_host;
+  cudaEvent_t cut_copied[2];
+  gboolean cut_pending[2];
+  guint cut_slot;
+  guint cut_limit;
+  guint64 scene_cuts;
+
   /* The regions of the next frames, and their weights on the device for
    * the luma (or RGB) plane and for the chroma planes. */
   gboolean regions_on;
@@ -84,6 +109,28 @@ wants_by_plane (const CbfParams * p)
   return p->chroma_guide != CBF_CHROMA_GUIDE_NONE || p->luma_unfiltered
       || !p->filter_chroma || p->chroma_diameter >= 0
       || p->chroma_sigma_color >= 0 || p->chroma_sigma_space >= 0;
+}
+
+/* The estimator's luma of the frames (CbfMotionLuma): luma itself, or
+ * (R + 2 G + B) / 4 of RGB, whose green is the middle colour sample of a
+ * packed pixel and the first plane of GBR. */
+static void
+set_motion_luma (CbfEngine * engine)
+{
+  const GstVideoInfo *info = &engine->info;
+  CbfMotionLuma *l = &engine->motion_luma;
+
+  l->weights[0] = 1.f;
+  l->weights[1] = l->weights[2] = 0.f;
+  if (engine->plan.passes[0].channels == 3 && GST_VIDEO_INFO_IS_RGB (info)) {
+    gboolean green_first = GST_VIDEO_INFO_N_PLANES (info) == 3
+        && GST_VIDEO_INFO_COMP_PLANE (info, GST_VIDEO_COMP_G) == 0;
+
+    l->weights[0] = green_first ? 0.5f : 0.25f;
+    l->weights[1] = green_first ? 0.25f : 0.5f;
+    l->weights[2] = 0.25f;
+  }
+  l->to_8bit = 255.f / (float) ((1u << engine->plan.bits) - 1);
 }
 
 CbfEngine *
@@ -111,6 +158,7 @@ cbf_engine_set_info (CbfEngine * engine, const GstVideoInfo * info,
   }
   engine->info = *info;
   engine->plan = plan;
+  set_motion_luma (engine);
   /* The chroma parameters depend on the format's subsampling, the scaled
    * mask on the size. */
   engine->dirty = TRUE;
@@ -140,6 +188,7 @@ cbf_engine_set_params (CbfEngine * engine, const CbfParams * params)
   /* YUV 4:4:4 changes plans: its passes, their state and chroma's mask. */
   if (by_plane != engine->by_plane && cbf_frame_plan_can_split (&engine->info)) {
     cbf_frame_plan_init (&engine->plan, &engine->info, by_plane);
+    set_motion_luma (engine);
     cbf_engine_reset (engine);
   }
   engine->by_plane = by_plane;
@@ -400,50 +449,54 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
 }
 
 static void
-free_state (CbfEngine * engine)
+free_frame_state (CbfFrameState * state)
 {
   guint i, v;
 
   for (i = 0; i < CBF_MAX_PASSES; i++)
     for (v = 0; v < 3; v++) {
-      cudaFree (engine->state[i][v].data);
-      memset (&engine->state[i][v], 0, sizeof (CbfPlane));
+      cudaFree ((*state)[i][v].data);
+      memset (&(*state)[i][v], 0, sizeof (CbfPlane));
     }
+}
+
+static void
+free_state (CbfEngine * engine)
+{
+  guint i;
+
+  free_frame_state (&engine->state);
+  free_frame_state (&engine->history[0]);
+  free_frame_state (&engine->history[1]);
+  cbf_motion_scratch_free (&engine->motion);
+  cudaFreeHost (engine->cut_host);
+  engine->cut_host = NULL;
+  for (i = 0; i < 2; i++) {
+    if (engine->cut_copied[i])
+      cudaEventDestroy (engine->cut_copied[i]);
+    engine->cut_copied[i] = NULL;
+    engine->cut_pending[i] = FALSE;
+  }
   cudaFree (engine->identity_dev);
   engine->identity_dev = NULL;
   cbf_engine_reset (engine);
 }
 
-/* Makes the state of every view of the plan's passes (one of colour's),
- * keeping what it has where the sizes are the same, and the identity's
- * coefficient. */
+/* Makes @state for every view of the plan's passes (one of colour's),
+ * keeping what it has where the sizes are the same. */
 static cudaError_t
-ensure_state (CbfEngine * engine)
+ensure_frame_state (const CbfFramePlan * plan, CbfFrameState * state_of)
 {
-  const CbfFramePlan *plan = &engine->plan;
   cudaError_t err = cudaSuccess;
   guint i, v;
 
-  if (!engine->identity_dev) {
-    const float one = 1.f;
-
-    err = cudaMalloc ((void **) &engine->identity_dev, sizeof (float));
-    if (err == cudaSuccess)
-      err = cudaMemcpy (engine->identity_dev, &one, sizeof (float),
-          cudaMemcpyHostToDevice);
-    if (err != cudaSuccess)
-      return err;
-    engine->identity_luma.radius = 0;
-    engine->identity_luma.gaussian.coeffs_dev = engine->identity_dev;
-    engine->identity_chroma = engine->identity_luma;
-  }
   for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
     const CbfPass *pass = &plan->passes[i];
     guint views = pass->channels == 3 ? 1 : pass->n_views;
     gint bytes = cbf_temporal_state_bytes (pass->channels, plan->bits);
 
     for (v = 0; v < views && err == cudaSuccess; v++) {
-      CbfPlane *state = &engine->state[i][v];
+      CbfPlane *state = &(*state_of)[i][v];
 
       if (state->data && state->width == pass->width
           && state->height == pass->height && state->pixel_bytes == bytes)
@@ -459,9 +512,80 @@ ensure_state (CbfEngine * engine)
       }
     }
   }
+  return err;
+}
+
+/* Makes the state of every view of the plan's passes, with
+ * temporal-motion=compensated the histories and the estimator's buffers
+ * too, and the identity's coefficient. */
+static cudaError_t
+ensure_state (CbfEngine * engine)
+{
+  const CbfFramePlan *plan = &engine->plan;
+  cudaError_t err = cudaSuccess;
+
+  if (!engine->identity_dev) {
+    const float one = 1.f;
+
+    err = cudaMalloc ((void **) &engine->identity_dev, sizeof (float));
+    if (err == cudaSuccess)
+      err = cudaMemcpy (engine->identity_dev, &one, sizeof (float),
+          cudaMemcpyHostToDevice);
+    if (err != cudaSuccess)
+      return err;
+    engine->identity_luma.radius = 0;
+    engine->identity_luma.gaussian.coeffs_dev = engine->identity_dev;
+    engine->identity_chroma = engine->identity_luma;
+  }
+  err = ensure_frame_state (plan, &engine->state);
+  if (err == cudaSuccess && engine->motion_on) {
+    err = ensure_frame_state (plan, &engine->history[0]);
+    if (err == cudaSuccess)
+      err = ensure_frame_state (plan, &engine->history[1]);
+    if (err == cudaSuccess)
+      err = cbf_motion_scratch_alloc (&engine->motion,
+          plan->passes[0].width, plan->passes[0].height);
+    if (err == cudaSuccess && !engine->cut_host)
+      err = cudaHostAlloc ((void **) &engine->cut_host, 2 * sizeof (guint),
+          cudaHostAllocPortable);
+    if (err == cudaSuccess && !engine->cut_copied[0])
+      err = cudaEventCreateWithFlags (&engine->cut_copied[0],
+          cudaEventDisableTiming);
+    if (err == cudaSuccess && !engine->cut_copied[1])
+      err = cudaEventCreateWithFlags (&engine->cut_copied[1],
+          cudaEventDisableTiming);
+  }
   if (err != cudaSuccess)
     free_state (engine);
   return err;
+}
+
+/* Counts the scene cut of the frame whose count slot @k holds, once its
+ * copy is done; @wait: waits for it. */
+static void
+collect_cut (CbfEngine * engine, guint k, gboolean wait)
+{
+  cudaError_t err;
+
+  if (!engine->cut_pending[k])
+    return;
+  err = wait ? cudaEventSynchronize (engine->cut_copied[k]) :
+      cudaEventQuery (engine->cut_copied[k]);
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError ();        /* not an error: not done yet */
+    return;
+  }
+  engine->cut_pending[k] = FALSE;
+  if (err == cudaSuccess && engine->cut_host[k] > engine->cut_limit)
+    engine->scene_cuts++;
+}
+
+/* The cuts of the frames whose counts have arrived, oldest first. */
+static void
+collect_cuts (CbfEngine * engine, gboolean wait)
+{
+  collect_cut (engine, engine->cut_slot, wait);
+  collect_cut (engine, engine->cut_slot ^ 1, wait);
 }
 
 /* The temporal filter's part of this frame's weights: on, each group's
@@ -477,15 +601,24 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
 {
   const CbfParams *p = &engine->params;
   float luma_gain = 0.f, chroma_gain = 0.f, gate = 1.f;
+  gboolean motion_on;
 
+  collect_cuts (engine, FALSE);
+  engine->field_made = FALSE;
   engine->temporal_on = p->temporal_strength > 0;
+  /* The two modes keep their previous outputs in different places. */
+  motion_on = engine->temporal_on
+      && p->temporal_motion == CBF_TEMPORAL_MOTION_COMPENSATED;
+  if (motion_on != engine->motion_on)
+    cbf_engine_reset (engine);
+  engine->motion_on = motion_on;
   if (engine->temporal_on) {
     cudaError_t err;
 
     *what = "allocating the temporal filter's state";
     err = ensure_state (engine);
     if (err != cudaSuccess) {
-      engine->temporal_on = FALSE;
+      engine->temporal_on = engine->motion_on = FALSE;
       cbf_engine_reset (engine);
       return err;
     }
@@ -494,6 +627,24 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
     if (engine->chroma_state_valid)
       chroma_gain = (float) p->temporal_strength;
     gate = cbf_temporal_gate (p->temporal_sigma, engine->plan.bits);
+  }
+  if (engine->motion_on) {
+    CbfMotionRun *m = &engine->motion_run;
+
+    /* The spatial kernels only leave their result in the state. */
+    m->prev = &engine->history[engine->history_slot];
+    m->next = &engine->history[engine->history_slot ^ 1];
+    m->luma_prev = luma_gain > 0.f;
+    m->chroma_prev = chroma_gain > 0.f;
+    m->luma_gain = luma_gain;
+    m->chroma_gain = chroma_gain;
+    m->gate = gate;
+    m->scratch = &engine->motion;
+    engine->motion_luma.noise = (float) p->temporal_sigma;
+    engine->cut_limit = (guint) (CBF_MOTION_CUT_SHARE *
+        (float) ((engine->plan.passes[0].width >> 1) *
+            (engine->plan.passes[0].height >> 1)));
+    luma_gain = chroma_gain = 0.f;
   }
   engine->luma_writes_state = engine->temporal_on && !engine->luma_copied;
   engine->chroma_writes_state = engine->temporal_on && p->filter_chroma;
@@ -507,6 +658,71 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
   engine->chroma.weights.temporal_gate = gate;
   engine->identity_chroma.temporal_gate = gate;
   return cudaSuccess;
+}
+
+/* temporal-motion=compensated, before the frame's first band: the field
+ * from the current frame @in to the previous output, or none (zero, and no
+ * cut) where luma has no previous output; the cut count on its way to the
+ * host. */
+static cudaError_t
+estimate_motion (CbfEngine * engine, const CbfPlane * in, cudaStream_t stream)
+{
+  const CbfPass *pass = &engine->plan.passes[0];
+  CbfMotionView cur, prev;
+  cudaError_t err;
+
+  cbf_pass_motion_view (pass, in, 0, &cur);
+  cbf_state_motion_view (pass, engine->plan.bits,
+      &(*engine->motion_run.prev)[0][0], &prev);
+  err = cbf_motion_estimate (&cur, engine->motion_run.luma_prev ? &prev :
+      NULL, &engine->motion_luma, (float) engine->params.temporal_sigma,
+      &engine->motion, stream);
+  if (err == cudaSuccess && engine->motion_run.luma_prev) {
+    guint k = engine->cut_slot;
+
+    /* The count of two frames ago, long done, read before its slot is
+     * written again. */
+    collect_cut (engine, k, TRUE);
+    err = cudaMemcpyAsync (&engine->cut_host[k], engine->motion.cut_count,
+        sizeof (guint), cudaMemcpyDeviceToHost, stream);
+    if (err == cudaSuccess)
+      err = cudaEventRecord (engine->cut_copied[k], stream);
+    engine->cut_pending[k] = err == cudaSuccess;
+    engine->field_made = err == cudaSuccess;
+    engine->cut_slot ^= 1;
+  }
+  return err;
+}
+
+guint64
+cbf_engine_get_scene_cuts (CbfEngine * engine)
+{
+  collect_cuts (engine, FALSE);
+  return engine->scene_cuts;
+}
+
+gboolean
+cbf_engine_get_motion (CbfEngine * engine, gfloat ** field, gint * blocks_x,
+    gint * blocks_y)
+{
+  gsize n;
+  gfloat *host;
+
+  if (!engine->field_made
+      || cudaEventSynchronize (engine->cut_copied[engine->cut_slot ^ 1]) !=
+      cudaSuccess)
+    return FALSE;
+  n = (gsize) engine->motion.blocks_x * engine->motion.blocks_y * 2;
+  host = g_new (gfloat, n);
+  if (cudaMemcpy (host, engine->motion.field, n * sizeof (gfloat),
+          cudaMemcpyDeviceToHost) != cudaSuccess) {
+    g_free (host);
+    return FALSE;
+  }
+  *field = host;
+  *blocks_x = engine->motion.blocks_x;
+  *blocks_y = engine->motion.blocks_y;
+  return TRUE;
 }
 
 static void
@@ -604,7 +820,7 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
    * read back, and the wrapping border's first rows read its last: that
    * band waits for every row. */
   if (engine->kernel == CBF_KERNEL_GRID
-      || engine->params.border == CBF_BORDER_WRAP)
+      || engine->params.border == CBF_BORDER_WRAP || engine->motion_on)
     *halo_rows = engine->plan.passes[0].height;
   /* Bands cut one-plane formats only, whose chroma rows are luma's. */
   else
@@ -694,15 +910,23 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
   luma.weights = &engine->region_luma;
   chroma.weights = &engine->region_chroma;
   chroma.guide = engine->guide_on ? &engine->guide : NULL;
-  err = cbf_frame_plan_run (&engine->plan, &luma, &chroma,
-      engine->temporal_on ? &engine->state : NULL,
-      engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
-      stream);
+  /* The field is the whole frame's: its band waits for every row
+   * (cbf_engine_prepare's halo). */
+  err = engine->motion_on && row_begin == 0 ?
+      estimate_motion (engine, in, stream) : cudaSuccess;
+  if (err == cudaSuccess)
+    err = cbf_frame_plan_run (&engine->plan, &luma, &chroma,
+        engine->temporal_on ? &engine->state : NULL,
+        engine->motion_on ? &engine->motion_run : NULL,
+        engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
+        stream);
   /* The state holds this frame's output once all its bands are enqueued
    * (bands come in order, the last ending at the frame's last row). */
   if (err == cudaSuccess && row_end >= in[0].height) {
     engine->luma_state_valid = engine->luma_writes_state;
     engine->chroma_state_valid = engine->chroma_writes_state;
+    if (engine->motion_on)
+      engine->history_slot ^= 1;
   }
   return err;
 }
@@ -712,7 +936,8 @@ cbf_engine_on_device (const CbfEngine * engine)
 {
   return engine->luma.dev_tables || engine->mask_raw.data
       || engine->luma.grid.cells[0] || engine->identity_dev
-      || engine->region_luma.data || engine->region_side || engine->guide.data;
+      || engine->region_luma.data || engine->region_side || engine->guide.data
+      || engine->state[0][0].data;
 }
 
 void

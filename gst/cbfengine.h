@@ -57,6 +57,15 @@ typedef enum
   CBF_CHROMA_GUIDE_LUMA,
 } CbfChromaGuide;
 
+/* What the temporal filter follows: the pixel where it is
+ * (temporal-motion=none), or the motion found from the current frame to
+ * the previous output (compensated: motion.h). */
+typedef enum
+{
+  CBF_TEMPORAL_MOTION_NONE,
+  CBF_TEMPORAL_MOTION_COMPENSATED,
+} CbfTemporalMotion;
+
 /* The filter's parameters, as the element's properties of the same names
  * (gstcudabilateral.c and cbfplaneprops.c document them). */
 typedef struct
@@ -83,6 +92,7 @@ typedef struct
    * sigma in 8-bit levels, as temporal-strength and temporal-sigma. */
   gdouble temporal_strength;
   gdouble temporal_sigma;
+  CbfTemporalMotion temporal_motion;
 } CbfParams;
 
 #define CBF_PARAMS_DERIVED (-1)
@@ -165,6 +175,18 @@ void cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set);
  * error. */
 cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
     const CbfPlane * out, gint row_begin, gint row_end, cudaStream_t stream);
+
+/* temporal-motion=compensated: the scene cuts found so far, each counted
+ * once its frame's work is done (by the next prepare at the latest). */
+guint64 cbf_engine_get_scene_cuts (CbfEngine * engine);
+
+/* The motion field of the last frame enqueued (motion.h), copied to the
+ * host once its work is done: @blocks_x x @blocks_y vectors (x, y) of
+ * CBF_MOTION_BLOCK luma pixels each, a new array for g_free. FALSE (and
+ * nothing set) where that frame had none: compensated off, or no previous
+ * output. */
+gboolean cbf_engine_get_motion (CbfEngine * engine, gfloat ** field,
+    gint * blocks_x, gint * blocks_y);
 
 /* Whether @engine holds device memory: free it with that memory's context
  * current then. */

@@ -190,6 +190,7 @@ add_pass (CbfFramePlan * plan, const GstVideoInfo * info, guint c,
   pass->sample_bits = plan->bits;
   pass->blend_bytes = plan->bits > 8 ? 2 : 1;
   pass->blend_samples = plan->bits > 8 ? CBF_SAMPLES_16 : CBF_SAMPLES_8;
+  pass->samples = plan->bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
   pass->channels = 1;
   pass->width = GST_VIDEO_INFO_COMP_WIDTH (info, c);
   pass->height = GST_VIDEO_INFO_COMP_HEIGHT (info, c);
@@ -283,6 +284,10 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
       pass->blend_bytes = pass->pixel_bytes;
     if (colour == deep_colour10a2)
       pass->blend_samples = CBF_SAMPLES_10A2;
+    pass->colour_offset = colour == colour_last ? 1 : 0;
+    pass->colour_step = colour == deep_colour64 ? 2 : 1;
+    pass->samples = colour == deep_colour10a2 ? CBF_MOTION_SAMPLES_10A2 :
+        bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
     plan->planes_with_luma = 0;
     for (v = 0; v < pass->n_views; v++) {
       pass->plane[v] = v;
@@ -349,6 +354,56 @@ pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
   view.state = NULL;
   view.state_pitch = 0;
   return view;
+}
+
+void
+cbf_pass_motion_view (const CbfPass * pass, const CbfPlane * planes, guint v,
+    CbfMotionView * view)
+{
+  guint c;
+
+  memset (view, 0, sizeof (*view));
+  view->pixel_bytes = pass->pixel_bytes;
+  view->samples = pass->samples;
+  view->width = pass->width;
+  view->height = pass->height;
+  view->channels = pass->channels;
+  view->shift = pass->channels == 3 ? 0 : pass->sample_shift;
+  view->mask = pass->samples == CBF_MOTION_SAMPLES_10A2 ? 0x3ff :
+      (1u << pass->sample_bits) - 1;
+  for (c = 0; c < (guint) pass->channels; c++) {
+    /* Planar colour: a view a channel; packed: the pixel's samples. */
+    guint from = pass->channels == 3 && pass->n_views == 3 ? c : v;
+    CbfPlane p = pass_view (planes, pass, from);
+
+    view->data[c] = p.data;
+    view->pitch[c] = p.pitch_bytes;
+    if (pass->channels == 3 && pass->n_views == 1
+        && pass->samples != CBF_MOTION_SAMPLES_10A2)
+      view->data[c] += pass->colour_offset + c * pass->colour_step;
+  }
+}
+
+void
+cbf_state_motion_view (const CbfPass * pass, gint bits,
+    const CbfPlane * state, CbfMotionView * view)
+{
+  gint step = bits > 8 ? 2 : 1;
+  gint c;
+
+  memset (view, 0, sizeof (*view));
+  view->pixel_bytes = state->pixel_bytes;
+  view->samples = bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
+  view->mask = (1u << bits) - 1;
+  view->width = pass->width;
+  view->height = pass->height;
+  view->channels = pass->channels;
+  /* c0 | c1 << 8 | c2 << 16, or deep c0 | c1 << 16 and c2 (temporal.h):
+   * little-endian, the samples at bytes 0, 1, 2 or 0, 2, 4. */
+  for (c = 0; c < pass->channels; c++) {
+    view->data[c] = state->data + c * step;
+    view->pitch[c] = state->pitch_bytes;
+  }
 }
 
 /* Whether @pass takes its range weights from @run's guide: the
@@ -690,11 +745,38 @@ run_windows (const CbfFramePlan * plan, const CbfGroupRun * luma,
   return err != cudaSuccess ? err : join;
 }
 
+/* The motion-compensated blend of @pass's views (CbfMotionRun), pass
+ * @i of the plan, for its rows [@begin, @end). */
+static cudaError_t
+motion_blend (const CbfFramePlan * plan, guint i, const CbfMotionRun * motion,
+    const CbfFrameState * state, const CbfPlane * out, gint begin, gint end,
+    cudaStream_t stream)
+{
+  const CbfPass *pass = &plan->passes[i];
+  gboolean have_prev = pass->chroma ? motion->chroma_prev : motion->luma_prev;
+  guint views = pass->channels == 3 ? 1 : pass->n_views, v;
+  cudaError_t err = cudaSuccess;
+
+  for (v = 0; v < views && err == cudaSuccess; v++) {
+    CbfMotionView spatial, prev, next, dst;
+
+    cbf_state_motion_view (pass, plan->bits, &(*state)[i][v], &spatial);
+    cbf_state_motion_view (pass, plan->bits, &(*motion->prev)[i][v], &prev);
+    cbf_state_motion_view (pass, plan->bits, &(*motion->next)[i][v], &next);
+    cbf_pass_motion_view (pass, out, v, &dst);
+    err = cbf_motion_blend (&spatial, have_prev ? &prev : NULL, &next, &dst,
+        pass->sub_x, pass->sub_y, pass->chroma ? motion->chroma_gain :
+        motion->luma_gain, motion->gate, motion->scratch, begin, end, stream);
+  }
+  return err;
+}
+
 cudaError_t
 cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
     const CbfGroupRun * chroma, const CbfFrameState * state,
-    const CbfRegionRun * regions, const CbfPlane * in, const CbfPlane * out,
-    gint row_begin, gint row_end, cudaStream_t stream)
+    const CbfMotionRun * motion, const CbfRegionRun * regions,
+    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
+    cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
   guint unfiltered = (luma->params ? 0 : plan->planes_with_luma) |
@@ -715,7 +797,7 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
     const CbfPass *pass = &plan->passes[i];
     const CbfGroupRun *run = pass->chroma ? chroma : luma;
     CbfPlane src[3], dst[3];
-    gint begin, end;
+    gint begin, end, spatial_end;
     guint v;
 
     if (!run->params)
@@ -729,18 +811,23 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
       }
     }
     band_rows (pass->height, in, row_begin, row_end, &begin, &end);
+    /* The blend's 3 x 3 mean reads the spatial result a row below the
+     * band, which the next band would make only after this one leaves. */
+    spatial_end = motion && state ? MIN (end + 1, pass->height) : end;
     if (regions)
       err = cbf_region_weights (regions->set, pass->sub_x, pass->sub_y,
           run->mask, run->weights, 0, begin, pass->width, end - begin, stream);
     if (err == cudaSuccess && pass_guided (pass, run)) {
-      err = make_guide (plan, pass, run, in, begin, end, stream);
+      err = make_guide (plan, pass, run, in, begin, spatial_end, stream);
       src[pass->n_views] = *run->guide;
       if (err == cudaSuccess)
-        err = pass->guided (src, dst, begin, end, run->params, stream);
+        err = pass->guided (src, dst, begin, spatial_end, run->params, stream);
     } else if (err == cudaSuccess) {
-      err = pass->process[run->kernel] (src, dst, begin, end, run->params,
-          stream);
+      err = pass->process[run->kernel] (src, dst, begin, spatial_end,
+          run->params, stream);
     }
+    if (err == cudaSuccess && motion && state)
+      err = motion_blend (plan, i, motion, state, out, begin, end, stream);
     if (err == cudaSuccess && (regions || run->mask))
       err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,
           pass->blend_samples, regions ? run->weights : run->mask, begin,

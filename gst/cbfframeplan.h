@@ -23,6 +23,7 @@
 #include "grid.h"
 #include "regions.h"
 #include "guide.h"
+#include "motion.h"
 
 G_BEGIN_DECLS
 
@@ -63,6 +64,12 @@ typedef struct
    * (CbfChromaSite flags), which the guide follows. */
   CbfFilterFunc guided;
   gint guide_site;
+  /* Where a colour pass's three samples sit in its pixel: the first's
+   * byte and the bytes from one to the next (packed), and how they are
+   * held (motion.h); planar passes have one a view. */
+  gint colour_offset;
+  gint colour_step;
+  CbfMotionSamples samples;
 } CbfPass;
 
 #define CBF_MAX_PASSES 3
@@ -145,19 +152,46 @@ typedef struct
  * state (temporal.h) of each view, or of view 0 alone for colour. */
 typedef CbfPlane CbfFrameState[CBF_MAX_PASSES][3];
 
+/* temporal-motion=compensated (motion.h): the blend after each filtered
+ * pass whose group has a state, from the state the spatial kernels leave
+ * (the spatial result) and the previous output @prev (NULL: none for
+ * luma's or chroma's group, as @luma_prev and @chroma_prev say) into
+ * @next and the output, with the field and cut count of @scratch. */
+typedef struct
+{
+  const CbfFrameState *prev, *next;
+  gboolean luma_prev, chroma_prev;
+  float luma_gain, chroma_gain, gate;
+  const CbfMotionScratch *scratch;
+} CbfMotionRun;
+
+/* View @v of @pass on the device planes @planes as the motion kernels
+ * read and write it (all three samples of a colour pass from view 0,
+ * planar ones from its three views). */
+void cbf_pass_motion_view (const CbfPass * pass, const CbfPlane * planes,
+    guint v, CbfMotionView * view);
+
+/* The temporal state @state of a view of @pass, for @bits-bit samples
+ * (temporal.h's state words), as the motion kernels read and write it. */
+void cbf_state_motion_view (const CbfPass * pass, gint bits,
+    const CbfPlane * state, CbfMotionView * view);
+
 /* Enqueues on @stream the filter of the band [@row_begin, @row_end) of
  * plane 0 of the device planes @in into @out: the same rows of every
  * channel for one-plane formats; frames of several planes must be one band
  * (rows 0 to plane 0's height), their other planes are then done whole.
  * Luma (or colour) runs @luma, chroma @chroma. With @state (NULL: none)
  * every filtered pass runs the temporal filter on its views' states, with
- * the gain and gate of its parameters. With @regions (NULL: none) the
+ * the gain and gate of its parameters; with @motion too, the spatial
+ * kernels leave their result in @state and the motion-compensated blend
+ * follows (CbfMotionRun), their rows a band reaching one row below it,
+ * which the blend's 3 x 3 mean reads. With @regions (NULL: none) the
  * filter reaches the output where they weigh it. */
 cudaError_t cbf_frame_plan_run (const CbfFramePlan * plan,
     const CbfGroupRun * luma, const CbfGroupRun * chroma,
-    const CbfFrameState * state, const CbfRegionRun * regions,
-    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    cudaStream_t stream);
+    const CbfFrameState * state, const CbfMotionRun * motion,
+    const CbfRegionRun * regions, const CbfPlane * in, const CbfPlane * out,
+    gint row_begin, gint row_end, cudaStream_t stream);
 
 G_END_DECLS
 

@@ -172,6 +172,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define DEFAULT_TEMPORAL_STRENGTH 0.0
 #define DEFAULT_TEMPORAL_SIGMA 6.0
 #define MIN_TEMPORAL_SIGMA 0.1
+#define DEFAULT_TEMPORAL_MOTION CBF_TEMPORAL_MOTION_NONE
 
 enum
 {
@@ -184,6 +185,8 @@ enum
   PROP_METHOD,
   PROP_TEMPORAL_STRENGTH,
   PROP_TEMPORAL_SIGMA,
+  PROP_TEMPORAL_MOTION,
+  PROP_SCENE_CUTS,
   PROP_REGIONS,
   PROP_REGIONS_LAST = PROP_REGIONS + CBF_REGION_N_PROPS - 1,
   PROP_PLANES,
@@ -221,6 +224,10 @@ struct _GstCudaBilateral
   gint restart;
   GstSegment segment;
   gboolean have_segment;
+  /* Scene cuts: counted since start (under the object lock, for the
+   * property), and those of the engine already counted. */
+  guint64 scene_cuts;
+  guint64 engine_cuts;
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
@@ -312,6 +319,9 @@ gst_cuda_bilateral_start (GstBaseTransform * trans)
   /* The first frame uploads the mask, whatever its serial. */
   self->mask_scaled = FALSE;
   self->have_segment = FALSE;
+  GST_OBJECT_LOCK (self);
+  self->scene_cuts = 0;
+  GST_OBJECT_UNLOCK (self);
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
       (trans))
     goto failed;
@@ -340,6 +350,8 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
   GstCudaBilateral *self = GST_CUDA_BILATERAL (filter);
   GError *error = NULL;
 
+  if (!self->engine)
+    self->engine_cuts = 0;
   if (self->engine ? !cbf_engine_set_info (self->engine, info, &error) :
       !(self->engine = cbf_engine_new (info, &error))) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message), (NULL));
@@ -374,6 +386,27 @@ upload_mask (const CbfMask * mask, gpointer user_data)
   upload->err = cbf_engine_set_mask (upload->engine, mask->pixels,
       mask->width, mask->height, upload->stream, &upload->what);
   upload->serial = mask->serial;
+}
+
+/* Counts the scene cuts the engine found since the last frame and
+ * announces each: an element message "cudabilateral-scene-cut" whose
+ * "count" is the cuts found since start. */
+static void
+post_scene_cuts (GstCudaBilateral * self)
+{
+  guint64 n = cbf_engine_get_scene_cuts (self->engine), count;
+
+  while (self->engine_cuts < n) {
+    self->engine_cuts++;
+    GST_OBJECT_LOCK (self);
+    count = ++self->scene_cuts;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "scene cut %" G_GUINT64_FORMAT, count);
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_element (GST_OBJECT (self),
+            gst_structure_new ("cudabilateral-scene-cut", "count",
+                G_TYPE_UINT64, count, NULL)));
+  }
 }
 
 /* Once per frame: after a property change, hands the engine the new
@@ -411,6 +444,7 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     GST_OBJECT_UNLOCK (self);
     goto failed;
   }
+  post_scene_cuts (self);
   if (dirty)
     GST_DEBUG_OBJECT (self, "mode %d method %d diameter %d sigma-color %g "
         "sigma-space %g filter-chroma %d: %d rows of halo", params.mode,
@@ -560,6 +594,9 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     case PROP_TEMPORAL_SIGMA:
       self->params.temporal_sigma = g_value_get_double (value);
       break;
+    case PROP_TEMPORAL_MOTION:
+      self->params.temporal_motion = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -609,6 +646,12 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TEMPORAL_SIGMA:
       g_value_set_double (value, self->params.temporal_sigma);
+      break;
+    case PROP_TEMPORAL_MOTION:
+      g_value_set_enum (value, self->params.temporal_motion);
+      break;
+    case PROP_SCENE_CUTS:
+      g_value_set_uint64 (value, self->scene_cuts);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -761,6 +804,40 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "levels) count as motion and are not averaged", MIN_TEMPORAL_SIGMA,
           MAX_SIGMA_COLOR, DEFAULT_TEMPORAL_SIGMA, live));
   /**
+   * GstCudaBilateral:temporal-motion:
+   *
+   * none (default): the temporal filter reads the previous output at the
+   * same pixel, so that it averages only where the picture holds still.
+   * compensated: it reads the previous output warped along the motion
+   * found from the current frame (block matching on luma, sub-pixel,
+   * on the GPU; RGB's luma is (R + 2 G + B) / 4), gates on the 3 x 3 mean
+   * of the difference, and starts again at a scene cut, which
+   * #GstCudaBilateral:scene-cuts counts and a "cudabilateral-scene-cut"
+   * element message announces. temporal-sigma also sets how much noise
+   * the motion search expects. A frame of system memory then waits for
+   * all of its upload before its first band is filtered.
+   */
+  g_object_class_install_property (gobject_class, PROP_TEMPORAL_MOTION,
+      g_param_spec_enum ("temporal-motion", "Temporal motion",
+          "What the temporal filter follows: none (the same pixel of the "
+          "previous output) or compensated (the previous output moved along "
+          "the motion found in the video, reset at scene cuts)",
+          GST_TYPE_CUDA_BILATERAL_TEMPORAL_MOTION, DEFAULT_TEMPORAL_MOTION,
+          live));
+  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_TEMPORAL_MOTION, 0);
+  /**
+   * GstCudaBilateral:scene-cuts:
+   *
+   * The scene cuts temporal-motion=compensated has found since the
+   * element started, each counted once its frame's work is done (by the
+   * next frame at the latest).
+   */
+  g_object_class_install_property (gobject_class, PROP_SCENE_CUTS,
+      g_param_spec_uint64 ("scene-cuts", "Scene cuts",
+          "Scene cuts found by temporal-motion=compensated, at which the "
+          "temporal filter started again", 0, G_MAXUINT64, 0,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
    * GstCudaBilateral:mask-location:
    *
    * A strength mask: a PNG or JPEG file (colour converted to gray) of at
@@ -817,6 +894,7 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->params.method = DEFAULT_METHOD;
   self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
   self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
+  self->params.temporal_motion = DEFAULT_TEMPORAL_MOTION;
   self->params_dirty = TRUE;
   cbf_region_settings_init (&self->regions);
   cbf_plane_props_init (&self->params);

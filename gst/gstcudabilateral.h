@@ -22,6 +22,9 @@ G_DECLARE_FINAL_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST,
 GType gst_cuda_bilateral_mode_get_type (void);
 #define GST_TYPE_CUDA_BILATERAL_METHOD (gst_cuda_bilateral_method_get_type ())
 GType gst_cuda_bilateral_method_get_type (void);
+#define GST_TYPE_CUDA_BILATERAL_TEMPORAL_MOTION \
+  (gst_cuda_bilateral_temporal_motion_get_type ())
+GType gst_cuda_bilateral_temporal_motion_get_type (void);
 
 GST_ELEMENT_REGISTER_DECLARE (cudabilateral);
 

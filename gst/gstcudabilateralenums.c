@@ -52,3 +52,24 @@ gst_cuda_bilateral_method_get_type (void)
         g_enum_register_static ("GstCudaBilateralMethod", methods));
   return type;
 }
+
+GType
+gst_cuda_bilateral_temporal_motion_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue motions[] = {
+    {CBF_TEMPORAL_MOTION_NONE,
+          "None: each pixel follows the previous output at the same place",
+        "none"},
+    {CBF_TEMPORAL_MOTION_COMPENSATED,
+          "Compensated: the previous output warped along the motion found "
+          "from the current frame, with a reset at scene cuts",
+        "compensated"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstCudaBilateralTemporalMotion", motions));
+  return type;
+}
