@@ -1,0 +1,573 @@
+/* The motion-compensated temporal filter (temporal-motion=compensated) on
+ * a GPU, through the engine the element runs:
+ * - the blend against a reference written here, frame by frame, given the
+ *   engine's own motion field, spatial result (a second engine that starts
+ *   again every frame, whose output is the spatial result as the blend
+ *   takes it, itself held to the C reference within the format's
+ *   tolerance) and previous output: warp, gate, blend within 1 in every
+ *   format, on a picture that moves under fresh noise;
+ * - the estimator against known motion: sub-pixel shifts in eight
+ *   directions, a rotation and a zoom of a textured picture, and a flat
+ *   picture under noise, which must show no motion;
+ * - a scene cut: the frame after it is the spatial result, counted once.
+ * Exits 77 without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/video/video.h>
+#include <math.h>
+
+#include "gpu_support.h"
+#include "cbfengine.h"
+
+#define STRENGTH 0.9
+#define SIGMA 12.0
+
+/* A textured picture, defined everywhere, so that a frame moved by any
+ * fraction of a pixel is exact: sinusoids of a few directions and
+ * periods, a phase per component. */
+static double
+texture (double x, double y, guint c)
+{
+  double p = 1.7 * c;
+
+  return 128 + 45 * sin (0.23 * x + 0.07 * y + p)
+      + 30 * sin (0.05 * x - 0.19 * y + 2 * p)
+      + 20 * sin (0.11 * x + 0.13 * y + 0.3 * p) * cos (0.031 * y - 0.02 * x);
+}
+
+/* Where frame content comes from: frame pixel (x, y), in luma pixels,
+ * shows texture (mx (x, y), my (x, y)). */
+typedef struct
+{
+  double a, b, c, d, tx, ty;    /* [x'; y'] = [a b; c d] [x; y] + [tx; ty] */
+} Motion;
+
+static const Motion still = { 1, 0, 0, 1, 0, 0 };
+
+static Motion
+shift_by (double sx, double sy)
+{
+  Motion m = { 1, 0, 0, 1, -sx, -sy };
+  return m;
+}
+
+/* Components of @format at @width x @height showing the texture through
+ * @m (chroma sampled at its pixels' centres in luma pixels), with noise
+ * of standard deviation @noise 8-bit levels from @seed, scaled to the
+ * format's bits; alpha a ramp. @flat: a constant picture instead. */
+static guint
+make_frame (const gchar * format, gint width, gint height, const Motion * m,
+    double noise, guint32 seed, gboolean flat, Channel * ch)
+{
+  GstVideoInfo info = info_for (format, width, height);
+  gint bits = format_bits (GST_VIDEO_INFO_FORMAT (&info));
+  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
+  GRand *rand = g_rand_new_with_seed (seed);
+
+  for (c = 0; c < n; c++) {
+    gint w = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
+    gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
+    gboolean alpha = GST_VIDEO_INFO_HAS_ALPHA (&info) && c == GST_VIDEO_COMP_A;
+    gint cbits = alpha ? (gint) GST_VIDEO_INFO_COMP_DEPTH (&info, c) : bits;
+    double top = (1 << cbits) - 1, fx = (double) width / w;
+    double fy = (double) height / h;
+    gint x, y;
+
+    ch[c] = channel_new (w, h, cbits);
+    for (y = 0; y < h; y++)
+      for (x = 0; x < w; x++) {
+        double lx = (x + 0.5) * fx - 0.5, ly = (y + 0.5) * fy - 0.5, v;
+        double u1, u2;
+
+        if (alpha) {
+          ch[c].data[y * w + x] = (guint16) ((x + y) % ((gint) top + 1));
+          continue;
+        }
+        v = flat ? 128 : texture (m->a * lx + m->b * ly + m->tx,
+            m->c * lx + m->d * ly + m->ty, c);
+        /* Box-Muller */
+        u1 = g_rand_double_range (rand, 1e-12, 1);
+        u2 = g_rand_double (rand);
+        v += noise * sqrt (-2 * log (u1)) * cos (2 * G_PI * u2);
+        v = v * top / 255;
+        ch[c].data[y * w + x] = (guint16) CLAMP (lrint (v), 0, (gint) top);
+      }
+  }
+  g_rand_free (rand);
+  return n;
+}
+
+/* An engine with its device frames. */
+typedef struct
+{
+  GstVideoInfo info;
+  CbfEngine *engine;
+  gboolean restart;             /* every frame without a previous one */
+  cudaStream_t stream;
+  CbfPlane in[GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
+} Rig;
+
+static void
+rig_init (Rig * r, const gchar * format, gint width, gint height,
+    const Params * p, gdouble sigma, gboolean restart)
+{
+  GError *error = NULL;
+  CbfParams params = {.diameter = p->diameter,.sigma_color = p->sigma_color,
+    .sigma_space = p->sigma_space,.filter_chroma = TRUE,
+    .mode = CBF_MODE_BILATERAL,.method = CBF_METHOD_EXACT,
+    .chroma_diameter = CBF_PARAMS_DERIVED,
+    .chroma_sigma_color = CBF_PARAMS_DERIVED,
+    .chroma_sigma_space = CBF_PARAMS_DERIVED,
+    .temporal_strength = STRENGTH,.temporal_sigma = sigma,
+    .temporal_motion = CBF_TEMPORAL_MOTION_COMPENSATED
+  };
+  guint pl;
+
+  memset (r, 0, sizeof (*r));
+  r->restart = restart;
+  r->info = info_for (format, width, height);
+  r->engine = cbf_engine_new (&r->info, &error);
+  fail_unless (r->engine != NULL, "%s: %s", format,
+      error ? error->message : "");
+  cbf_engine_set_params (r->engine, &params);
+  fail_unless_equals_int (cudaStreamCreateWithFlags (&r->stream,
+          cudaStreamNonBlocking), cudaSuccess);
+  for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&r->info); pl++) {
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gsize row_bytes = cbf_plane_row_bytes (&r->info, pl);
+    CbfPlane *planes[2] = { &r->in[pl], &r->out[pl] };
+    guint k;
+
+    gst_video_format_info_component (r->info.finfo, pl, comp);
+    for (k = 0; k < 2; k++) {
+      planes[k]->width = GST_VIDEO_INFO_COMP_WIDTH (&r->info, comp[0]);
+      planes[k]->height = GST_VIDEO_INFO_COMP_HEIGHT (&r->info, comp[0]);
+      planes[k]->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&r->info,
+          comp[0]);
+      fail_unless_equals_int (cudaMallocPitch ((void **) &planes[k]->data,
+              &planes[k]->pitch_bytes, row_bytes, planes[k]->height),
+          cudaSuccess);
+    }
+  }
+}
+
+static void
+rig_clear (Rig * r)
+{
+  guint pl;
+
+  for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&r->info); pl++) {
+    cudaFree (r->in[pl].data);
+    cudaFree (r->out[pl].data);
+  }
+  cbf_engine_free (r->engine);
+  cudaStreamDestroy (r->stream);
+}
+
+/* Filters @in (channels) with the engine, as the element does a frame of
+ * CUDA memory: prepare, then the whole frame; the output into @out. */
+static void
+rig_filter (Rig * r, const Channel * in, Channel * out)
+{
+  const gchar *format = GST_VIDEO_INFO_NAME (&r->info);
+  gint w = GST_VIDEO_INFO_WIDTH (&r->info), h = GST_VIDEO_INFO_HEIGHT (&r->info);
+  GstBuffer *buf = frame_from_channels (format, w, h, in, FALSE, 1);
+  GstBuffer *res = gst_buffer_new_allocate (NULL, r->info.size, NULL);
+  GstVideoFrame frame;
+  const gchar *what = NULL;
+  gint halo_rows;
+  guint pl, c;
+
+  fail_unless (gst_video_frame_map (&frame, &r->info, buf, GST_MAP_READ));
+  for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&r->info); pl++)
+    fail_unless_equals_int (cudaMemcpy2D (r->in[pl].data,
+            r->in[pl].pitch_bytes, GST_VIDEO_FRAME_PLANE_DATA (&frame, pl),
+            GST_VIDEO_FRAME_PLANE_STRIDE (&frame, pl),
+            cbf_plane_row_bytes (&r->info, pl), r->in[pl].height,
+            cudaMemcpyHostToDevice), cudaSuccess);
+  gst_video_frame_unmap (&frame);
+  if (r->restart)
+    cbf_engine_reset (r->engine);
+  fail_unless_equals_int (cbf_engine_prepare (r->engine, r->stream,
+          &halo_rows, &what), cudaSuccess);
+  fail_unless_equals_int (cbf_engine_run (r->engine, r->in, r->out, 0,
+          r->in[0].height, r->stream), cudaSuccess);
+  fail_unless_equals_int (cudaStreamSynchronize (r->stream), cudaSuccess);
+  fail_unless (gst_video_frame_map (&frame, &r->info, res, GST_MAP_WRITE));
+  for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&r->info); pl++)
+    fail_unless_equals_int (cudaMemcpy2D (GST_VIDEO_FRAME_PLANE_DATA (&frame,
+                pl), GST_VIDEO_FRAME_PLANE_STRIDE (&frame, pl),
+            r->out[pl].data, r->out[pl].pitch_bytes,
+            cbf_plane_row_bytes (&r->info, pl), r->out[pl].height,
+            cudaMemcpyDeviceToHost), cudaSuccess);
+  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (&r->info); c++)
+    out[c] = read_component (&frame, c);
+  gst_video_frame_unmap (&frame);
+  gst_buffer_unref (buf);
+  gst_buffer_unref (res);
+}
+
+/* The field's vector at luma position (x, y): bilinear between the
+ * centres of the blocks, the outer centres' past them (motion.h). */
+static void
+field_at (const gfloat * f, gint bx, gint by, double x, double y, double *vx,
+    double *vy)
+{
+  double half = (CBF_MOTION_BLOCK - 1) / 2.0;
+  double fx = CLAMP ((x - half) / CBF_MOTION_BLOCK, 0, bx - 1);
+  double fy = CLAMP ((y - half) / CBF_MOTION_BLOCK, 0, by - 1);
+  gint x0 = (gint) fx, y0 = (gint) fy;
+  gint x1 = MIN (x0 + 1, bx - 1), y1 = MIN (y0 + 1, by - 1);
+  double ax = fx - x0, ay = fy - y0;
+  guint k;
+
+  for (k = 0; k < 2; k++) {
+    double t = (1 - ax) * f[2 * (y0 * bx + x0) + k] +
+        ax * f[2 * (y0 * bx + x1) + k];
+    double b = (1 - ax) * f[2 * (y1 * bx + x0) + k] +
+        ax * f[2 * (y1 * bx + x1) + k];
+    *(k ? vy : vx) = t + ay * (b - t);
+  }
+}
+
+/* @ch bilinear at (x, y), positions clamped to it. */
+static double
+bilinear (const Channel * ch, double x, double y)
+{
+  gint x0, y0, x1, y1;
+  double ax, ay, t, b;
+
+  x = CLAMP (x, 0, ch->width - 1);
+  y = CLAMP (y, 0, ch->height - 1);
+  x0 = (gint) x;
+  y0 = (gint) y;
+  x1 = MIN (x0 + 1, ch->width - 1);
+  y1 = MIN (y0 + 1, ch->height - 1);
+  ax = x - x0;
+  ay = y - y0;
+  t = ch->data[y0 * ch->width + x0] * (1 - ax) +
+      ch->data[y0 * ch->width + x1] * ax;
+  b = ch->data[y1 * ch->width + x0] * (1 - ax) +
+      ch->data[y1 * ch->width + x1] * ax;
+  return t + ay * (b - t);
+}
+
+/* The blend of a group of @n channels filtered together (@c0 on), from
+ * @b (the spatial result), @prev (the previous output), the field and the
+ * frame's luma size: each channel's previous output warped by the field
+ * at its pixels (scaled to its resolution), D the sum over the group of
+ * |3 x 3 mean of (B - P)| (taps clamped to the plane), Y = B + a g (P - B)
+ * rounded. Returns how many outputs differ from B by more than 1. */
+static guint
+reference_blend (const Channel * b, const Channel * prev, guint c0, guint n,
+    const gfloat * field, gint bx, gint by, gint width, gint height,
+    Channel * expected)
+{
+  gint w = b[c0].width, h = b[c0].height, x, y, i, j;
+  double sx = (double) width / w, sy = (double) height / h;
+  double top = (1 << b[c0].bits) - 1, s = SIGMA * top / 255;
+  double *diff = g_new (double, (gsize) w * h * n);
+  guint c, moved = 0;
+
+  for (c = 0; c < n; c++)
+    expected[c0 + c] = channel_new (w, h, b[c0].bits);
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double vx, vy;
+
+      field_at (field, bx, by, (x + 0.5) * sx - 0.5, (y + 0.5) * sy - 0.5,
+          &vx, &vy);
+      for (c = 0; c < n; c++)
+        diff[((gsize) y * w + x) * n + c] = b[c0 + c].data[y * w + x] -
+            bilinear (&prev[c0 + c], x + vx / sx, y + vy / sy);
+    }
+  for (y = 0; y < h; y++)
+    for (x = 0; x < w; x++) {
+      double d = 0, g;
+
+      for (c = 0; c < n; c++) {
+        double m = 0;
+
+        for (j = -1; j <= 1; j++)
+          for (i = -1; i <= 1; i++)
+            m += diff[((gsize) CLAMP (y + j, 0, h - 1) * w +
+                    CLAMP (x + i, 0, w - 1)) * n + c];
+        d += fabs (m / 9);
+      }
+      g = STRENGTH * exp (-d * d / (2 * s * s));
+      for (c = 0; c < n; c++) {
+        double bv = b[c0 + c].data[y * w + x];
+        double v = bv - g * diff[((gsize) y * w + x) * n + c];
+        gint r = (gint) CLAMP (lrint (v), 0, top);
+
+        expected[c0 + c].data[y * w + x] = (guint16) r;
+        moved += ABS (r - (gint) bv) > 1;
+      }
+    }
+  g_free (diff);
+  return moved;
+}
+
+static const gchar *blend_formats[] = { "GRAY8", "NV12", "I420", "YUY2",
+  "RGBA", "xRGB", "RGB", "Y444", "P010_10LE", "I420_10LE", "GRAY16_LE",
+  "Y444_16LE", "GBR_10LE", "RGBA64_LE", "BGR10A2_LE"
+};
+
+/* Frame by frame against reference_blend, a picture moving (1.6, -0.7)
+ * pixels a frame under fresh noise. */
+GST_START_TEST (test_blend_every_format)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  const gint w = 96, h = 64;
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (blend_formats); f++) {
+    const gchar *format = blend_formats[f];
+    GstVideoInfo info = info_for (format, w, h);
+    gboolean colour = GST_VIDEO_INFO_N_COMPONENTS (&info) >= 3
+        && GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) == 0
+        && GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) == 0;
+    gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
+    Channel prev[GST_VIDEO_MAX_COMPONENTS];
+    Rig comp, spatial;
+    guint k, n = 0, moved = 0;
+
+    rig_init (&comp, format, w, h, &p, SIGMA, FALSE);
+    rig_init (&spatial, format, w, h, &p, SIGMA, TRUE);
+    for (k = 0; k < 5; k++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel b[GST_VIDEO_MAX_COMPONENTS], ref[GST_VIDEO_MAX_COMPONENTS];
+      Channel expected[GST_VIDEO_MAX_COMPONENTS];
+      Motion m = shift_by (1.6 * k, -0.7 * k);
+      gfloat *field = NULL;
+      gint bx, by;
+      guint c, n_ref;
+      gchar *what;
+
+      n = make_frame (format, w, h, &m, 8, 100 + k, FALSE, in);
+      rig_filter (&comp, in, out);
+      rig_filter (&spatial, in, b);
+      /* The spatial result the blend starts from is the filter's. */
+      n_ref = channels_reference_for_format (&info, in, &p, ref);
+      for (c = 0; c < n_ref; c++)
+        assert_channel_matches (&b[c], &ref[c], tol, "spatial", format, c);
+      channels_free (ref, n_ref);
+
+      what = g_strdup_printf ("frame %u", k);
+      if (k == 0) {
+        fail_if (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
+            "%s: a field without a previous frame", format);
+        for (c = 0; c < n_ref; c++)
+          assert_channel_matches (&out[c], &b[c], 0, what, format, c);
+      } else {
+        fail_unless (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
+            "%s: no field", format);
+        if (colour) {
+          moved += reference_blend (b, prev, 0, 3, field, bx, by, w, h,
+              expected);
+        } else {
+          for (c = 0; c < n_ref; c++)
+            moved += reference_blend (b, prev, c, 1, field, bx, by, w, h,
+                expected);
+        }
+        for (c = 0; c < n_ref; c++)
+          assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
+        channels_free (expected, n_ref);
+        channels_free (prev, n);
+        g_free (field);
+      }
+      /* Alpha passes unchanged. */
+      for (c = n_ref; c < n; c++)
+        assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
+      memcpy (prev, out, sizeof (Channel) * n);
+      channels_free (in, n);
+      channels_free (b, n);
+      g_free (what);
+    }
+    channels_free (prev, n);
+    /* The blend moved outputs: the check could tell a missing one. */
+    fail_unless (moved > 0, "%s: the blend moved no output", format);
+    fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine), 0);
+    rig_clear (&comp);
+    rig_clear (&spatial);
+  }
+}
+
+GST_END_TEST;
+
+static gint
+cmp_double (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Mean and 95th percentile of the field's error against @truth over the
+ * blocks at least two blocks from the frame's edges, of a pair of GRAY8
+ * frames: the texture through still, then through @m, noise @noise. */
+static void
+field_error (const Motion * m, double noise, double sigma, gboolean flat,
+    double *mean, double *p95, double *most)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  const gint w = 320, h = 192;
+  Channel in[1], out[1];
+  Rig r;
+  gfloat *field;
+  gint bx, by, x, y;
+  GArray *errors = g_array_new (FALSE, FALSE, sizeof (double));
+  double sum = 0;
+  guint k;
+
+  rig_init (&r, "GRAY8", w, h, &p, sigma, FALSE);
+  for (k = 0; k < 2; k++) {
+    make_frame ("GRAY8", w, h, k ? m : &still, noise, 7 + k, flat, in);
+    rig_filter (&r, in, out);
+    channels_free (in, 1);
+    channels_free (out, 1);
+  }
+  fail_unless (cbf_engine_get_motion (r.engine, &field, &bx, &by));
+  *most = 0;
+  for (y = 2; y < by - 2; y++)
+    for (x = 2; x < bx - 2; x++) {
+      /* Block centre c shows texture m (c) now, still (c) = c before:
+       * v = m (c) - c. */
+      double cx = x * CBF_MOTION_BLOCK + (CBF_MOTION_BLOCK - 1) / 2.0;
+      double cy = y * CBF_MOTION_BLOCK + (CBF_MOTION_BLOCK - 1) / 2.0;
+      double tx = flat ? 0 : m->a * cx + m->b * cy + m->tx - cx;
+      double ty = flat ? 0 : m->c * cx + m->d * cy + m->ty - cy;
+      double e = hypot (field[2 * (y * bx + x)] - tx,
+          field[2 * (y * bx + x) + 1] - ty);
+
+      g_array_append_val (errors, e);
+      sum += e;
+      *most = MAX (*most, e);
+    }
+  g_array_sort (errors, (GCompareFunc) cmp_double);
+  *mean = sum / errors->len;
+  *p95 = g_array_index (errors, double, (guint) (0.95 * (errors->len - 1)));
+  g_array_free (errors, TRUE);
+  g_free (field);
+  rig_clear (&r);
+}
+
+/* Known sub-pixel shifts in eight directions, a rotation and a zoom about
+ * the centre, under noise of 8 levels (temporal-sigma 8): the field within
+ * 0.25 pixels on average over the textured picture, the 95th percentile
+ * printed. */
+GST_START_TEST (test_estimator_accuracy)
+{
+  const double cx = 159.5, cy = 95.5, r = 2.37;
+  guint k;
+
+  for (k = 0; k < 10; k++) {
+    Motion m;
+    double mean, p95, most;
+    gchar *what;
+
+    if (k < 8) {
+      double a = k * G_PI / 4 + 0.2;
+      m = shift_by (r * cos (a), r * sin (a));
+      what = g_strdup_printf ("shift (%.2f, %.2f)", r * cos (a),
+          r * sin (a));
+    } else {
+      /* About the centre: x' = c + M (x - c). */
+      double t = k == 8 ? 1.5 * G_PI / 180 : 0, z = k == 8 ? 1 : 1.02;
+      m.a = z * cos (t);
+      m.b = -z * sin (t);
+      m.c = z * sin (t);
+      m.d = z * cos (t);
+      m.tx = cx - m.a * cx - m.b * cy;
+      m.ty = cy - m.c * cx - m.d * cy;
+      what = g_strdup (k == 8 ? "rotation 1.5 degrees" : "zoom 1.02");
+    }
+    field_error (&m, 8, 8, FALSE, &mean, &p95, &most);
+    GST_INFO ("%s: error mean %.3f, 95th percentile %.3f, most %.3f px",
+        what, mean, p95, most);
+    g_print ("estimator, %s: error mean %.3f, 95th percentile %.3f px\n",
+        what, mean, p95);
+    fail_unless (mean <= 0.25, "%s: mean error %.3f px", what, mean);
+    g_free (what);
+  }
+}
+
+GST_END_TEST;
+
+/* A flat picture under noise of 4 to 30 levels, temporal-sigma set to
+ * the noise, invents no motion. */
+GST_START_TEST (test_estimator_flat)
+{
+  const double noises[] = { 4, 8, 20, 30 };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (noises); k++) {
+    double mean, p95, most;
+
+    field_error (&still, noises[k], noises[k], TRUE, &mean, &p95, &most);
+    g_print ("estimator, flat under noise %g: largest vector %.4f px\n",
+        noises[k], most);
+    fail_unless (most < 0.05, "noise %g: a vector of %.3f px on a flat "
+        "picture", noises[k], most);
+  }
+}
+
+GST_END_TEST;
+
+/* A cut to another picture: that frame is the spatial result (no blend),
+ * and it is counted once; the frames around it are not cuts. */
+GST_START_TEST (test_scene_cut)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  const gint w = 160, h = 96;
+  const gchar *formats[] = { "GRAY8", "NV12", "RGBA" };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    Rig comp, spatial;
+    guint k, c, n = 0;
+
+    rig_init (&comp, formats[f], w, h, &p, SIGMA, FALSE);
+    rig_init (&spatial, formats[f], w, h, &p, SIGMA, TRUE);
+    for (k = 0; k < 5; k++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel b[GST_VIDEO_MAX_COMPONENTS];
+      /* Frames 3 and 4: the texture turned and moved far away. */
+      Motion m = k < 3 ? shift_by (k, 0) : (Motion) {
+      0, 1, -1, 0, 500 + k, 300};
+
+      n = make_frame (formats[f], w, h, &m, 8, 40 + k, FALSE, in);
+      rig_filter (&comp, in, out);
+      rig_filter (&spatial, in, b);
+      if (k == 3)
+        for (c = 0; c < n; c++)
+          assert_channel_matches (&out[c], &b[c], 0, "the cut's frame",
+              formats[f], c);
+      channels_free (in, n);
+      channels_free (out, n);
+      channels_free (b, n);
+      /* Counted once its frame's work is done. */
+      fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine),
+          k >= 3 ? 1 : 0);
+    }
+    rig_clear (&comp);
+    rig_clear (&spatial);
+  }
+}
+
+GST_END_TEST;
+
+static Suite *
+motion_suite (void)
+{
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-motion", 900, &tc);
+
+  tcase_add_test (tc, test_blend_every_format);
+  tcase_add_test (tc, test_estimator_accuracy);
+  tcase_add_test (tc, test_estimator_flat);
+  tcase_add_test (tc, test_scene_cut);
+  return s;
+}
+
+TEST_MAIN (motion_suite, TEST_NEEDS_GPU, NULL);
