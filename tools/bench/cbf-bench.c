@@ -802,6 +802,8 @@ typedef struct
   int width, height, diameter;
   double ms;
   const char *regions;          /* NULL: the whole frame */
+  const char *temporal;         /* temporal-motion (NULL: no temporal
+                                 * filter) */
 } FormatRow;
 
 typedef struct
@@ -816,6 +818,20 @@ run_frame (void *p, int input, cudaStream_t stream)
   FrameCtx *c = p;
   CHECK (cbf_engine_run (c->engine, c->in[input], c->out, 0,
           c->out[0].height, stream));
+}
+
+/* A frame as the element runs it: prepared, then filtered, so that the
+ * temporal filter blends with the frame before (and compensated, finds
+ * its motion) in every timed run. */
+static void
+run_frame_prepared (void *p, int input, cudaStream_t stream)
+{
+  FrameCtx *c = p;
+  const gchar *what = NULL;
+  gint halo_rows;
+
+  CHECK (cbf_engine_prepare (c->engine, stream, &halo_rows, &what));
+  run_frame (p, input, stream);
 }
 
 /* Noise of +-20 8-bit levels on 16-bit samples of @bits bits, @shift bits
@@ -921,6 +937,46 @@ bench_regions (FrameCtx * c, const FormatRow * whole, cudaStream_t stream,
   cbf_engine_set_regions (c->engine, NULL);
 }
 
+/* The frame of @whole's row (@params) with the temporal filter on,
+ * strength 0.9 and temporal-sigma 12, temporal-motion none and
+ * compensated; each frame the one before's successor, the inputs taking
+ * turns (their noise differs, their picture does not). */
+static void
+bench_temporal (FrameCtx * c, const FormatRow * whole, const CbfParams * params,
+    cudaStream_t stream, GArray * rows)
+{
+  static const struct
+  {
+    const char *name;
+    CbfTemporalMotion motion;
+  } cases[] = {
+    {"none", CBF_TEMPORAL_MOTION_NONE},
+    {"compensated", CBF_TEMPORAL_MOTION_COMPENSATED},
+  };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (cases); k++) {
+    CbfParams p = *params;
+    FormatRow row = *whole;
+
+    p.temporal_strength = 0.9;
+    p.temporal_sigma = 12;
+    p.temporal_motion = cases[k].motion;
+    cbf_engine_set_params (c->engine, &p);
+    cbf_engine_reset (c->engine);
+    row.temporal = cases[k].name;
+    row.ms = time_kernel (run_frame_prepared, c, stream);
+    g_array_append_val (rows, row);
+    printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  +%.3f ms over spatial "
+        "(temporal-motion=%s)\n", row.format, row.width, row.height,
+        row.diameter, row.ms, row.ms - whole->ms, row.temporal);
+    fflush (stdout);
+  }
+  cbf_engine_set_params (c->engine, params);
+  run_frame_prepared (c, 0, stream);
+  CHECK (cudaStreamSynchronize (stream));
+}
+
 /* --format: only the frame rows of this format (NULL: all). */
 static const char *format_filter;
 
@@ -970,7 +1026,7 @@ bench_formats (const char *image, GArray * rows, GArray * chroma_rows)
 
       for (d = 0; d < G_N_ELEMENTS (frame_diameters); d++) {
         FormatRow row = { frame_formats[f], w, h, frame_diameters[d], 0,
-          NULL
+          NULL, NULL
         };
         CbfParams params = {.diameter = frame_diameters[d],
           .sigma_color = SIGMA_COLOR,.sigma_space = SIGMA_SPACE,
@@ -994,6 +1050,8 @@ bench_formats (const char *image, GArray * rows, GArray * chroma_rows)
         printf ("frame  %-10s %4dx%-4d d=%-2d  %8.3f ms  (%u launches)\n",
             row.format, w, h, row.diameter, row.ms, plan->n_passes);
         fflush (stdout);
+        if (frame_diameters[d] == 5)
+          bench_temporal (&c, &row, &params, stream, rows);
         if (frame_diameters[d] == 15) {
           bench_regions (&c, &row, stream, rows);
           bench_chroma_time (&c, row.format, row.diameter, row.ms, stream,
@@ -2857,9 +2915,10 @@ write_json (const char *path, const char *commit, GArray * kernels,
   for (i = 0; i < frames->len; i++) {
     FormatRow *r = &g_array_index (frames, FormatRow, i);
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
-        "\"diameter\": %d, \"ms\": %.5f, \"regions\": \"%s\"}%s\n",
-        r->format, r->width, r->height, r->diameter, r->ms,
-        r->regions ? r->regions : "none", i + 1 < frames->len ? "," : "");
+        "\"diameter\": %d, \"ms\": %.5f, \"regions\": \"%s\", "
+        "\"temporal\": \"%s\"}%s\n", r->format, r->width, r->height,
+        r->diameter, r->ms, r->regions ? r->regions : "none",
+        r->temporal ? r->temporal : "off", i + 1 < frames->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"chroma_time\": [\n");
   for (i = 0; i < chroma_time->len; i++) {

@@ -37,6 +37,12 @@ ELEMENT_ROWS = [
     ("spatial only", "diameter=3 sigma-color=40 sigma-space=5", 0),
     ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.7 temporal-sigma=12", 0),
     ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.6 temporal-sigma=14", 0),
+    ("compensated", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12 "
+     "temporal-motion=compensated", 0),
+    ("compensated", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.8 temporal-sigma=12 "
+     "temporal-motion=compensated", 0),
+    ("compensated", "diameter=5 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12 "
+     "temporal-motion=compensated", 0),
 ]
 
 # FFmpeg's filters: the settings the issue measured and others around them.
@@ -68,11 +74,35 @@ def psnr(a, b):
     return 99.0 if mse == 0 else 10 * math.log10(255 * 255 / mse)
 
 
+def object_trail_masks(clip):
+    """object-cut: per moving frame before the cut, the object's boxes of
+    that frame and the three before it (2 pixels of margin): where the
+    object is and where it just was."""
+    masks = {}
+    boxes = clip["object_box"]
+    for k in range(clip["still"], clip["cut"]):
+        m = np.zeros((clip["height"], clip["width"]), bool)
+        for j in range(max(0, k - 3), k + 1):
+            x, y, w, h = boxes[j]
+            x0, y0 = int(math.floor(x)) - 2, int(math.floor(y)) - 2
+            m[max(0, y0):y0 + int(h) + 5, max(0, x0):x0 + int(w) + 5] = True
+        masks[k] = m
+    return masks
+
+
 def score(out_path, clean, clip):
+    """Still and moving dB; for object-cut also the object and its trail
+    (the masked pixels' PSNR, averaged over the moving frames before the
+    cut) and the first frame after the cut."""
     out = frames(out_path, clip)
     p = [psnr(out[k], clean[k]) for k in range(len(clean))]
     s = clip["still"]
-    return sum(p[:s]) / s, sum(p[s:]) / (len(p) - s)
+    extra = {}
+    if clip.get("scene") == "object-cut":
+        extra["object_trail_db"] = float(np.mean(
+            [psnr(out[k][m], clean[k][m]) for k, m in object_trail_masks(clip).items()]))
+        extra["cut_db"] = p[clip["cut"]]
+    return sum(p[:s]) / s, sum(p[s:]) / (len(p) - s), extra
 
 
 def crop(video, clip):
@@ -113,10 +143,9 @@ def main():
         clip = json.load(f)
     clean = frames(os.path.join(a.clip_dir, "clean.gray"), clip)
     n = clip["still"] + clip["moving"]
-    rows = [{"filter": "input", "settings": "noisy", "latency": 0,
-             "still_db": score(os.path.join(a.clip_dir, "noisy.gray"), clean, clip)[0],
-             "moving_db": score(os.path.join(a.clip_dir, "noisy.gray"), clean, clip)[1],
-             "ms_a_frame": 0}]
+    still, moving, extra = score(os.path.join(a.clip_dir, "noisy.gray"), clean, clip)
+    rows = [dict({"filter": "input", "settings": "noisy", "latency": 0,
+                  "still_db": still, "moving_db": moving, "ms_a_frame": 0}, **extra)]
     todo = []
     if a.element:
         todo += [("cudabilateral " + name, s, lat, run_element) for name, s, lat in ELEMENT_ROWS]
@@ -127,17 +156,21 @@ def main():
         crops = [crop(frames(os.path.join(a.clip_dir, "noisy.gray"), clip), clip)]
         for i, (name, settings, latency, run) in enumerate(todo):
             took = run(a.clip_dir, clip, settings, out_path)
-            still, moving = score(out_path, clean, clip)
+            still, moving, extra = score(out_path, clean, clip)
             if run is run_element and i in (1, 3):
                 crops.append(crop(frames(out_path, clip), clip))
-            rows.append({"filter": name, "settings": settings, "latency": latency,
-                         "still_db": still, "moving_db": moving,
-                         "ms_a_frame": 1000 * took / n})
-    print("| filter | settings | latency (frames) | still dB | moving dB | ms a frame |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+            rows.append(dict({"filter": name, "settings": settings, "latency": latency,
+                              "still_db": still, "moving_db": moving,
+                              "ms_a_frame": 1000 * took / n}, **extra))
+    cut = clip.get("scene") == "object-cut"
+    print("| filter | settings | latency (frames) | still dB | moving dB |"
+          + (" object and trail dB | cut frame dB |" if cut else "") + " ms a frame |")
+    print("| --- | --- | ---: | ---: | ---: |" + (" ---: | ---: |" if cut else "") + " ---: |")
     for r in rows:
         print(f"| {r['filter']} | `{r['settings']}` | {r['latency']} | {r['still_db']:.2f} | "
-              f"{r['moving_db']:.2f} | {r['ms_a_frame']:.2f} |")
+              f"{r['moving_db']:.2f} | "
+              + (f"{r['object_trail_db']:.2f} | {r['cut_db']:.2f} | " if cut else "")
+              + f"{r['ms_a_frame']:.2f} |")
     if a.crops and len(crops) == 3:
         os.makedirs(a.crops, exist_ok=True)
         np.concatenate(crops, axis=1).astype(np.uint8).tofile(
