@@ -12,6 +12,7 @@
  * scene cut's count and the blend. */
 
 #include "motion.h"
+#include "samples.cuh"
 #include "tunables.cuh"
 
 #include <cuda_runtime.h>
@@ -20,11 +21,6 @@ namespace {
 
 constexpr int kB = CBF_MOTION_BLOCK;
 constexpr int kWin = kB + 2 * kMotionMargin;
-
-__device__ __forceinline__ int clampi (int v, int lo, int hi)
-{
-  return v < lo ? lo : v > hi ? hi : v;
-}
 
 __device__ __forceinline__ float clampf (float v, float lo, float hi)
 {
@@ -35,30 +31,6 @@ __device__ __forceinline__ float clampf (float v, float lo, float hi)
 /* Samples of a CbfMotionView. The views are kernel parameters: their
  * arrays are read at constant indices only, so that no view is copied to
  * local memory. */
-
-__device__ __forceinline__ float sample_of (const uint8_t *row, int x,
-    int pixel_bytes, CbfMotionSamples samples, int shift, uint32_t mask,
-    int c)
-{
-  const uint8_t *p = row + (size_t)x * pixel_bytes;
-  switch (samples) {
-  case CBF_MOTION_SAMPLES_8:
-    return (float)*p;
-  case CBF_MOTION_SAMPLES_16:
-    return (float)((*reinterpret_cast<const uint16_t *> (p) >> shift) & mask);
-  default:
-    return (float)((*reinterpret_cast<const uint32_t *> (p) >> (10 * c))
-        & 0x3ffu);
-  }
-}
-
-template <int C>
-__device__ __forceinline__ float sample_at (
-    const CbfMotionView &v, int x, int y)
-{
-  return sample_of (v.data[C] + (size_t)y * v.pitch[C], x, v.pixel_bytes,
-      v.samples, v.shift, v.mask, C);
-}
 
 /* Writes the rounded @s[0 .. C) into pixel (@x, @y), keeping the bits of
  * the pixel that are not the samples' (alpha, padding). */
@@ -77,8 +49,7 @@ __device__ __forceinline__ void store_at (
   }
 #pragma unroll
   for (int c = 0; c < C; c++) {
-    uint8_t *p = v.data[c] + (size_t)y * v.pitch[c]
-        + (size_t)x * v.pixel_bytes;
+    uint8_t *p = v.data[c] + (size_t)y * v.pitch[c] + (size_t)x * v.pixel_bytes;
     if (v.samples == CBF_MOTION_SAMPLES_8)
       *p = (uint8_t)s[c];
     else
@@ -102,10 +73,59 @@ struct Level
   }
 };
 
+/* A temporal state of @C channels (temporal.h's words: one sample, or
+ * c0 | c1 << 8 | c2 << 16, or deep c0 | c1 << 16 and c2), read and
+ * written a word at a time. */
+template <int C, bool kDeep> struct State
+{
+  uint8_t *p;
+  size_t pitch;
+
+  __device__ __forceinline__ void load (int x, int y, float (&s)[C]) const
+  {
+    const uint8_t *row = p + (size_t)y * pitch;
+    if constexpr (C == 1 && !kDeep) {
+      s[0] = (float)row[x];
+    } else if constexpr (C == 1) {
+      s[0] = (float)reinterpret_cast<const uint16_t *> (row)[x];
+    } else if constexpr (!kDeep) {
+      const uint32_t w = reinterpret_cast<const uint32_t *> (row)[x];
+      s[0] = (float)(w & 0xffu);
+      s[C - 2] = (float)((w >> 8) & 0xffu);
+      s[C - 1] = (float)((w >> 16) & 0xffu);
+    } else {
+      const uint2 w = reinterpret_cast<const uint2 *> (row)[x];
+      s[0] = (float)(w.x & 0xffffu);
+      s[C - 2] = (float)(w.x >> 16);
+      s[C - 1] = (float)(w.y & 0xffffu);
+    }
+  }
+  __device__ __forceinline__ void store (int x, int y, const int (&s)[C]) const
+  {
+    uint8_t *row = p + (size_t)y * pitch;
+    if constexpr (C == 1 && !kDeep)
+      row[x] = (uint8_t)s[0];
+    else if constexpr (C == 1)
+      reinterpret_cast<uint16_t *> (row)[x] = (uint16_t)s[0];
+    else if constexpr (!kDeep)
+      reinterpret_cast<uint32_t *> (row)[x]
+          = (uint32_t)s[0] | (uint32_t)s[C - 2] << 8 | (uint32_t)s[C - 1] << 16;
+    else
+      reinterpret_cast<uint2 *> (row)[x] = make_uint2 (
+          (uint32_t)s[0] | (uint32_t)s[C - 2] << 16, (uint32_t)s[C - 1]);
+  }
+};
+
+template <int C, bool kDeep>
+static State<C, kDeep> state_of (const CbfMotionView *v)
+{
+  return State<C, kDeep>{ v ? v->data[0] : nullptr, v ? v->pitch[0] : 0 };
+}
+
 /* Bilinear at (@x, @y) of @l by the texture units (@tex: its texture),
  * positions past the level clamped to its edge. */
-__device__ __forceinline__ float fetch (cudaTextureObject_t tex, float x,
-    float y)
+__device__ __forceinline__ float fetch (
+    cudaTextureObject_t tex, float x, float y)
 {
   return tex2D<float> (tex, x + 0.5f, y + 0.5f);
 }
@@ -117,23 +137,12 @@ __device__ __forceinline__ float fetch (cudaTextureObject_t tex, float x,
  * pictures a launch (blockIdx.z: the current frame, the previous
  * output), each view's fields picked one by one. */
 
-__global__ void luma_level0 (CbfMotionView cur, CbfMotionView prev,
-    CbfMotionLuma luma, Level cur0, Level prev0)
+/* Level 0 of @dst from @read (x, y), the luma of a pixel in 8-bit
+ * levels: a tile with a one-pixel apron, edges replicated, then the blur. */
+template <class Read>
+__device__ __forceinline__ void blur_level0 (const Read &read, const Level &dst)
 {
   __shared__ float tile[kMotionTileH + 2][kMotionTileW + 2];
-  const bool z = blockIdx.z != 0;
-  const uint8_t *d0 = z ? prev.data[0] : cur.data[0];
-  const uint8_t *d1 = z ? prev.data[1] : cur.data[1];
-  const uint8_t *d2 = z ? prev.data[2] : cur.data[2];
-  const size_t p0 = z ? prev.pitch[0] : cur.pitch[0];
-  const size_t p1 = z ? prev.pitch[1] : cur.pitch[1];
-  const size_t p2 = z ? prev.pitch[2] : cur.pitch[2];
-  const int pb = z ? prev.pixel_bytes : cur.pixel_bytes;
-  const CbfMotionSamples samples = z ? prev.samples : cur.samples;
-  const int shift = z ? prev.shift : cur.shift;
-  const uint32_t mask = z ? prev.mask : cur.mask;
-  const bool colour = (z ? prev.channels : cur.channels) == 3;
-  const Level dst = z ? prev0 : cur0;
   const int w = dst.w, h = dst.h;
   const int x0 = blockIdx.x * kMotionTileW - 1;
   const int y0 = blockIdx.y * kMotionTileH - 1;
@@ -142,15 +151,8 @@ __global__ void luma_level0 (CbfMotionView cur, CbfMotionView prev,
        i < (kMotionTileW + 2) * (kMotionTileH + 2);
        i += kMotionTileW * kMotionTileH) {
     const int tx = i % (kMotionTileW + 2), ty = i / (kMotionTileW + 2);
-    const int x = clampi (x0 + tx, 0, w - 1), y = clampi (y0 + ty, 0, h - 1);
-    float l = luma.weights[0]
-        * sample_of (d0 + (size_t)y * p0, x, pb, samples, shift, mask, 0);
-    if (colour)
-      l += luma.weights[1]
-              * sample_of (d1 + (size_t)y * p1, x, pb, samples, shift, mask, 1)
-          + luma.weights[2]
-              * sample_of (d2 + (size_t)y * p2, x, pb, samples, shift, mask, 2);
-    tile[ty][tx] = l * luma.to_8bit;
+    tile[ty][tx]
+        = read (clampi (x0 + tx, 0, w - 1), clampi (y0 + ty, 0, h - 1));
   }
   __syncthreads ();
   const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
@@ -164,6 +166,33 @@ __global__ void luma_level0 (CbfMotionView cur, CbfMotionView prev,
   }
   dst.p[(size_t)y * dst.pitch + x]
       = (rows[0] + 2.f * rows[1] + rows[2]) * (1.f / 16);
+}
+
+/* The current frame's level 0, from its samples of kind @S (the
+ * CbfMotionSamples), @kColour: three channels. */
+template <int S, bool kColour>
+__global__ void luma_of_view (CbfMotionView v, CbfMotionLuma luma, Level dst)
+{
+  blur_level0 (
+      [&] (int x, int y) { return view_luma<S, kColour> (v, luma, x, y); },
+      dst);
+}
+
+/* The previous output's level 0, from its state. */
+template <int C, bool kDeep>
+__global__ void luma_of_state (
+    State<C, kDeep> state, CbfMotionLuma luma, Level dst)
+{
+  blur_level0 (
+      [&] (int x, int y) {
+        float s[C];
+        state.load (x, y, s);
+        float l = luma.weights[0] * s[0];
+        if constexpr (C == 3)
+          l += luma.weights[1] * s[1] + luma.weights[2] * s[2];
+        return l * luma.to_8bit;
+      },
+      dst);
 }
 
 __global__ void down2 (Level cur, Level prev, Level cur_out, Level prev_out)
@@ -182,19 +211,34 @@ __global__ void down2 (Level cur, Level prev, Level cur_out, Level prev_out)
 /* ------------------------------------------------------------------ */
 /* The block search: a warp a block. */
 
-/* Mean |cur - prev (x + v)| over block (@bx, @by) of a level, the block's
- * pixels past the level clamped to it, and so the reads of prev; the
- * warp's sum, in every lane. */
-__device__ __forceinline__ float block_sad (
-    const Level &cur, const Level &prev, int bx, int by, int vx, int vy)
+/* A lane's share of block (@bx, @by) of a level: kB * kB / 32 of its
+ * pixels, clamped to the level. */
+constexpr int kLanePixels = kB * kB / 32;
+
+__device__ __forceinline__ void lane_pixels (
+    const Level &cur, int bx, int by, float (&c)[kLanePixels])
+{
+  const int lane = threadIdx.x & 31;
+#pragma unroll
+  for (int k = 0; k < kLanePixels; k++) {
+    const int i = lane + 32 * k;
+    c[k] = cur.clamped (bx * kB + i % kB, by * kB + i / kB);
+  }
+}
+
+/* Mean |cur - prev (x + v)| over the block whose pixels @c (lane_pixels)
+ * are, the reads of prev clamped to the level; the warp's sum, in every
+ * lane. */
+__device__ __forceinline__ float block_sad (const float (&c)[kLanePixels],
+    const Level &prev, int bx, int by, int vx, int vy)
 {
   const int lane = threadIdx.x & 31;
   float s = 0.f;
 #pragma unroll
-  for (int k = 0; k < kB * kB / 32; k++) {
+  for (int k = 0; k < kLanePixels; k++) {
     const int i = lane + 32 * k;
-    const int px = bx * kB + i % kB, py = by * kB + i / kB;
-    s += fabsf (cur.clamped (px, py) - prev.clamped (px + vx, py + vy));
+    s += fabsf (
+        c[k] - prev.clamped (bx * kB + i % kB + vx, by * kB + i / kB + vy));
   }
   for (int o = 16; o; o >>= 1)
     s += __shfl_xor_sync (0xffffffffu, s, o);
@@ -220,8 +264,8 @@ __global__ void search_coarse (
   for (int i = lane; i < kB * kB; i += 32)
     ct[i] = cur.clamped (bx * kB + i % kB, by * kB + i / kB);
   for (int i = lane; i < kT * kT; i += 32)
-    pt[i / kT][i % kT] = prev.clamped (bx * kB + i % kT - kMotionSearch,
-        by * kB + i / kT - kMotionSearch);
+    pt[i / kT][i % kT] = prev.clamped (
+        bx * kB + i % kT - kMotionSearch, by * kB + i / kT - kMotionSearch);
   __syncwarp ();
   float best = 3.4e38f;
   int best_k = 0;
@@ -231,10 +275,10 @@ __global__ void search_coarse (
     /* The tile holds the reads clamped to the level as block_sad makes
      * them: pixel (px, py) moved by v is at (px + dx, py + dy) + R. */
     for (int i = 0; i < kB * kB; i++)
-      s += fabsf (ct[i] - pt[i / kB + dy + kMotionSearch]
-                            [i % kB + dx + kMotionSearch]);
-    const float cost = s * (1.f / (kB * kB))
-        + lambda * (float)(abs (dx) + abs (dy));
+      s += fabsf (
+          ct[i] - pt[i / kB + dy + kMotionSearch][i % kB + dx + kMotionSearch]);
+    const float cost
+        = s * (1.f / (kB * kB)) + lambda * (float)(abs (dx) + abs (dy));
     if (cost < best) {
       best = cost;
       best_k = k;
@@ -249,8 +293,8 @@ __global__ void search_coarse (
     }
   }
   if (lane == 0)
-    out[block] = make_int2 (best_k % kSide - kMotionSearch,
-        best_k / kSide - kMotionSearch);
+    out[block] = make_int2 (
+        best_k % kSide - kMotionSearch, best_k / kSide - kMotionSearch);
 }
 
 __device__ __forceinline__ int median9 (int *v)
@@ -268,17 +312,28 @@ __device__ __forceinline__ int median9 (int *v)
 }
 
 /* The component-wise median of the 3 x 3 vectors around (@bx, @by) of an
- * @nbx x @nby field, its edges replicated. */
+ * @nbx x @nby field, its edges replicated; with @parent_of (a field of
+ * the next coarser level, @pbx x @pby), each vector its parent's,
+ * doubled. */
+template <bool kParent = false>
 __device__ __forceinline__ int2 median3 (
-    const int2 *f, int nbx, int nby, int bx, int by)
+    const int2 *f, int nbx, int nby, int bx, int by, int pbx = 0, int pby = 0)
 {
   int xs[9], ys[9];
 #pragma unroll
   for (int j = 0; j < 3; j++)
 #pragma unroll
     for (int i = 0; i < 3; i++) {
-      const int2 v = f[clampi (by + j - 1, 0, nby - 1) * nbx
-          + clampi (bx + i - 1, 0, nbx - 1)];
+      int x = clampi (bx + i - 1, 0, nbx - 1),
+          y = clampi (by + j - 1, 0, nby - 1);
+      int2 v;
+      if (kParent) {
+        v = f[min (y / 2, pby - 1) * pbx + min (x / 2, pbx - 1)];
+        v.x *= 2;
+        v.y *= 2;
+      } else {
+        v = f[y * nbx + x];
+      }
       xs[j * 3 + i] = v.x;
       ys[j * 3 + i] = v.y;
     }
@@ -300,8 +355,10 @@ __global__ void search_refine (Level cur, Level prev, int nbx, int nby,
   int2 m = median3 (parent, pbx, pby, px, py);
   m.x *= 2;
   m.y *= 2;
+  float c[kLanePixels];
+  lane_pixels (cur, bx, by, c);
   auto cost = [&] (int vx, int vy) {
-    return block_sad (cur, prev, bx, by, vx, vy)
+    return block_sad (c, prev, bx, by, vx, vy)
         + lambda * (float)(abs (vx - m.x) + abs (vy - m.y));
   };
   const int2 cands[6] = {
@@ -340,7 +397,9 @@ __global__ void search_refine (Level cur, Level prev, int nbx, int nby,
 
 /* The full-size level's sub-pixel step: inverse-compositional
  * Lucas-Kanade for a translation over the block and a margin, from the 3
- * x 3 median of the integer vectors; with the block's confidence, the
+ * x 3 median of the half-size level's integer vectors, doubled (no
+ * integer search at full size: Lucas-Kanade's steps of up to a pixel
+ * take it from there); with the block's confidence, the
  * smaller eigenvalue of the window's structure tensor (Sobel gradients)
  * less a floor. A warp a block, kSubX x kSubY blocks sharing a tile of the
  * current frame (edges replicated), from which each window's samples and
@@ -349,9 +408,9 @@ constexpr int kSubX = 4, kSubY = 2;
 constexpr int kSubTileW = kSubX * kB + 2 * kMotionMargin + 2;
 constexpr int kSubTileH = kSubY * kB + 2 * kMotionMargin + 2;
 
-__global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
-    cudaTextureObject_t prev, int nbx, int nby, const int2 *integer,
-    float noise, float4 *out)
+__global__ void __launch_bounds__ (32 * kSubX * kSubY)
+    subpixel (Level cur, cudaTextureObject_t prev, int nbx, int nby,
+        const int2 *parent, int pbx, int pby, float noise, float4 *out)
 {
   __shared__ float tile[kSubTileH][kSubTileW];
   const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
@@ -381,11 +440,12 @@ __global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
     a11 += gx[k] * gx[k];
     a22 += gy[k] * gy[k];
     a12 += gx[k] * gy[k];
-    /* Sobel / 8. */
-    const float sx = ((rm[x + 1] - rm[x - 1]) + 2.f * (r[x + 1] - r[x - 1])
-        + (rp[x + 1] - rp[x - 1])) * 0.125f;
-    const float sy = ((rp[x - 1] - rm[x - 1]) + 2.f * (rp[x] - rm[x])
-        + (rp[x + 1] - rm[x + 1])) * 0.125f;
+    /* Sobel / 8: the central differences smoothed across, whose noise
+     * the confidence's floor is made for. */
+    const float sx = 0.125f * (rm[x + 1] - rm[x - 1] + rp[x + 1] - rp[x - 1])
+        + 0.5f * gx[k];
+    const float sy = 0.125f * (rp[x - 1] - rm[x - 1] + rp[x + 1] - rm[x + 1])
+        + 0.5f * gy[k];
     sxx += sx * sx;
     syy += sy * sy;
     sxy += sx * sy;
@@ -398,12 +458,14 @@ __global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
     syy += __shfl_xor_sync (0xffffffffu, syy, o);
     sxy += __shfl_xor_sync (0xffffffffu, sxy, o);
   }
+  const float lmin = 0.5f
+      * (sxx + syy - sqrtf ((sxx - syy) * (sxx - syy) + 4.f * sxy * sxy));
   const float energy = (float)(kWin * kWin) * noise * noise;
   const float mu = energy * 0.25f * kMotionDamping;
   a11 += mu;
   a22 += mu;
   const float det = a11 * a22 - a12 * a12;
-  const int2 m = median3 (integer, nbx, nby, bx, by);
+  const int2 m = median3<true> (parent, nbx, nby, bx, by, pbx, pby);
   float fx = (float)m.x, fy = (float)m.y;
   const float x0 = (float)(bx * kB - kMotionMargin);
   const float y0 = (float)(by * kB - kMotionMargin);
@@ -412,8 +474,8 @@ __global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
 #pragma unroll
     for (int k = 0; k < kPer; k++) {
       const int i = lane + 32 * k;
-      const float e
-          = fetch (prev, x0 + (float)(i % kWin) + fx, y0 + (float)(i / kWin) + fy)
+      const float e = fetch (prev, x0 + (float)(i % kWin) + fx,
+                          y0 + (float)(i / kWin) + fy)
           - t[k];
       b1 += gx[k] * e;
       b2 += gy[k] * e;
@@ -425,11 +487,9 @@ __global__ void __launch_bounds__ (32 * kSubX * kSubY) subpixel (Level cur,
     fx -= clampf ((a22 * b1 - a12 * b2) / det, -1.f, 1.f);
     fy -= clampf ((a11 * b2 - a12 * b1) / det, -1.f, 1.f);
   }
-  const float lmin = 0.5f * (sxx + syy
-      - sqrtf ((sxx - syy) * (sxx - syy) + 4.f * sxy * sxy));
   if (lane == 0)
-    out[by * nbx + bx] = make_float4 (fx, fy,
-        fmaxf (lmin - kMotionFloor * energy, 0.f), 0.f);
+    out[by * nbx + bx]
+        = make_float4 (fx, fy, fmaxf (lmin - kMotionFloor * energy, 0.f), 0.f);
 }
 
 /* ------------------------------------------------------------------ */
@@ -498,8 +558,8 @@ __global__ void pull (const float4 *fine, int nbx, int nby, float4 *sums)
 }
 
 /* A thread a block: its vector pushed down from the coarsest level. */
-__global__ void push (const float4 *fine, const float4 *sums, int nbx,
-    int nby, float shrink, float2 *field)
+__global__ void push (const float4 *fine, const float4 *sums, int nbx, int nby,
+    float shrink, float2 *field)
 {
   const int bx = blockIdx.x * blockDim.x + threadIdx.x;
   const int by = blockIdx.y;
@@ -537,8 +597,7 @@ __device__ __forceinline__ float2 motion_at (
   const float ax = fx - (float)x0, ay = fy - (float)y0;
   const float2 a = field[y0 * nbx + x0], b = field[y0 * nbx + x1];
   const float2 c = field[y1 * nbx + x0], d = field[y1 * nbx + x1];
-  return make_float2 (
-      (1.f - ay) * ((1.f - ax) * a.x + ax * b.x)
+  return make_float2 ((1.f - ay) * ((1.f - ax) * a.x + ax * b.x)
           + ay * ((1.f - ax) * c.x + ax * d.x),
       (1.f - ay) * ((1.f - ax) * a.y + ax * b.y)
           + ay * ((1.f - ax) * c.y + ax * d.y));
@@ -561,8 +620,8 @@ __global__ void count_rejected (Level cur, cudaTextureObject_t prev,
        i += kMotionTileW * kMotionTileH) {
     const int x = clampi (x0 + i % (kMotionTileW + 2), 0, w - 1);
     const int y = clampi (y0 + i / (kMotionTileW + 2), 0, h - 1);
-    const float2 v = motion_at (field, nbx, nby, 2.f * x + 0.5f,
-        2.f * y + 0.5f);
+    const float2 v
+        = motion_at (field, nbx, nby, 2.f * x + 0.5f, 2.f * y + 0.5f);
     tile[i / (kMotionTileW + 2)][i % (kMotionTileW + 2)]
         = cur.at (x, y) - fetch (prev, x + 0.5f * v.x, y + 0.5f * v.y);
   }
@@ -585,9 +644,10 @@ __global__ void count_rejected (Level cur, cudaTextureObject_t prev,
 /* The blend: a tile of (B - P) with a one-pixel apron, each pixel warped
  * by its own vector; then each output's gate from its 3 x 3 mean. */
 
-struct BlendArgs
+template <int C, bool kDeep> struct BlendArgs
 {
-  CbfMotionView spatial, prev, next, out;
+  State<C, kDeep> spatial, prev, next;
+  CbfMotionView out;
   int sub_x, sub_y;
   float gain, gate;
   const float2 *field;
@@ -597,14 +657,15 @@ struct BlendArgs
   int row_begin, row_end;
 };
 
-template <int C> __global__ void blend (BlendArgs a)
+template <int C, bool kDeep> __global__ void blend (BlendArgs<C, kDeep> a)
 {
   __shared__ float diff[C][kMotionTileH + 2][kMotionTileW + 2];
   const int w = a.out.width, h = a.out.height;
-  const bool have_prev = a.prev.data[0] != nullptr;
+  const bool have_prev = a.prev.p != nullptr;
   const float gain = have_prev && *a.cut_count <= a.cut_limit ? a.gain : 0.f;
   const int x0 = blockIdx.x * kMotionTileW - 1;
   const int y0 = a.row_begin + blockIdx.y * kMotionTileH - 1;
+  const float inv_x = 1.f / a.sub_x, inv_y = 1.f / a.sub_y;
   if (gain > 0.f) {
     for (int i = threadIdx.y * kMotionTileW + threadIdx.x;
          i < (kMotionTileW + 2) * (kMotionTileH + 2);
@@ -613,29 +674,17 @@ template <int C> __global__ void blend (BlendArgs a)
       const int y = clampi (y0 + i / (kMotionTileW + 2), 0, h - 1);
       const float2 v = motion_at (a.field, a.nbx, a.nby,
           (x + 0.5f) * a.sub_x - 0.5f, (y + 0.5f) * a.sub_y - 0.5f);
-      const float px = clampf (x + v.x / a.sub_x, 0.f, (float)(w - 1));
-      const float py = clampf (y + v.y / a.sub_y, 0.f, (float)(h - 1));
+      const float px = clampf (x + v.x * inv_x, 0.f, (float)(w - 1));
+      const float py = clampf (y + v.y * inv_y, 0.f, (float)(h - 1));
       const int ix = (int)px, iy = (int)py;
       const int ix1 = min (ix + 1, w - 1), iy1 = min (iy + 1, h - 1);
       const float ax = px - (float)ix, ay = py - (float)iy;
-      float p00[3], p01[3], p10[3], p11[3], b[3];
-      p00[0] = sample_at<0> (a.prev, ix, iy);
-      p01[0] = sample_at<0> (a.prev, ix1, iy);
-      p10[0] = sample_at<0> (a.prev, ix, iy1);
-      p11[0] = sample_at<0> (a.prev, ix1, iy1);
-      b[0] = sample_at<0> (a.spatial, x, y);
-      if constexpr (C == 3) {
-        p00[1] = sample_at<C - 2> (a.prev, ix, iy);
-        p01[1] = sample_at<C - 2> (a.prev, ix1, iy);
-        p10[1] = sample_at<C - 2> (a.prev, ix, iy1);
-        p11[1] = sample_at<C - 2> (a.prev, ix1, iy1);
-        b[1] = sample_at<C - 2> (a.spatial, x, y);
-        p00[2] = sample_at<C - 1> (a.prev, ix, iy);
-        p01[2] = sample_at<C - 1> (a.prev, ix1, iy);
-        p10[2] = sample_at<C - 1> (a.prev, ix, iy1);
-        p11[2] = sample_at<C - 1> (a.prev, ix1, iy1);
-        b[2] = sample_at<C - 1> (a.spatial, x, y);
-      }
+      float p00[C], p01[C], p10[C], p11[C], b[C];
+      a.prev.load (ix, iy, p00);
+      a.prev.load (ix1, iy, p01);
+      a.prev.load (ix, iy1, p10);
+      a.prev.load (ix1, iy1, p11);
+      a.spatial.load (x, y, b);
 #pragma unroll
       for (int c = 0; c < C; c++) {
         const float t = p00[c] + ax * (p01[c] - p00[c]);
@@ -663,30 +712,55 @@ template <int C> __global__ void blend (BlendArgs a)
     }
   }
   const float g = gain > 0.f ? gain * exp2f (-a.gate * d * d) : 0.f;
-  float b[3];
-  b[0] = sample_at<0> (a.spatial, x, y);
-  if constexpr (C == 3) {
-    b[1] = sample_at<C - 2> (a.spatial, x, y);
-    b[2] = sample_at<C - 1> (a.spatial, x, y);
-  }
+  float b[C];
+  a.spatial.load (x, y, b);
   int r[C];
 #pragma unroll
   for (int c = 0; c < C; c++) {
     /* B - P of the output itself is the tile's centre. */
-    const float bp = gain > 0.f ? diff[c][threadIdx.y + 1][threadIdx.x + 1]
-                                : 0.f;
+    const float bp
+        = gain > 0.f ? diff[c][threadIdx.y + 1][threadIdx.x + 1] : 0.f;
     r[c] = min (max (__float2int_rn (b[c] - g * bp), 0), (int)a.out.mask);
   }
   store_at<C> (a.out, x, y, r);
-  store_at<C> (a.next, x, y, r);
+  a.next.store (x, y, r);
+}
+
+template <int C, bool kDeep>
+static cudaError_t launch_blend (const CbfMotionView *spatial,
+    const CbfMotionView *prev, const CbfMotionView *next,
+    const CbfMotionView *out, int sub_x, int sub_y, float gain, float gate,
+    const CbfMotionScratch *s, int row_begin, int row_end, cudaStream_t stream)
+{
+  BlendArgs<C, kDeep> a;
+  a.spatial = state_of<C, kDeep> (spatial);
+  a.prev = state_of<C, kDeep> (prev);
+  a.next = state_of<C, kDeep> (next);
+  a.out = *out;
+  a.sub_x = sub_x;
+  a.sub_y = sub_y;
+  a.gain = gain;
+  a.gate = gate;
+  a.field = s->field;
+  a.nbx = s->blocks_x;
+  a.nby = s->blocks_y;
+  a.cut_count = s->cut_count;
+  a.cut_limit = (unsigned int)(CBF_MOTION_CUT_SHARE
+      * (float)((s->width >> 1) * (s->height >> 1)));
+  a.row_begin = row_begin;
+  a.row_end = row_end;
+  const dim3 grid ((out->width + kMotionTileW - 1) / kMotionTileW,
+      (row_end - row_begin + kMotionTileH - 1) / kMotionTileH);
+  blend<C, kDeep><<<grid, dim3 (kMotionTileW, kMotionTileH), 0, stream>>> (a);
+  return cudaGetLastError ();
 }
 
 } /* namespace */
 
 extern "C" {
 
-cudaError_t
-cbf_motion_scratch_alloc (CbfMotionScratch *s, int width, int height)
+cudaError_t cbf_motion_scratch_alloc (
+    CbfMotionScratch *s, int width, int height)
 {
   const int nbx = (width + kB - 1) / kB, nby = (height + kB - 1) / kB;
   cudaError_t err = cudaSuccess;
@@ -702,12 +776,12 @@ cbf_motion_scratch_alloc (CbfMotionScratch *s, int width, int height)
     const int lw = width >> l, lh = height >> l;
     const int lbx = (lw + kB - 1) / kB, lby = (lh + kB - 1) / kB;
     s->pitch[l] = (lw + 31) / 32 * 32;
-    const size_t bytes = (size_t)s->pitch[l] * (lh > 0 ? lh : 1)
-        * sizeof (float);
+    const size_t bytes
+        = (size_t)s->pitch[l] * (lh > 0 ? lh : 1) * sizeof (float);
     err = cudaMalloc (&s->cur[l], bytes);
     if (err == cudaSuccess)
       err = cudaMalloc (&s->prev[l], bytes);
-    if (err == cudaSuccess)
+    if (err == cudaSuccess && l > 0)
       err = cudaMalloc (&s->coarse[l],
           (size_t)(lbx > 0 ? lbx : 1) * (lby > 0 ? lby : 1) * sizeof (int2));
     if (err == cudaSuccess && lw > 0 && lh > 0) {
@@ -728,9 +802,8 @@ cbf_motion_scratch_alloc (CbfMotionScratch *s, int width, int height)
   if (err == cudaSuccess)
     err = cudaMalloc (&s->fine, (size_t)nbx * nby * sizeof (float4));
   if (err == cudaSuccess)
-    err = cudaMalloc (&s->pull, (pull_offset (nbx, nby,
-                                     kMotionPullLevels + 1) + 1)
-            * sizeof (float4));
+    err = cudaMalloc (&s->pull,
+        (pull_offset (nbx, nby, kMotionPullLevels + 1) + 1) * sizeof (float4));
   if (err == cudaSuccess)
     err = cudaMalloc (&s->field, (size_t)nbx * nby * sizeof (float2));
   if (err == cudaSuccess)
@@ -740,8 +813,7 @@ cbf_motion_scratch_alloc (CbfMotionScratch *s, int width, int height)
   return err;
 }
 
-void
-cbf_motion_scratch_free (CbfMotionScratch *s)
+void cbf_motion_scratch_free (CbfMotionScratch *s)
 {
   for (int l = 0; l < CBF_MOTION_LEVELS; l++) {
     if (s->prev_tex[l])
@@ -757,8 +829,7 @@ cbf_motion_scratch_free (CbfMotionScratch *s)
   *s = CbfMotionScratch ();
 }
 
-static Level
-level_of (float *const *levels, const CbfMotionScratch *s, int l)
+static Level level_of (float *const *levels, const CbfMotionScratch *s, int l)
 {
   Level v;
   v.p = levels[l];
@@ -768,10 +839,9 @@ level_of (float *const *levels, const CbfMotionScratch *s, int l)
   return v;
 }
 
-cudaError_t
-cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
-    const CbfMotionLuma *luma, float gate_sigma, CbfMotionScratch *s,
-    cudaStream_t stream)
+cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
+    const CbfMotionView *prev, const CbfMotionLuma *luma, float gate_sigma,
+    CbfMotionScratch *s, cudaStream_t stream)
 {
   const int w = s->width, h = s->height;
   const dim3 tile (kMotionTileW, kMotionTileH);
@@ -779,25 +849,55 @@ cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
   auto blocks_of = [] (int n) {
     return (unsigned)((n + kMotionWarps - 1) / kMotionWarps);
   };
-  cudaError_t err = cudaMemsetAsync (s->cut_count, 0, sizeof (unsigned int),
-      stream);
+  cudaError_t err
+      = cudaMemsetAsync (s->cut_count, 0, sizeof (unsigned int), stream);
 
   /* No previous output, or a frame too small for the coarsest level: no
    * motion. */
   if (!prev || (w >> (CBF_MOTION_LEVELS - 1)) < 1
       || (h >> (CBF_MOTION_LEVELS - 1)) < 1) {
     if (err == cudaSuccess)
-      err = cudaMemsetAsync (s->field, 0, (size_t)s->blocks_x * s->blocks_y
-          * sizeof (float2), stream);
+      err = cudaMemsetAsync (s->field, 0,
+          (size_t)s->blocks_x * s->blocks_y * sizeof (float2), stream);
     return err;
   }
   if (err != cudaSuccess)
     return err;
 
-  luma_level0<<<dim3 ((w + kMotionTileW - 1) / kMotionTileW,
-                    (h + kMotionTileH - 1) / kMotionTileH, 2),
-      tile, 0, stream>>> (*cur, *prev, *luma, level_of (s->cur, s, 0),
-      level_of (s->prev, s, 0));
+  const dim3 grid0 ((w + kMotionTileW - 1) / kMotionTileW,
+      (h + kMotionTileH - 1) / kMotionTileH);
+  const Level cur0 = level_of (s->cur, s, 0), prev0 = level_of (s->prev, s, 0);
+  const bool colour = cur->channels == 3;
+  switch (cur->samples) {
+  case CBF_MOTION_SAMPLES_8:
+    (colour ? luma_of_view<CBF_MOTION_SAMPLES_8, true>
+            : luma_of_view<CBF_MOTION_SAMPLES_8,
+                false>)<<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    break;
+  case CBF_MOTION_SAMPLES_16:
+    (colour ? luma_of_view<CBF_MOTION_SAMPLES_16, true>
+            : luma_of_view<CBF_MOTION_SAMPLES_16,
+                false>)<<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    break;
+  default:
+    luma_of_view<CBF_MOTION_SAMPLES_10A2, true>
+        <<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    break;
+  }
+  if (prev->samples == CBF_MOTION_SAMPLES_8) {
+    if (colour)
+      luma_of_state<<<grid0, tile, 0, stream>>> (
+          state_of<3, false> (prev), *luma, prev0);
+    else
+      luma_of_state<<<grid0, tile, 0, stream>>> (
+          state_of<1, false> (prev), *luma, prev0);
+  } else if (colour) {
+    luma_of_state<<<grid0, tile, 0, stream>>> (
+        state_of<3, true> (prev), *luma, prev0);
+  } else {
+    luma_of_state<<<grid0, tile, 0, stream>>> (
+        state_of<1, true> (prev), *luma, prev0);
+  }
   for (int l = 1; l < CBF_MOTION_LEVELS; l++) {
     const Level c = level_of (s->cur, s, l);
     down2<<<dim3 ((c.w + kMotionTileW - 1) / kMotionTileW,
@@ -812,7 +912,7 @@ cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
   search_coarse<<<blocks_of (lbx * lby), 32 * kMotionWarps, 0, stream>>> (
       level_of (s->cur, s, L), level_of (s->prev, s, L), lbx, lby,
       lambda / (1 << L), s->coarse[L]);
-  for (int l = L - 1; l >= 0; l--) {
+  for (int l = L - 1; l >= 1; l--) {
     const int pbx = lbx, pby = lby;
     lbx = ((w >> l) + kB - 1) / kB;
     lby = ((h >> l) + kB - 1) / kB;
@@ -820,9 +920,12 @@ cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
         level_of (s->cur, s, l), level_of (s->prev, s, l), lbx, lby,
         s->coarse[l + 1], pbx, pby, lambda / (1 << l), s->coarse[l]);
   }
+  const int pbx = lbx, pby = lby;
+  lbx = s->blocks_x;
+  lby = s->blocks_y;
   subpixel<<<dim3 ((lbx + kSubX - 1) / kSubX, (lby + kSubY - 1) / kSubY),
-      32 * kSubX * kSubY, 0, stream>>> (level_of (s->cur, s, 0),
-      s->prev_tex[0], lbx, lby, s->coarse[0], noise, s->fine);
+      32 * kSubX * kSubY, 0, stream>>> (level_of (s->cur, s, 0), s->prev_tex[0],
+      lbx, lby, s->coarse[1], pbx, pby, noise, s->fine);
   const float energy = (float)(kWin * kWin) * noise * noise;
   pull<<<dim3 ((lbx + kPullTile - 1) / kPullTile,
              (lby + kPullTile - 1) / kPullTile),
@@ -838,39 +941,20 @@ cbf_motion_estimate (const CbfMotionView *cur, const CbfMotionView *prev,
   return cudaGetLastError ();
 }
 
-cudaError_t
-cbf_motion_blend (const CbfMotionView *spatial, const CbfMotionView *prev,
-    const CbfMotionView *next, const CbfMotionView *out, int sub_x,
-    int sub_y, float gain, float gate, const CbfMotionScratch *s,
-    int row_begin, int row_end, cudaStream_t stream)
+cudaError_t cbf_motion_blend (const CbfMotionView *spatial,
+    const CbfMotionView *prev, const CbfMotionView *next,
+    const CbfMotionView *out, int sub_x, int sub_y, float gain, float gate,
+    const CbfMotionScratch *s, int row_begin, int row_end, cudaStream_t stream)
 {
-  BlendArgs a;
-  a.spatial = *spatial;
-  a.prev = prev ? *prev : CbfMotionView ();
-  a.next = *next;
-  a.out = *out;
-  a.sub_x = sub_x;
-  a.sub_y = sub_y;
-  a.gain = gain;
-  a.gate = gate;
-  a.field = s->field;
-  a.nbx = s->blocks_x;
-  a.nby = s->blocks_y;
-  a.cut_count = s->cut_count;
-  a.cut_limit = (unsigned int)(CBF_MOTION_CUT_SHARE
-      * (float)((s->width >> 1) * (s->height >> 1)));
-  a.row_begin = row_begin;
-  a.row_end = row_end;
+  const bool deep = spatial->samples != CBF_MOTION_SAMPLES_8;
   if (row_end <= row_begin)
     return cudaSuccess;
-  const dim3 grid ((out->width + kMotionTileW - 1) / kMotionTileW,
-      (row_end - row_begin + kMotionTileH - 1) / kMotionTileH);
-  const dim3 tile (kMotionTileW, kMotionTileH);
   if (out->channels == 3)
-    blend<3><<<grid, tile, 0, stream>>> (a);
-  else
-    blend<1><<<grid, tile, 0, stream>>> (a);
-  return cudaGetLastError ();
+    return (deep ? launch_blend<3, true> : launch_blend<3, false>)(spatial,
+        prev, next, out, sub_x, sub_y, gain, gate, s, row_begin, row_end,
+        stream);
+  return (deep ? launch_blend<1, true> : launch_blend<1, false>)(spatial, prev,
+      next, out, sub_x, sub_y, gain, gate, s, row_begin, row_end, stream);
 }
 
 } /* extern "C" */

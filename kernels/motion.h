@@ -81,7 +81,8 @@ typedef struct
   /* prev[l] as the texture units read it, bilinearly, positions past the
    * level clamped to its edge. */
   cudaTextureObject_t prev_tex[CBF_MOTION_LEVELS];
-  int2 *coarse[CBF_MOTION_LEVELS];      /* integer vectors of each level */
+  int2 *coarse[CBF_MOTION_LEVELS];      /* integer vectors of the levels
+                                         * above the full-size one */
   float4 *fine;                 /* sub-pixel vector and confidence */
   float4 *pull;                 /* the pull-push pyramid's sums */
   float2 *field;                /* the field: blocks_x x blocks_y */

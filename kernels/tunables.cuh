@@ -289,9 +289,10 @@ constexpr float kMotionLambda = 0.05f;
 constexpr int kMotionMargin = 4;
 constexpr int kMotionIterations = 4;
 constexpr float kMotionDamping = 0.05f;
-/* A block's confidence: its structure tensor's smaller eigenvalue less
- * kMotionFloor x the window's noise energy; the pull-push keeps a block's
- * own vector from kMotionShrink x that energy up. */
+/* A block's confidence: its structure tensor's smaller eigenvalue (Sobel
+ * / 8 gradients) less kMotionFloor x the window's noise energy; the
+ * pull-push keeps a block's own vector from kMotionShrink x that energy
+ * up. */
 constexpr float kMotionFloor = 0.07f;
 constexpr float kMotionShrink = 0.05f;
 /* Levels of the pull-push over the block field. */
@@ -302,6 +303,9 @@ constexpr int kMotionTileH = 8;
 /* Warps a block of the per-block kernels (search, refinement), a
  * warp a block of the field. */
 constexpr int kMotionWarps = 4;
+/* The noise estimate (noise.cu): blocks of threads down each column of
+ * tiles, each adding its histogram to the frame's once. */
+constexpr int kNoiseStrips = 8;
 
 } /* namespace */
 
