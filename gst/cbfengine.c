@@ -9,8 +9,10 @@
 
 #include "cbfengine.h"
 #include "motion.h"
+#include "noise.h"
 #include "temporal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The filter's weights for one set of parameters: host and device copies
@@ -28,7 +30,10 @@ struct _CbfEngine
 {
   GstVideoInfo info;
   CbfFramePlan plan;            /* for info */
-  CbfParams params;
+  CbfParams user;               /* as set */
+  CbfParams params;             /* in use: user's, sigma-color and
+                                 * temporal-sigma set by the noise level
+                                 * where noise-sigma gives one */
   gboolean by_plane;            /* YUV 4:4:4 planned plane by plane */
   gboolean dirty;               /* params or info changed since the tables
                                  * were made */
@@ -85,6 +90,17 @@ struct _CbfEngine
   guint cut_limit;
   guint64 scene_cuts;
 
+  /* noise-sigma=-1: the estimator's buffers, each frame's estimate on its
+   * way to the host (two frames', as the cut counts), the estimate
+   * averaged over frames (-1: none yet) and the level the settings in use
+   * were made from. */
+  CbfNoiseScratch noise;
+  gfloat *noise_host;
+  cudaEvent_t noise_copied[2];
+  gboolean noise_pending[2];
+  guint noise_slot;
+  gdouble noise_estimate, noise_in_use;
+
   /* The regions of the next frames, and their weights on the device for
    * the luma (or RGB) plane and for the chroma planes. */
   gboolean regions_on;
@@ -138,6 +154,7 @@ cbf_engine_new (const GstVideoInfo * info, GError ** error)
 {
   CbfEngine *engine = g_new0 (CbfEngine, 1);
 
+  engine->noise_estimate = engine->noise_in_use = -1;
   if (!cbf_engine_set_info (engine, info, error)) {
     g_free (engine);
     return NULL;
@@ -179,12 +196,32 @@ cbf_engine_get_plan (const CbfEngine * engine)
   return &engine->plan;
 }
 
+/* The parameters in use from the user's and the noise level. */
+static void
+derive_params (CbfEngine * engine)
+{
+  const CbfParams *u = &engine->user;
+  gdouble s = u->noise == CBF_NOISE_GIVEN ? MAX (u->noise_sigma, 0) :
+      u->noise == CBF_NOISE_MEASURED ? engine->noise_in_use : -1;
+
+  engine->params = *u;
+  /* The motion search expects the noise where it is known, else takes
+   * temporal-sigma for it (the user guide's advice: about the noise). */
+  engine->motion_luma.noise = (float) (s >= 0 ? s : u->temporal_sigma);
+  if (s >= 0) {
+    engine->params.sigma_color = CBF_NOISE_COLOR * s;
+    engine->params.temporal_sigma = MAX (CBF_NOISE_TEMPORAL * s -
+        CBF_NOISE_TEMPORAL_OFFSET, CBF_NOISE_TEMPORAL_MIN);
+  }
+}
+
 void
 cbf_engine_set_params (CbfEngine * engine, const CbfParams * params)
 {
   gboolean by_plane = wants_by_plane (params);
 
-  engine->params = *params;
+  engine->user = *params;
+  derive_params (engine);
   /* YUV 4:4:4 changes plans: its passes, their state and chroma's mask. */
   if (by_plane != engine->by_plane && cbf_frame_plan_can_split (&engine->info)) {
     cbf_frame_plan_init (&engine->plan, &engine->info, by_plane);
@@ -469,6 +506,15 @@ free_state (CbfEngine * engine)
   free_frame_state (&engine->history[0]);
   free_frame_state (&engine->history[1]);
   cbf_motion_scratch_free (&engine->motion);
+  cbf_noise_scratch_free (&engine->noise);
+  cudaFreeHost (engine->noise_host);
+  engine->noise_host = NULL;
+  for (i = 0; i < 2; i++) {
+    if (engine->noise_copied[i])
+      cudaEventDestroy (engine->noise_copied[i]);
+    engine->noise_copied[i] = NULL;
+    engine->noise_pending[i] = FALSE;
+  }
   cudaFreeHost (engine->cut_host);
   engine->cut_host = NULL;
   for (i = 0; i < 2; i++) {
@@ -640,7 +686,6 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
     m->chroma_gain = chroma_gain;
     m->gate = gate;
     m->scratch = &engine->motion;
-    engine->motion_luma.noise = (float) p->temporal_sigma;
     engine->cut_limit = (guint) (CBF_MOTION_CUT_SHARE *
         (float) ((engine->plan.passes[0].width >> 1) *
             (engine->plan.passes[0].height >> 1)));
@@ -771,11 +816,109 @@ prepare_guide (CbfEngine * engine)
       plan->bits > 8 ? 2 : 1);
 }
 
+/* Takes the estimate in noise slot @k once its copy is done (@wait:
+ * waits for it) into the average over frames. */
+static void
+collect_noise (CbfEngine * engine, guint k, gboolean wait)
+{
+  cudaError_t err;
+
+  if (!engine->noise_pending[k])
+    return;
+  err = wait ? cudaEventSynchronize (engine->noise_copied[k]) :
+      cudaEventQuery (engine->noise_copied[k]);
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError ();        /* not an error: not done yet */
+    return;
+  }
+  engine->noise_pending[k] = FALSE;
+  if (err != cudaSuccess || engine->noise_host[k] < 0)
+    return;
+  engine->noise_estimate = engine->noise_estimate < 0 ?
+      engine->noise_host[k] :
+      0.9 * engine->noise_estimate + 0.1 * engine->noise_host[k];
+}
+
+/* noise-sigma=-1: the estimates that have arrived, and new settings once
+ * the average has moved by more than 2 % (and a twentieth of a level)
+ * from the one in use, so that the tables are not made again every
+ * frame; the estimator's buffers. */
+static cudaError_t
+prepare_noise (CbfEngine * engine)
+{
+  cudaError_t err = cudaSuccess;
+  gdouble e;
+
+  if (engine->user.noise != CBF_NOISE_MEASURED)
+    return cudaSuccess;
+  collect_noise (engine, engine->noise_slot, FALSE);
+  collect_noise (engine, engine->noise_slot ^ 1, FALSE);
+  e = engine->noise_estimate;
+  if (e >= 0 && (engine->noise_in_use < 0
+          || fabs (e - engine->noise_in_use) >
+          0.02 * engine->noise_in_use + 0.05)) {
+    engine->noise_in_use = e;
+    derive_params (engine);
+    engine->dirty = TRUE;
+  }
+  if (!engine->noise.counts)
+    err = cbf_noise_scratch_alloc (&engine->noise);
+  if (err == cudaSuccess && !engine->noise_host)
+    err = cudaHostAlloc ((void **) &engine->noise_host, 2 * sizeof (gfloat),
+        cudaHostAllocPortable);
+  if (err == cudaSuccess && !engine->noise_copied[0])
+    err = cudaEventCreateWithFlags (&engine->noise_copied[0],
+        cudaEventDisableTiming);
+  if (err == cudaSuccess && !engine->noise_copied[1])
+    err = cudaEventCreateWithFlags (&engine->noise_copied[1],
+        cudaEventDisableTiming);
+  return err;
+}
+
+/* noise-sigma=-1, once the frame @in is whole on the device: its noise,
+ * on its way to the host. */
+static cudaError_t
+measure_noise (CbfEngine * engine, const CbfPlane * in, cudaStream_t stream)
+{
+  guint k = engine->noise_slot;
+  CbfMotionView luma;
+  cudaError_t err;
+
+  cbf_pass_motion_view (&engine->plan.passes[0], in, 0, &luma);
+  /* The estimate of two frames ago, long done, read before its slot is
+   * written again. */
+  collect_noise (engine, k, TRUE);
+  err = cbf_noise_measure (&luma, &engine->motion_luma, &engine->noise, stream);
+  if (err == cudaSuccess)
+    err = cudaMemcpyAsync (&engine->noise_host[k], engine->noise.sigma,
+        sizeof (gfloat), cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess)
+    err = cudaEventRecord (engine->noise_copied[k], stream);
+  engine->noise_pending[k] = err == cudaSuccess;
+  engine->noise_slot ^= 1;
+  return err;
+}
+
+gdouble
+cbf_engine_get_noise (CbfEngine * engine)
+{
+  if (engine->noise_host) {
+    collect_noise (engine, engine->noise_slot, FALSE);
+    collect_noise (engine, engine->noise_slot ^ 1, FALSE);
+  }
+  return engine->noise_estimate;
+}
+
 cudaError_t
 cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     gint * halo_rows, const gchar ** what)
 {
   cudaError_t err;
+
+  *what = "allocating the noise estimator";
+  err = prepare_noise (engine);
+  if (err != cudaSuccess)
+    return err;
 
   if (engine->dirty) {
     err = apply_params (engine, stream, what);
@@ -920,6 +1063,9 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
         engine->motion_on ? &engine->motion_run : NULL,
         engine->regions_on ? &regions : NULL, in, out, row_begin, row_end,
         stream);
+  if (err == cudaSuccess && row_end >= in[0].height
+      && engine->user.noise == CBF_NOISE_MEASURED && engine->noise.counts)
+    err = measure_noise (engine, in, stream);
   /* The state holds this frame's output once all its bands are enqueued
    * (bands come in order, the last ending at the frame's last row). */
   if (err == cudaSuccess && row_end >= in[0].height) {
@@ -937,7 +1083,7 @@ cbf_engine_on_device (const CbfEngine * engine)
   return engine->luma.dev_tables || engine->mask_raw.data
       || engine->luma.grid.cells[0] || engine->identity_dev
       || engine->region_luma.data || engine->region_side || engine->guide.data
-      || engine->state[0][0].data;
+      || engine->state[0][0].data || engine->noise.counts;
 }
 
 void

@@ -66,6 +66,15 @@ typedef enum
   CBF_TEMPORAL_MOTION_COMPENSATED,
 } CbfTemporalMotion;
 
+/* Where the noise level comes from (noise-sigma): nowhere (the default of
+ * a zeroed CbfParams), the user, the frames. */
+typedef enum
+{
+  CBF_NOISE_UNSET,
+  CBF_NOISE_GIVEN,
+  CBF_NOISE_MEASURED,
+} CbfNoise;
+
 /* The filter's parameters, as the element's properties of the same names
  * (gstcudabilateral.c and cbfplaneprops.c document them). */
 typedef struct
@@ -93,9 +102,24 @@ typedef struct
   gdouble temporal_strength;
   gdouble temporal_sigma;
   CbfTemporalMotion temporal_motion;
+  /* noise-sigma: not used (sigma-color and temporal-sigma as set), the
+   * noise_sigma given (8-bit levels), or measured from the frames; a
+   * noise level then sets sigma-color and temporal-sigma (CBF_NOISE_*). */
+  CbfNoise noise;
+  gdouble noise_sigma;
 } CbfParams;
 
 #define CBF_PARAMS_DERIVED (-1)
+
+/* The settings a noise level s sets: sigma-color = CBF_NOISE_COLOR x s,
+ * temporal-sigma = CBF_NOISE_TEMPORAL x s - CBF_NOISE_TEMPORAL_OFFSET (at
+ * least CBF_NOISE_TEMPORAL_MIN): the fit, on a CPU model of the filter
+ * over the evaluation clips at s = 4 to 30, of the best settings of a
+ * sweep (docs/what-was-tried.md). */
+#define CBF_NOISE_COLOR 2.5
+#define CBF_NOISE_TEMPORAL 1.38
+#define CBF_NOISE_TEMPORAL_OFFSET 1.5
+#define CBF_NOISE_TEMPORAL_MIN 0.5
 
 typedef struct _CbfEngine CbfEngine;
 
@@ -179,6 +203,11 @@ cudaError_t cbf_engine_run (CbfEngine * engine, const CbfPlane * in,
 /* temporal-motion=compensated: the scene cuts found so far, each counted
  * once its frame's work is done (by the next prepare at the latest). */
 guint64 cbf_engine_get_scene_cuts (CbfEngine * engine);
+
+/* noise-sigma=-1: the noise measured so far (each frame's estimate
+ * averaged over frames, alpha 0.1), in 8-bit levels, each frame's counted
+ * once its work is done; -1 before the first. */
+gdouble cbf_engine_get_noise (CbfEngine * engine);
 
 /* The motion field of the last frame enqueued (motion.h), copied to the
  * host once its work is done: @blocks_x x @blocks_y vectors (x, y) of

@@ -173,6 +173,11 @@ GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define DEFAULT_TEMPORAL_SIGMA 6.0
 #define MIN_TEMPORAL_SIGMA 0.1
 #define DEFAULT_TEMPORAL_MOTION CBF_TEMPORAL_MOTION_NONE
+/* noise-sigma's values that are not a level. */
+#define NOISE_SIGMA_MEASURED (-1.0)
+#define NOISE_SIGMA_UNSET (-2.0)
+#define DEFAULT_NOISE_SIGMA NOISE_SIGMA_UNSET
+#define MAX_NOISE_SIGMA 255.0
 
 enum
 {
@@ -187,6 +192,8 @@ enum
   PROP_TEMPORAL_SIGMA,
   PROP_TEMPORAL_MOTION,
   PROP_SCENE_CUTS,
+  PROP_NOISE_SIGMA,
+  PROP_MEASURED_NOISE_SIGMA,
   PROP_REGIONS,
   PROP_REGIONS_LAST = PROP_REGIONS + CBF_REGION_N_PROPS - 1,
   PROP_PLANES,
@@ -228,6 +235,8 @@ struct _GstCudaBilateral
    * property), and those of the engine already counted. */
   guint64 scene_cuts;
   guint64 engine_cuts;
+  /* noise-sigma=-1's measurement (under the object lock), -1: none. */
+  gdouble measured_noise;
 };
 
 #define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
@@ -321,6 +330,7 @@ gst_cuda_bilateral_start (GstBaseTransform * trans)
   self->have_segment = FALSE;
   GST_OBJECT_LOCK (self);
   self->scene_cuts = 0;
+  self->measured_noise = -1;
   GST_OBJECT_UNLOCK (self);
   if (!GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->start
       (trans))
@@ -445,6 +455,13 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     goto failed;
   }
   post_scene_cuts (self);
+  if (params.noise == CBF_NOISE_MEASURED) {
+    gdouble noise = cbf_engine_get_noise (self->engine);
+
+    GST_OBJECT_LOCK (self);
+    self->measured_noise = noise;
+    GST_OBJECT_UNLOCK (self);
+  }
   if (dirty)
     GST_DEBUG_OBJECT (self, "mode %d method %d diameter %d sigma-color %g "
         "sigma-space %g filter-chroma %d: %d rows of halo", params.mode,
@@ -597,6 +614,12 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
     case PROP_TEMPORAL_MOTION:
       self->params.temporal_motion = g_value_get_enum (value);
       break;
+    case PROP_NOISE_SIGMA:
+      self->params.noise_sigma = g_value_get_double (value);
+      self->params.noise = self->params.noise_sigma >= 0 ? CBF_NOISE_GIVEN :
+          self->params.noise_sigma == NOISE_SIGMA_MEASURED ?
+          CBF_NOISE_MEASURED : CBF_NOISE_UNSET;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -652,6 +675,12 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SCENE_CUTS:
       g_value_set_uint64 (value, self->scene_cuts);
+      break;
+    case PROP_NOISE_SIGMA:
+      g_value_set_double (value, self->params.noise_sigma);
+      break;
+    case PROP_MEASURED_NOISE_SIGMA:
+      g_value_set_double (value, self->measured_noise);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -838,6 +867,35 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "temporal filter started again", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
   /**
+   * GstCudaBilateral:noise-sigma:
+   *
+   * The noise of the video as a standard deviation in 8-bit levels, from
+   * which the element sets sigma-color to 2.5 x it and temporal-sigma to
+   * 1.38 x it - 1.5 (at least 0.5), replacing theirs; -1: measured from
+   * the frames (Immerkaer's estimator on luma over the flattest half of
+   * each frame, averaged over frames; read it in
+   * #GstCudaBilateral:measured-noise-sigma), the settings following it
+   * from the next frame; -2 (default, and any other value below 0): not
+   * used, sigma-color and temporal-sigma as set.
+   */
+  g_object_class_install_property (gobject_class, PROP_NOISE_SIGMA,
+      g_param_spec_double ("noise-sigma", "Noise sigma",
+          "The video's noise (standard deviation, 8-bit levels), which then "
+          "sets sigma-color (2.5 x) and temporal-sigma (1.38 x - 1.5); -1: "
+          "measured from the video; -2: not used", NOISE_SIGMA_UNSET,
+          MAX_NOISE_SIGMA, DEFAULT_NOISE_SIGMA, live));
+  /**
+   * GstCudaBilateral:measured-noise-sigma:
+   *
+   * With noise-sigma=-1, the noise measured so far (8-bit levels), each
+   * frame's counted by the next frame; -1 before the first.
+   */
+  g_object_class_install_property (gobject_class, PROP_MEASURED_NOISE_SIGMA,
+      g_param_spec_double ("measured-noise-sigma", "Measured noise sigma",
+          "The noise measured with noise-sigma=-1 (standard deviation, "
+          "8-bit levels); -1: none yet", -1, G_MAXDOUBLE, -1,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  /**
    * GstCudaBilateral:mask-location:
    *
    * A strength mask: a PNG or JPEG file (colour converted to gray) of at
@@ -895,6 +953,9 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
   self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
   self->params.temporal_motion = DEFAULT_TEMPORAL_MOTION;
+  self->params.noise_sigma = DEFAULT_NOISE_SIGMA;
+  self->params.noise = CBF_NOISE_UNSET;
+  self->measured_noise = -1;
   self->params_dirty = TRUE;
   cbf_region_settings_init (&self->regions);
   cbf_plane_props_init (&self->params);
