@@ -1029,6 +1029,86 @@ GST_START_TEST (test_cuda_memory_temporal)
 
 GST_END_TEST;
 
+/* temporal-motion=compensated in CUDA memory (whole frames) and in system
+ * memory (frames cut into bands, GST_CBF_BAND_BYTES=1): the same output,
+ * frame by frame, on a picture moving under fresh noise; and not the
+ * spatial result once a previous frame is there. */
+GST_START_TEST (test_cuda_memory_compensated)
+{
+  static const gchar *fmts[] = { "NV12", "RGBA", "GRAY8", "YUY2", "P010_10LE" };
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  const gchar *props = "temporal-strength=0.9 temporal-sigma=8 "
+      "temporal-motion=compensated";
+  const gint w = 96, h = 64;
+  guint f, i, c;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
+    gchar *desc = g_strdup_printf ("cudabilateral name=f %s", props);
+    GstHarness *cuda = cuda_harness_new (fmts[f], w, h, &p, desc);
+    GstHarness *sys = filter_harness_new (fmts[f], w, h, &p);
+    GstHarness *spatial = filter_harness_new (fmts[f], w, h, &p);
+    GstVideoInfo info = info_for (fmts[f], w, h);
+    guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), moved = 0;
+    Channel base[GST_VIDEO_MAX_COMPONENTS];
+    GstElement *filter;
+
+    gst_util_set_object_arg (G_OBJECT (sys->element), "temporal-motion",
+        "compensated");
+    g_object_set (sys->element, "temporal-strength", 0.9, "temporal-sigma",
+        8.0, NULL);
+    channels_for_format (fmts[f], w, h, 31 + f, base);
+    for (i = 0; i < 5; i++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], a[GST_VIDEO_MAX_COMPONENTS];
+      Channel b[GST_VIDEO_MAX_COMPONENTS], s[GST_VIDEO_MAX_COMPONENTS];
+      GRand *rand = g_rand_new_with_seed (700 + i);
+      gsize k;
+
+      for (c = 0; c < n; c++) {
+        gint top = (1 << base[c].bits) - 1, cw = base[c].width;
+        gint shift = 2 * (gint) i * cw / w;
+
+        in[c] = channel_new (cw, base[c].height, base[c].bits);
+        for (k = 0; k < (gsize) cw * base[c].height; k++) {
+          gint x = k % cw, row = k / cw;
+          gint v = base[c].data[row * cw + ((x - shift) % cw + cw) % cw] +
+              g_rand_int_range (rand, -20, 21) * top / 255;
+
+          in[c].data[k] = (guint16) CLAMP (v, 0, top);
+        }
+      }
+      g_rand_free (rand);
+      push_and_read_channels (cuda, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, i), a);
+      push_and_read_channels (sys, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, i), b);
+      push_and_read_channels (spatial, fmts[f], w, h,
+          frame_from_channels (fmts[f], w, h, in, FALSE, i), s);
+      for (c = 0; c < n; c++) {
+        assert_channel_matches (&a[c], &b[c], 0,
+            "compensated, CUDA memory against system memory in bands",
+            fmts[f], c);
+        for (k = 0; k < (gsize) a[c].width * a[c].height; k++)
+          moved += ABS ((gint) a[c].data[k] - s[c].data[k]) > 1;
+      }
+      channels_free (in, n);
+      channels_free (a, n);
+      channels_free (b, n);
+      channels_free (s, n);
+    }
+    fail_unless (moved > 0, "%s: compensated moved no output", fmts[f]);
+    filter = filter_named (cuda, "f");
+    assert_cuda_caps (filter);
+    gst_object_unref (filter);
+    channels_free (base, n);
+    gst_harness_teardown (cuda);
+    filter_harness_free (sys);
+    filter_harness_free (spatial);
+    g_free (desc);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 cuda_memory_suite (void)
 {
@@ -1046,6 +1126,7 @@ cuda_memory_suite (void)
   tcase_add_test (tc, test_short_cuda_memory_refused);
   tcase_add_test (tc, test_cuda_memory_modes);
   tcase_add_test (tc, test_cuda_memory_temporal);
+  tcase_add_test (tc, test_cuda_memory_compensated);
   tcase_add_test (tc, test_bad_device_id);
   return s;
 }

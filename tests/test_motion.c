@@ -9,10 +9,17 @@
  * - the estimator against known motion: sub-pixel shifts in eight
  *   directions, a rotation and a zoom of a textured picture, and a flat
  *   picture under noise, which must show no motion;
- * - a scene cut: the frame after it is the spatial result, counted once.
+ * - a scene cut: the frame after it is the spatial result, counted once;
+ * - the noise measured (noise-sigma=-1) on a picture of data/ under
+ *   Gaussian noise of 4 to 30 levels, and the settings a noise level
+ *   gives;
+ * - the element (system memory, every format): the frame after each reset
+ *   rule is the spatial result, a frame without one is not; the scene cut
+ *   counted by scene-cuts and announced on the bus.
  * Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <math.h>
 
@@ -142,8 +149,7 @@ rig_init (Rig * r, const gchar * format, gint width, gint height,
     for (k = 0; k < 2; k++) {
       planes[k]->width = GST_VIDEO_INFO_COMP_WIDTH (&r->info, comp[0]);
       planes[k]->height = GST_VIDEO_INFO_COMP_HEIGHT (&r->info, comp[0]);
-      planes[k]->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&r->info,
-          comp[0]);
+      planes[k]->pixel_bytes = GST_VIDEO_INFO_COMP_PSTRIDE (&r->info, comp[0]);
       fail_unless_equals_int (cudaMallocPitch ((void **) &planes[k]->data,
               &planes[k]->pitch_bytes, row_bytes, planes[k]->height),
           cudaSuccess);
@@ -170,7 +176,8 @@ static void
 rig_filter (Rig * r, const Channel * in, Channel * out)
 {
   const gchar *format = GST_VIDEO_INFO_NAME (&r->info);
-  gint w = GST_VIDEO_INFO_WIDTH (&r->info), h = GST_VIDEO_INFO_HEIGHT (&r->info);
+  gint w = GST_VIDEO_INFO_WIDTH (&r->info), h =
+      GST_VIDEO_INFO_HEIGHT (&r->info);
   GstBuffer *buf = frame_from_channels (format, w, h, in, FALSE, 1);
   GstBuffer *res = gst_buffer_new_allocate (NULL, r->info.size, NULL);
   GstVideoFrame frame;
@@ -469,8 +476,7 @@ GST_START_TEST (test_estimator_accuracy)
     if (k < 8) {
       double a = k * G_PI / 4 + 0.2;
       m = shift_by (r * cos (a), r * sin (a));
-      what = g_strdup_printf ("shift (%.2f, %.2f)", r * cos (a),
-          r * sin (a));
+      what = g_strdup_printf ("shift (%.2f, %.2f)", r * cos (a), r * sin (a));
     } else {
       /* About the centre: x' = c + M (x - c). */
       double t = k == 8 ? 1.5 * G_PI / 180 : 0, z = k == 8 ? 1 : 1.02;
@@ -534,7 +540,8 @@ GST_START_TEST (test_scene_cut)
       Channel b[GST_VIDEO_MAX_COMPONENTS];
       /* Frames 3 and 4: the texture turned and moved far away. */
       Motion m = k < 3 ? shift_by (k, 0) : (Motion) {
-      0, 1, -1, 0, 500 + k, 300};
+        0, 1, -1, 0, 500 + k, 300
+      };
 
       n = make_frame (formats[f], w, h, &m, 8, 40 + k, FALSE, in);
       rig_filter (&comp, in, out);
@@ -557,6 +564,273 @@ GST_START_TEST (test_scene_cut)
 
 GST_END_TEST;
 
+/* GRAY8 frames of astronaut.png under fresh Gaussian noise of @sigma
+ * levels, rounded and clipped, through an engine measuring the noise:
+ * its estimate after @frames frames. */
+static double
+measured_noise (double sigma, guint frames)
+{
+  const gint w = 480, h = 320;
+  guint8 *picture = picture_crop ("astronaut.png", 1, 16, 96, w, h);
+  CbfParams params = {.diameter = 3,.sigma_color = 30,.sigma_space = 5,
+    .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
+    .method = CBF_METHOD_EXACT,.chroma_diameter = CBF_PARAMS_DERIVED,
+    .chroma_sigma_color = CBF_PARAMS_DERIVED,
+    .chroma_sigma_space = CBF_PARAMS_DERIVED,
+    .noise = CBF_NOISE_MEASURED
+  };
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  GRand *rand = g_rand_new_with_seed (77);
+  double estimate;
+  Rig r;
+  guint k;
+
+  rig_init (&r, "GRAY8", w, h, &p, SIGMA, FALSE);
+  cbf_engine_set_params (r.engine, &params);
+  for (k = 0; k < frames; k++) {
+    Channel in = channel_new (w, h, 8), out;
+    gint i;
+
+    for (i = 0; i < w * h; i++) {
+      double u1 = g_rand_double_range (rand, 1e-12, 1);
+      double u2 = g_rand_double (rand);
+      double v = picture[i] + sigma * sqrt (-2 * log (u1)) *
+          cos (2 * G_PI * u2);
+
+      in.data[i] = (guint16) CLAMP (lrint (v), 0, 255);
+    }
+    rig_filter (&r, &in, &out);
+    channels_free (&in, 1);
+    channels_free (&out, 1);
+  }
+  estimate = cbf_engine_get_noise (r.engine);
+  rig_clear (&r);
+  g_rand_free (rand);
+  g_free (picture);
+  return estimate;
+}
+
+/* Within 10 % of the noise at 8 to 30 levels, within a level at 4. */
+GST_START_TEST (test_noise_measured)
+{
+  const double sigmas[] = { 4, 8, 12, 20, 30 };
+  guint k;
+
+  for (k = 0; k < G_N_ELEMENTS (sigmas); k++) {
+    double e = measured_noise (sigmas[k], 12);
+
+    g_print ("noise %g: measured %.3f (%+.1f %%)\n", sigmas[k], e,
+        100 * (e / sigmas[k] - 1));
+    if (sigmas[k] < 8)
+      fail_unless (fabs (e - sigmas[k]) <= 1, "noise %g measured %.3f",
+          sigmas[k], e);
+    else
+      fail_unless (fabs (e / sigmas[k] - 1) <= 0.1, "noise %g measured %.3f",
+          sigmas[k], e);
+  }
+}
+
+GST_END_TEST;
+
+/* noise-sigma=10 filters as sigma-color 25 and temporal-sigma 12.3 do
+ * (temporal-motion=none: the motion search would take the noise level
+ * itself, not temporal-sigma, for the noise it expects). */
+GST_START_TEST (test_noise_settings)
+{
+  static const Params p = {.diameter = 5,.sigma_color = 60,.sigma_space = 5 };
+  const gint w = 96, h = 64;
+  Rig given, explicit;
+  CbfParams params = {.diameter = 5,.sigma_color = 60,.sigma_space = 5,
+    .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
+    .method = CBF_METHOD_EXACT,.chroma_diameter = CBF_PARAMS_DERIVED,
+    .chroma_sigma_color = CBF_PARAMS_DERIVED,
+    .chroma_sigma_space = CBF_PARAMS_DERIVED,
+    .temporal_strength = STRENGTH,.temporal_sigma = 3,
+    .temporal_motion = CBF_TEMPORAL_MOTION_NONE,
+    .noise = CBF_NOISE_GIVEN,.noise_sigma = 10
+  };
+  guint k, c, n = 0;
+
+  rig_init (&given, "NV12", w, h, &p, SIGMA, FALSE);
+  cbf_engine_set_params (given.engine, &params);
+  rig_init (&explicit, "NV12", w, h, &p, SIGMA, FALSE);
+  params.noise = CBF_NOISE_UNSET;
+  params.sigma_color = 25;
+  params.temporal_sigma = 1.38 * 10 - 1.5;
+  cbf_engine_set_params (explicit.engine, &params);
+  for (k = 0; k < 3; k++) {
+    Channel in[GST_VIDEO_MAX_COMPONENTS], a[GST_VIDEO_MAX_COMPONENTS];
+    Channel b[GST_VIDEO_MAX_COMPONENTS];
+    Motion m = shift_by (k, 0);
+
+    n = make_frame ("NV12", w, h, &m, 10, 60 + k, FALSE, in);
+    rig_filter (&given, in, a);
+    rig_filter (&explicit, in, b);
+    for (c = 0; c < n; c++)
+      assert_channel_matches (&a[c], &b[c], 0, "noise-sigma=10", "NV12", c);
+    channels_free (in, n);
+    channels_free (a, n);
+    channels_free (b, n);
+  }
+  rig_clear (&given);
+  rig_clear (&explicit);
+}
+
+GST_END_TEST;
+
+static const gchar *all_formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
+  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21",
+  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE",
+  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", "GBR_10LE",
+  "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", "BGRA64_LE"
+};
+
+/* Frame @k of the element tests: the texture moving (1.5, 0.5) a frame
+ * (another picture from @cut on), pushed through @h; its output into
+ * @out. */
+static guint
+element_frame (GstHarness * h, const gchar * format, gint w, gint hgt,
+    guint k, guint cut, GstBufferFlags flags, Channel * out)
+{
+  Channel in[GST_VIDEO_MAX_COMPONENTS];
+  Motion m = k < cut ? shift_by (1.5 * k, 0.5 * k) :
+      (Motion) { 0, 1, -1, 0, 400 + k, 250 };
+  guint n = make_frame (format, w, hgt, &m, 8, 500 + k, FALSE, in);
+  GstBuffer *buf = frame_from_channels (format, w, hgt, in, k % 2, k);
+
+  GST_BUFFER_FLAG_SET (buf, flags);
+  filter_frame (h, format, w, hgt, buf, out);
+  channels_free (in, n);
+  return n;
+}
+
+/* How many of @n channels' values differ by more than @tol. */
+static guint
+values_apart (const Channel * a, const Channel * b, guint n, gint tol)
+{
+  guint c, apart = 0;
+  gsize k;
+
+  for (c = 0; c < n; c++)
+    for (k = 0; k < (gsize) a[c].width * a[c].height; k++)
+      apart += ABS ((gint) a[c].data[k] - (gint) b[c].data[k]) > tol;
+  return apart;
+}
+
+/* Every format: after a flush, a DISCONT, a new segment and new caps of
+ * the same size the frame is the spatial one (within 1: the element
+ * without the temporal filter rounds by another path); without any, it is
+ * not. */
+GST_START_TEST (test_element_resets)
+{
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  const gint w = 64, h = 48;
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    const gchar *format = all_formats[f];
+    GstHarness *comp = filter_harness_new (format, w, h, &p);
+    GstHarness *spatial = filter_harness_new (format, w, h, &p);
+    guint k, n;
+
+    gst_util_set_object_arg (G_OBJECT (comp->element), "temporal-motion",
+        "compensated");
+    g_object_set (comp->element, "temporal-strength", STRENGTH,
+        "temporal-sigma", 8.0, NULL);
+    for (k = 0; k < 7; k++) {
+      Channel a[GST_VIDEO_MAX_COMPONENTS], b[GST_VIDEO_MAX_COMPONENTS];
+      GstBufferFlags flags = 0;
+      const gchar *what = k == 0 ? "the first frame" : k == 2 ? "a flush" :
+          k == 3 ? "a discontinuity" : k == 4 ? "a new segment" :
+          k == 5 ? "new caps of the same size" : NULL;
+
+      if (k == 2) {
+        fail_unless (gst_harness_push_event (comp,
+                gst_event_new_flush_start ()));
+        fail_unless (gst_harness_push_event (comp,
+                gst_event_new_flush_stop (TRUE)));
+        /* The segment in force again: no reset by itself. */
+        {
+          GstSegment segment;
+
+          gst_segment_init (&segment, GST_FORMAT_TIME);
+          fail_unless (gst_harness_push_event (comp,
+                  gst_event_new_segment (&segment)));
+        }
+      } else if (k == 3) {
+        flags = GST_BUFFER_FLAG_DISCONT;
+      } else if (k == 4) {
+        GstSegment segment;
+
+        gst_segment_init (&segment, GST_FORMAT_TIME);
+        segment.base = 10 * GST_SECOND;
+        fail_unless (gst_harness_push_event (comp,
+                gst_event_new_segment (&segment)));
+      } else if (k == 5) {
+        GstCaps *caps = caps_for (format, w, h);
+
+        gst_caps_set_simple (caps, "framerate", GST_TYPE_FRACTION, 25, 1, NULL);
+        gst_harness_set_caps (comp, gst_caps_ref (caps), caps);
+      }
+      n = element_frame (comp, format, w, h, k, 100, flags, a);
+      element_frame (spatial, format, w, h, k, 100, 0, b);
+      if (what)
+        fail_unless (values_apart (a, b, n, 1) == 0, "%s: after %s the "
+            "output is not the spatial one", format, what);
+      else
+        fail_unless (values_apart (a, b, n, 1) > 0, "%s, frame %u: the "
+            "output is the spatial one", format, k);
+      channels_free (a, n);
+      channels_free (b, n);
+    }
+    filter_harness_free (comp);
+    filter_harness_free (spatial);
+  }
+}
+
+GST_END_TEST;
+
+/* A cut to another picture: scene-cuts counts it (by the next frame) and
+ * a cudabilateral-scene-cut message says so, once. */
+GST_START_TEST (test_element_scene_cut)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 3 };
+  const gint w = 160, h = 96;
+  GstHarness *hn = filter_harness_new ("NV12", w, h, &p);
+  GstBus *bus = gst_element_get_bus (hn->element);
+  GstMessage *msg;
+  guint64 cuts = 0, count = 0;
+  guint k, messages = 0;
+
+  gst_util_set_object_arg (G_OBJECT (hn->element), "temporal-motion",
+      "compensated");
+  g_object_set (hn->element, "temporal-strength", STRENGTH, "temporal-sigma",
+      8.0, NULL);
+  for (k = 0; k < 6; k++) {
+    Channel out[GST_VIDEO_MAX_COMPONENTS];
+    guint n = element_frame (hn, "NV12", w, h, k, 3, 0, out);
+
+    channels_free (out, n);
+  }
+  g_object_get (hn->element, "scene-cuts", &cuts, NULL);
+  fail_unless_equals_int (cuts, 1);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *st = gst_message_get_structure (msg);
+
+    if (gst_structure_has_name (st, "cudabilateral-scene-cut")) {
+      messages++;
+      fail_unless (gst_structure_get_uint64 (st, "count", &count));
+    }
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (messages, 1);
+  fail_unless_equals_int (count, 1);
+  gst_object_unref (bus);
+  filter_harness_free (hn);
+}
+
+GST_END_TEST;
+
 static Suite *
 motion_suite (void)
 {
@@ -567,7 +841,11 @@ motion_suite (void)
   tcase_add_test (tc, test_estimator_accuracy);
   tcase_add_test (tc, test_estimator_flat);
   tcase_add_test (tc, test_scene_cut);
+  tcase_add_test (tc, test_noise_measured);
+  tcase_add_test (tc, test_noise_settings);
+  tcase_add_test (tc, test_element_resets);
+  tcase_add_test (tc, test_element_scene_cut);
   return s;
 }
 
-TEST_MAIN (motion_suite, TEST_NEEDS_GPU, NULL);
+TEST_MAIN (motion_suite, TEST_NEEDS_GPU, "pngdec", NULL);
