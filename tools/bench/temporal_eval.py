@@ -2,6 +2,7 @@
 """Denoising quality on the temporal filter's evaluation clip.
 
     tools/bench/temporal_eval.py CLIPDIR [--element] [--ffmpeg] [--json OUT]
+        [--sweep]
 
 CLIPDIR is what tools/make-temporal-clip.py writes. --element filters
 noisy.gray with cudabilateral (gst-launch-1.0: filesrc ! rawvideoparse !
@@ -12,9 +13,14 @@ few settings each. Each row: PSNR against clean.gray, the mean of the
 frames' PSNR over the still frames and over the moving ones, and the run's
 wall time a frame (the whole run, files and start-up included). Prints a
 Markdown table; --json writes the rows. --crops DIR (with --element)
-writes a 200 x 150 crop of the last still frame, noisy, spatial only
-(the second row) and temporal (the fourth), side by side, as DIR/crops.gray
-(600 x 150, GRAY8), for the user guide's picture.
+writes a 200 x 150 crop of the last frame (moving), noisy, spatial only,
+today's temporal mode and temporal-motion=compensated (d = 3,
+sigma-color 30, strength 0.9, temporal-sigma 12), side by side, as
+DIR/crops.gray (800 x 150, GRAY8), for the user guide's picture. --sweep: instead,
+temporal-motion=compensated (d = 3, strength 0.9) with its settings from
+the measured noise (noise-sigma=-1) beside a sweep of fixed sigma-color
+(1.5 to 3.5 x the clip's sigma) and temporal-sigma (0.75 to 1.5 x), and
+the best of the sweep (by the mean of still and moving dB).
 """
 import argparse
 import json
@@ -37,6 +43,7 @@ ELEMENT_ROWS = [
     ("spatial only", "diameter=3 sigma-color=40 sigma-space=5", 0),
     ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.7 temporal-sigma=12", 0),
     ("temporal", "diameter=3 sigma-color=40 sigma-space=5 temporal-strength=0.6 temporal-sigma=14", 0),
+    ("temporal", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12", 0),
     ("compensated", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12 "
      "temporal-motion=compensated", 0),
     ("compensated", "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.8 temporal-sigma=12 "
@@ -59,6 +66,16 @@ FFMPEG_ROWS = [
     ("nlmeans", "nlmeans=s=6", 0),
     ("nlmeans", "nlmeans=s=8", 0),
 ]
+
+
+def sweep_rows(sigma):
+    base = "diameter=3 sigma-space=5 temporal-strength=0.9 temporal-motion=compensated"
+    rows = [("compensated, noise measured", base + " noise-sigma=-1", 0)]
+    for kc in (1.5, 2.0, 2.5, 3.0, 3.5):
+        for kt in (0.75, 1.0, 1.25, 1.5):
+            rows.append(("compensated, fixed",
+                         f"{base} sigma-color={kc * sigma:g} temporal-sigma={kt * sigma:g}", 0))
+    return rows
 
 
 def frames(path, clip):
@@ -105,9 +122,15 @@ def score(out_path, clean, clip):
     return sum(p[:s]) / s, sum(p[s:]) / (len(p) - s), extra
 
 
+CROP_ROWS = ["diameter=3 sigma-color=30 sigma-space=5",
+             "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12",
+             "diameter=3 sigma-color=30 sigma-space=5 temporal-strength=0.9 temporal-sigma=12 "
+             "temporal-motion=compensated"]
+
+
 def crop(video, clip):
-    """The 200 x 150 crop at (300, 100) of the last still frame."""
-    return video[clip["still"] - 1, 100:250, 300:500]
+    """The 200 x 150 crop at (300, 100) of the last frame."""
+    return video[-1, 100:250, 300:500]
 
 
 def run_element(clip_dir, clip, settings, out_path):
@@ -138,6 +161,7 @@ def main():
     ap.add_argument("--ffmpeg", action="store_true")
     ap.add_argument("--json")
     ap.add_argument("--crops")
+    ap.add_argument("--sweep", action="store_true")
     a = ap.parse_args()
     with open(os.path.join(a.clip_dir, "clip.json")) as f:
         clip = json.load(f)
@@ -147,7 +171,10 @@ def main():
     rows = [dict({"filter": "input", "settings": "noisy", "latency": 0,
                   "still_db": still, "moving_db": moving, "ms_a_frame": 0}, **extra)]
     todo = []
-    if a.element:
+    if a.sweep:
+        todo += [("cudabilateral " + name, s, lat, run_element)
+                 for name, s, lat in sweep_rows(clip["sigma"])]
+    elif a.element:
         todo += [("cudabilateral " + name, s, lat, run_element) for name, s, lat in ELEMENT_ROWS]
     if a.ffmpeg:
         todo += [("FFmpeg " + name, s, lat, run_ffmpeg) for name, s, lat in FFMPEG_ROWS]
@@ -157,7 +184,7 @@ def main():
         for i, (name, settings, latency, run) in enumerate(todo):
             took = run(a.clip_dir, clip, settings, out_path)
             still, moving, extra = score(out_path, clean, clip)
-            if run is run_element and i in (1, 3):
+            if run is run_element and settings in CROP_ROWS:
                 crops.append(crop(frames(out_path, clip), clip))
             rows.append(dict({"filter": name, "settings": settings, "latency": latency,
                               "still_db": still, "moving_db": moving,
@@ -171,7 +198,14 @@ def main():
               f"{r['moving_db']:.2f} | "
               + (f"{r['object_trail_db']:.2f} | {r['cut_db']:.2f} | " if cut else "")
               + f"{r['ms_a_frame']:.2f} |")
-    if a.crops and len(crops) == 3:
+    if a.sweep:
+        fixed = [r for r in rows if r["filter"].endswith("fixed")]
+        best = max(fixed, key=lambda r: r["still_db"] + r["moving_db"])
+        auto = next(r for r in rows if r["filter"].endswith("measured"))
+        print(f"\nbest fixed: `{best['settings']}` {best['still_db']:.2f} / {best['moving_db']:.2f}; "
+              f"noise measured {auto['still_db']:.2f} / {auto['moving_db']:.2f} "
+              f"({(auto['still_db'] + auto['moving_db'] - best['still_db'] - best['moving_db']) / 2:+.2f} dB)")
+    if a.crops and len(crops) == 4:
         os.makedirs(a.crops, exist_ok=True)
         np.concatenate(crops, axis=1).astype(np.uint8).tofile(
             os.path.join(a.crops, "crops.gray"))
