@@ -1035,7 +1035,9 @@ GST_END_TEST;
  * spatial result once a previous frame is there. */
 GST_START_TEST (test_cuda_memory_compensated)
 {
-  static const gchar *fmts[] = { "NV12", "RGBA", "GRAY8", "YUY2", "P010_10LE" };
+  static const gchar *fmts[] = { "NV12", "RGBA", "I420", "BGRx",
+    "P010_10LE"
+  };
   static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   const gchar *props = "temporal-strength=0.9 temporal-sigma=8 "
       "temporal-motion=compensated";
