@@ -24,7 +24,7 @@ constexpr int kW = kMotionTileW, kH = kMotionTileH;
 /* A strip of tiles a block of threads, down the frame, so that each block
  * adds its histogram to the frame's once. */
 template <int S, bool kColour>
-__global__ void __launch_bounds__ (kW * kH) noise_histogram (CbfMotionView v,
+__global__ void __launch_bounds__ (kW *kH) noise_histogram (CbfMotionView v,
     CbfMotionLuma luma, unsigned int *counts, unsigned int *kept, float *sums)
 {
   __shared__ float tile[kH + 4][kW + 4];
@@ -62,15 +62,15 @@ __global__ void __launch_bounds__ (kW * kH) noise_histogram (CbfMotionView v,
     if (x < 1 || y < 1 || x >= w - 1 || y >= h - 1)
       continue;
     const int bx = threadIdx.x + 1, by = threadIdx.y + 1;
-    const float gx = (box[by - 1][bx + 1] + 2.f * box[by][bx + 1]
-                         + box[by + 1][bx + 1])
+    const float gx
+        = (box[by - 1][bx + 1] + 2.f * box[by][bx + 1] + box[by + 1][bx + 1])
         - (box[by - 1][bx - 1] + 2.f * box[by][bx - 1] + box[by + 1][bx - 1]);
-    const float gy = (box[by + 1][bx - 1] + 2.f * box[by + 1][bx]
-                         + box[by + 1][bx + 1])
+    const float gy
+        = (box[by + 1][bx - 1] + 2.f * box[by + 1][bx] + box[by + 1][bx + 1])
         - (box[by - 1][bx - 1] + 2.f * box[by - 1][bx] + box[by - 1][bx + 1]);
-    const int bin = min ((int)((fabsf (gx) + fabsf (gy))
-                             * (1.f / CBF_NOISE_BIN_WIDTH)),
-        CBF_NOISE_BINS - 1);
+    const int bin
+        = min ((int)((fabsf (gx) + fabsf (gy)) * (1.f / CBF_NOISE_BIN_WIDTH)),
+            CBF_NOISE_BINS - 1);
     const int tx = threadIdx.x + 2, ty = threadIdx.y + 2;
     float r = 0.f;
     bool clipped = false;
@@ -155,8 +155,7 @@ __global__ void __launch_bounds__ (CBF_NOISE_BINS) noise_finish (
 
 extern "C" {
 
-cudaError_t
-cbf_noise_scratch_alloc (CbfNoiseScratch *s)
+cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch *s)
 {
   cudaError_t err = cudaSuccess;
   if (s->counts)
@@ -180,8 +179,7 @@ cbf_noise_scratch_alloc (CbfNoiseScratch *s)
   return err;
 }
 
-void
-cbf_noise_scratch_free (CbfNoiseScratch *s)
+void cbf_noise_scratch_free (CbfNoiseScratch *s)
 {
   cudaFree (s->counts);
   cudaFree (s->kept);
@@ -190,9 +188,8 @@ cbf_noise_scratch_free (CbfNoiseScratch *s)
   *s = CbfNoiseScratch ();
 }
 
-cudaError_t
-cbf_noise_measure (const CbfMotionView *frame, const CbfMotionLuma *luma,
-    CbfNoiseScratch *s, cudaStream_t stream)
+cudaError_t cbf_noise_measure (const CbfMotionView *frame,
+    const CbfMotionLuma *luma, CbfNoiseScratch *s, cudaStream_t stream)
 {
   const dim3 grid ((frame->width + kW - 1) / kW,
       min ((frame->height + kH - 1) / kH, kNoiseStrips));
@@ -201,17 +198,19 @@ cbf_noise_measure (const CbfMotionView *frame, const CbfMotionLuma *luma,
   switch (frame->samples) {
   case CBF_MOTION_SAMPLES_8:
     (colour ? noise_histogram<CBF_MOTION_SAMPLES_8, true>
-            : noise_histogram<CBF_MOTION_SAMPLES_8, false>)<<<grid, block, 0,
-        stream>>> (*frame, *luma, s->counts, s->kept, s->sums);
+            : noise_histogram<CBF_MOTION_SAMPLES_8,
+                false>)<<<grid, block, 0, stream>>> (
+        *frame, *luma, s->counts, s->kept, s->sums);
     break;
   case CBF_MOTION_SAMPLES_16:
     (colour ? noise_histogram<CBF_MOTION_SAMPLES_16, true>
-            : noise_histogram<CBF_MOTION_SAMPLES_16, false>)<<<grid, block, 0,
-        stream>>> (*frame, *luma, s->counts, s->kept, s->sums);
+            : noise_histogram<CBF_MOTION_SAMPLES_16,
+                false>)<<<grid, block, 0, stream>>> (
+        *frame, *luma, s->counts, s->kept, s->sums);
     break;
   default:
-    noise_histogram<CBF_MOTION_SAMPLES_10A2, true><<<grid, block, 0,
-        stream>>> (*frame, *luma, s->counts, s->kept, s->sums);
+    noise_histogram<CBF_MOTION_SAMPLES_10A2, true><<<grid, block, 0, stream>>> (
+        *frame, *luma, s->counts, s->kept, s->sums);
     break;
   }
   noise_finish<<<1, CBF_NOISE_BINS, 0, stream>>> (
