@@ -565,7 +565,7 @@ ensure_frame_state (const CbfFramePlan * plan, CbfFrameState * state_of)
  * temporal-motion=compensated the histories and the estimator's buffers
  * too, and the identity's coefficient. */
 static cudaError_t
-ensure_state (CbfEngine * engine)
+ensure_state (CbfEngine * engine, cudaStream_t stream)
 {
   const CbfFramePlan *plan = &engine->plan;
   cudaError_t err = cudaSuccess;
@@ -574,9 +574,12 @@ ensure_state (CbfEngine * engine)
     const float one = 1.f;
 
     err = cudaMalloc ((void **) &engine->identity_dev, sizeof (float));
+    /* On the frames' stream: a copy from pageable memory on the legacy
+     * stream may return before it has landed, and that stream need not
+     * wait for it. */
     if (err == cudaSuccess)
-      err = cudaMemcpy (engine->identity_dev, &one, sizeof (float),
-          cudaMemcpyHostToDevice);
+      err = cudaMemcpyAsync (engine->identity_dev, &one, sizeof (float),
+          cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess)
       return err;
     engine->identity_luma.radius = 0;
@@ -643,7 +646,7 @@ collect_cuts (CbfEngine * engine, gboolean wait)
  * copies (filter-luma=false, filter-chroma=false) writes no state, so
  * its state is stale from then on until the plane is filtered again. */
 static cudaError_t
-prepare_temporal (CbfEngine * engine, const gchar ** what)
+prepare_temporal (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
 {
   const CbfParams *p = &engine->params;
   float luma_gain = 0.f, chroma_gain = 0.f, gate = 1.f;
@@ -662,7 +665,7 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
     cudaError_t err;
 
     *what = "allocating the temporal filter's state";
-    err = ensure_state (engine);
+    err = ensure_state (engine, stream);
     if (err != cudaSuccess) {
       engine->temporal_on = engine->motion_on = FALSE;
       cbf_engine_reset (engine);
@@ -680,6 +683,11 @@ prepare_temporal (CbfEngine * engine, const gchar ** what)
     /* The spatial kernels only leave their result in the state. */
     m->prev = &engine->history[engine->history_slot];
     m->next = &engine->history[engine->history_slot ^ 1];
+    /* Chroma follows luma's motion: without a previous luma (luma copied
+     * by filter-luma=false, or starting again) there is no field, and
+     * chroma starts again too rather than blend where things moved. */
+    if (luma_gain <= 0.f)
+      chroma_gain = 0.f;
     m->luma_prev = luma_gain > 0.f;
     m->chroma_prev = chroma_gain > 0.f;
     m->luma_gain = luma_gain;
@@ -844,7 +852,7 @@ collect_noise (CbfEngine * engine, guint k, gboolean wait)
  * from the one in use, so that the tables are not made again every
  * frame; the estimator's buffers. */
 static cudaError_t
-prepare_noise (CbfEngine * engine)
+prepare_noise (CbfEngine * engine, cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
   gdouble e;
@@ -862,7 +870,7 @@ prepare_noise (CbfEngine * engine)
     engine->dirty = TRUE;
   }
   if (!engine->noise.counts)
-    err = cbf_noise_scratch_alloc (&engine->noise);
+    err = cbf_noise_scratch_alloc (&engine->noise, stream);
   if (err == cudaSuccess && !engine->noise_host)
     err = cudaHostAlloc ((void **) &engine->noise_host, 2 * sizeof (gfloat),
         cudaHostAllocPortable);
@@ -916,7 +924,7 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
   cudaError_t err;
 
   *what = "allocating the noise estimator";
-  err = prepare_noise (engine);
+  err = prepare_noise (engine, stream);
   if (err != cudaSuccess)
     return err;
 
@@ -926,7 +934,7 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
       return err;
     engine->dirty = FALSE;
   }
-  err = prepare_temporal (engine, what);
+  err = prepare_temporal (engine, stream, what);
   if (err != cudaSuccess)
     return err;
   *what = "allocating the chroma guide";

@@ -844,7 +844,9 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
    * #GstCudaBilateral:scene-cuts counts and a "cudabilateral-scene-cut"
    * element message announces. temporal-sigma also sets how much noise
    * the motion search expects. A frame of system memory then waits for
-   * all of its upload before its first band is filtered.
+   * all of its upload before its first band is filtered. Chroma follows
+   * luma's motion: with filter-luma=false there is none to follow, and
+   * chroma is filtered in space alone.
    */
   g_object_class_install_property (gobject_class, PROP_TEMPORAL_MOTION,
       g_param_spec_enum ("temporal-motion", "Temporal motion",

@@ -155,7 +155,7 @@ __global__ void __launch_bounds__ (CBF_NOISE_BINS) noise_finish (
 
 extern "C" {
 
-cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch *s)
+cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch *s, cudaStream_t stream)
 {
   cudaError_t err = cudaSuccess;
   if (s->counts)
@@ -167,13 +167,16 @@ cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch *s)
     err = cudaMalloc (&s->sums, CBF_NOISE_BINS * sizeof (float));
   if (err == cudaSuccess)
     err = cudaMalloc (&s->sigma, sizeof (float));
-  /* Empty once; noise_finish empties them after each frame. */
+  /* Empty once, on the measurements' stream (a plain cudaMemset would
+   * not order against it); noise_finish empties them after each frame. */
   if (err == cudaSuccess)
-    err = cudaMemset (s->counts, 0, CBF_NOISE_BINS * sizeof (unsigned int));
+    err = cudaMemsetAsync (
+        s->counts, 0, CBF_NOISE_BINS * sizeof (unsigned int), stream);
   if (err == cudaSuccess)
-    err = cudaMemset (s->kept, 0, CBF_NOISE_BINS * sizeof (unsigned int));
+    err = cudaMemsetAsync (
+        s->kept, 0, CBF_NOISE_BINS * sizeof (unsigned int), stream);
   if (err == cudaSuccess)
-    err = cudaMemset (s->sums, 0, CBF_NOISE_BINS * sizeof (float));
+    err = cudaMemsetAsync (s->sums, 0, CBF_NOISE_BINS * sizeof (float), stream);
   if (err != cudaSuccess)
     cbf_noise_scratch_free (s);
   return err;

@@ -37,7 +37,10 @@ typedef struct
   float *sigma;                 /* the result; -1: no pixel counted */
 } CbfNoiseScratch;
 
-cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch * scratch);
+/* Makes @scratch's buffers (once) and empties the histogram on @stream,
+ * the stream the measurements run on. */
+cudaError_t cbf_noise_scratch_alloc (CbfNoiseScratch * scratch,
+    cudaStream_t stream);
 void cbf_noise_scratch_free (CbfNoiseScratch * scratch);
 
 /* Measures the noise of @frame (a luma plane or colour pixels, @luma

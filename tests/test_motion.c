@@ -187,11 +187,14 @@ rig_filter (Rig * r, const Channel * in, Channel * out)
 
   fail_unless (gst_video_frame_map (&frame, &r->info, buf, GST_MAP_READ));
   for (pl = 0; pl < GST_VIDEO_INFO_N_PLANES (&r->info); pl++)
-    fail_unless_equals_int (cudaMemcpy2D (r->in[pl].data,
+    /* On the engine's stream: a copy from pageable memory on the legacy
+     * stream may return before it has reached the device, and the
+     * engine's non-blocking stream would not wait for it. */
+    fail_unless_equals_int (cudaMemcpy2DAsync (r->in[pl].data,
             r->in[pl].pitch_bytes, GST_VIDEO_FRAME_PLANE_DATA (&frame, pl),
             GST_VIDEO_FRAME_PLANE_STRIDE (&frame, pl),
             cbf_plane_row_bytes (&r->info, pl), r->in[pl].height,
-            cudaMemcpyHostToDevice), cudaSuccess);
+            cudaMemcpyHostToDevice, r->stream), cudaSuccess);
   gst_video_frame_unmap (&frame);
   if (r->restart)
     cbf_engine_reset (r->engine);
