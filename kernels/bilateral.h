@@ -444,7 +444,7 @@ CbfFilterEntry cbf_bilateral_guided_channel_pair,
 
 /* The generic kernels alone: one thread per output pixel, tile and tables
  * in shared memory, any radius. The entries above use them beyond
- * CBF_FAST_MAX_RADIUS; the benchmark compares against them. */
+ * CBF_WIDE_MAX_RADIUS; the benchmark compares against them. */
 cudaError_t cbf_bilateral_channel_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfFilterParams * weights, cudaStream_t stream);

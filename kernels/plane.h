@@ -26,7 +26,8 @@ extern "C" {
  * allows at most 65535 block rows a launch. */
 #define CBF_MAX_HEIGHT 65535
 
-/* An 8-bit image on the device, or one channel of one. */
+/* An image on the device (8-bit samples, or deep ones in 16-bit
+ * containers), or one channel of one. */
 typedef struct
 {
   uint8_t *data;                /* first byte of the pixel (sample) at 0, 0 */
