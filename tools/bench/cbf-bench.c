@@ -2325,6 +2325,17 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
             "and out", temporal, "f", "f", w, h, frames, FRAMES_CUDA_POOL);
         append_row (rows, &row);
         g_free (temporal);
+        /* And following motion (the same frames taking turns: its search
+         * runs on every frame). */
+        temporal = g_strdup_printf ("appsrc name=src ! %s "
+            "temporal-strength=%g temporal-sigma=%g "
+            "temporal-motion=compensated ! fakesink sync=false", filter,
+            TEMPORAL_STRENGTH, TEMPORAL_SIGMA);
+        row = bench_pipeline ("cudabilateral d=15 temporal compensated, CUDA "
+            "memory in and out", temporal, "f", "f", w, h, frames,
+            FRAMES_CUDA_POOL);
+        append_row (rows, &row);
+        g_free (temporal);
       }
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
