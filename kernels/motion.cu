@@ -312,8 +312,8 @@ __device__ __forceinline__ int median9 (int *v)
 }
 
 /* The component-wise median of the 3 x 3 vectors around (@bx, @by) of an
- * @nbx x @nby field, its edges replicated; with @parent_of (a field of
- * the next coarser level, @pbx x @pby), each vector its parent's,
+ * @nbx x @nby field, its edges replicated; with kParent, @f is the next
+ * coarser level's field (@pbx x @pby) and each vector its parent's,
  * doubled. */
 template <bool kParent = false>
 __device__ __forceinline__ int2 median3 (
@@ -404,7 +404,7 @@ __global__ void search_refine (Level cur, Level prev, int nbx, int nby,
  * less a floor. A warp a block, kSubX x kSubY blocks sharing a tile of the
  * current frame (edges replicated), from which each window's samples and
  * gradients come; the previous output read through the texture units. */
-constexpr int kSubX = 4, kSubY = 2;
+constexpr int kSubX = kMotionSubX, kSubY = kMotionSubY;
 constexpr int kSubTileW = kSubX * kB + 2 * kMotionMargin + 2;
 constexpr int kSubTileH = kSubY * kB + 2 * kMotionMargin + 2;
 

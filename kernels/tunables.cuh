@@ -285,7 +285,9 @@ constexpr int kMotionSearch = 4;
  * full size; halved at each coarser level). */
 constexpr float kMotionLambda = 0.05f;
 /* Lucas-Kanade: the window's margin around a block, iterations, and the
- * Tikhonov term (a share of the window's noise energy). */
+ * Tikhonov term (a share of the window's noise energy); the blocks a block
+ * of threads takes, a warp each, sharing a tile of the current frame. */
+constexpr int kMotionSubX = 4, kMotionSubY = 2;
 constexpr int kMotionMargin = 4;
 constexpr int kMotionIterations = 4;
 constexpr float kMotionDamping = 0.05f;
