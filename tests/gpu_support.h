@@ -115,6 +115,15 @@ GstBuffer *padded_buffer_new (const GstVideoInfo * base, gboolean padded,
  * does not know. */
 gint format_bits (GstVideoFormat format);
 
+/* Every format the element takes (its caps' list), for the tests that run
+ * them all: static const gchar *fmts[] = { GPU_TEST_ALL_FORMATS }; */
+#define GPU_TEST_ALL_FORMATS "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", \
+  "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21", \
+  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE", \
+  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", \
+  "GBR_10LE", "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", \
+  "BGRA64_LE"
+
 /* The largest difference from the reference a filtered sample of @format
  * may show: 1 at 8, 10 and 12 bits, 16 at 16 bits (the 12-bit precision
  * of the deep range weights). */

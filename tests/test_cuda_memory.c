@@ -954,6 +954,31 @@ GST_START_TEST (test_cuda_memory_modes)
 
 GST_END_TEST;
 
+/* @base's @n channels moved @shift luma pixels right (wrapping; each
+ * channel by its share of the frame's width @w) under noise of up to +-20
+ * 8-bit levels from @rand, scaled to their bits, into @in. */
+static void
+moving_frame (const Channel * base, guint n, gint w, gint shift, GRand * rand,
+    Channel * in)
+{
+  guint c;
+  gsize k;
+
+  for (c = 0; c < n; c++) {
+    gint top = (1 << base[c].bits) - 1, cw = base[c].width;
+    gint s = shift * cw / w;
+
+    in[c] = channel_new (cw, base[c].height, base[c].bits);
+    for (k = 0; k < (gsize) cw * base[c].height; k++) {
+      gint x = k % cw, row = k / cw;
+      gint v = base[c].data[row * cw + ((x - s) % cw + cw) % cw] +
+          g_rand_int_range (rand, -20, 21) * top / 255;
+
+      in[c].data[k] = (guint16) CLAMP (v, 0, top);
+    }
+  }
+}
+
 /* The temporal filter in CUDA memory: each frame of a still picture under
  * fresh noise, then a moving one, within +-1 (16-bit: the temporal
  * tolerance) of the reference given the previous output, which the
@@ -983,19 +1008,7 @@ GST_START_TEST (test_cuda_memory_temporal)
       GRand *rand = g_rand_new_with_seed (500 + i);
       gsize k;
 
-      for (c = 0; c < n; c++) {
-        gint top = (1 << base[c].bits) - 1, cw = base[c].width;
-        gint shift = i < 4 ? 0 : 2 * (gint) i * cw / w;
-
-        in[c] = channel_new (cw, base[c].height, base[c].bits);
-        for (k = 0; k < (gsize) cw * base[c].height; k++) {
-          gint x = k % cw, row = k / cw;
-          gint v = base[c].data[row * cw + ((x - shift) % cw + cw) % cw] +
-              g_rand_int_range (rand, -20, 21) * top / 255;
-
-          in[c].data[k] = (guint16) CLAMP (v, 0, top);
-        }
-      }
+      moving_frame (base, n, w, i < 4 ? 0 : 2 * (gint) i, rand, in);
       g_rand_free (rand);
       push_and_read_channels (harness, fmts[f], w, h,
           frame_from_channels (fmts[f], w, h, in, FALSE, i), out);
@@ -1065,19 +1078,7 @@ GST_START_TEST (test_cuda_memory_compensated)
       GRand *rand = g_rand_new_with_seed (700 + i);
       gsize k;
 
-      for (c = 0; c < n; c++) {
-        gint top = (1 << base[c].bits) - 1, cw = base[c].width;
-        gint shift = 2 * (gint) i * cw / w;
-
-        in[c] = channel_new (cw, base[c].height, base[c].bits);
-        for (k = 0; k < (gsize) cw * base[c].height; k++) {
-          gint x = k % cw, row = k / cw;
-          gint v = base[c].data[row * cw + ((x - shift) % cw + cw) % cw] +
-              g_rand_int_range (rand, -20, 21) * top / 255;
-
-          in[c].data[k] = (guint16) CLAMP (v, 0, top);
-        }
-      }
+      moving_frame (base, n, w, 2 * (gint) i, rand, in);
       g_rand_free (rand);
       push_and_read_channels (cuda, fmts[f], w, h,
           frame_from_channels (fmts[f], w, h, in, FALSE, i), a);

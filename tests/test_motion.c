@@ -114,11 +114,11 @@ typedef struct
   CbfPlane in[GST_VIDEO_MAX_PLANES], out[GST_VIDEO_MAX_PLANES];
 } Rig;
 
-static void
-rig_init (Rig * r, const gchar * format, gint width, gint height,
-    const Params * p, gdouble sigma, gboolean restart)
+/* The engine's parameters of @p: the bilateral filter, chroma's derived,
+ * temporal-motion=compensated at STRENGTH and temporal-sigma @sigma. */
+static CbfParams
+engine_params (const Params * p, gdouble sigma)
 {
-  GError *error = NULL;
   CbfParams params = {.diameter = p->diameter,.sigma_color = p->sigma_color,
     .sigma_space = p->sigma_space,.filter_chroma = TRUE,
     .mode = CBF_MODE_BILATERAL,.method = CBF_METHOD_EXACT,
@@ -128,6 +128,16 @@ rig_init (Rig * r, const gchar * format, gint width, gint height,
     .temporal_strength = STRENGTH,.temporal_sigma = sigma,
     .temporal_motion = CBF_TEMPORAL_MOTION_COMPENSATED
   };
+
+  return params;
+}
+
+static void
+rig_init (Rig * r, const gchar * format, gint width, gint height,
+    const Params * p, gdouble sigma, gboolean restart)
+{
+  GError *error = NULL;
+  CbfParams params = engine_params (p, sigma);
   guint pl;
 
   memset (r, 0, sizeof (*r));
@@ -575,19 +585,15 @@ measured_noise (double sigma, guint frames)
 {
   const gint w = 480, h = 320;
   guint8 *picture = picture_crop ("astronaut.png", 1, 16, 96, w, h);
-  CbfParams params = {.diameter = 3,.sigma_color = 30,.sigma_space = 5,
-    .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
-    .method = CBF_METHOD_EXACT,.chroma_diameter = CBF_PARAMS_DERIVED,
-    .chroma_sigma_color = CBF_PARAMS_DERIVED,
-    .chroma_sigma_space = CBF_PARAMS_DERIVED,
-    .noise = CBF_NOISE_MEASURED
-  };
   static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  CbfParams params = engine_params (&p, SIGMA);
   GRand *rand = g_rand_new_with_seed (77);
   double estimate;
   Rig r;
   guint k;
 
+  params.temporal_strength = 0;
+  params.noise = CBF_NOISE_MEASURED;
   rig_init (&r, "GRAY8", w, h, &p, SIGMA, FALSE);
   cbf_engine_set_params (r.engine, &params);
   for (k = 0; k < frames; k++) {
@@ -643,16 +649,12 @@ GST_START_TEST (test_noise_settings)
   static const Params p = {.diameter = 5,.sigma_color = 60,.sigma_space = 5 };
   const gint w = 96, h = 64;
   Rig given, explicit;
-  CbfParams params = {.diameter = 5,.sigma_color = 60,.sigma_space = 5,
-    .filter_chroma = TRUE,.mode = CBF_MODE_BILATERAL,
-    .method = CBF_METHOD_EXACT,.chroma_diameter = CBF_PARAMS_DERIVED,
-    .chroma_sigma_color = CBF_PARAMS_DERIVED,
-    .chroma_sigma_space = CBF_PARAMS_DERIVED,
-    .temporal_strength = STRENGTH,.temporal_sigma = 3,
-    .temporal_motion = CBF_TEMPORAL_MOTION_NONE,
-    .noise = CBF_NOISE_GIVEN,.noise_sigma = 10
-  };
+  CbfParams params = engine_params (&p, 3);
   guint k, c, n = 0;
+
+  params.temporal_motion = CBF_TEMPORAL_MOTION_NONE;
+  params.noise = CBF_NOISE_GIVEN;
+  params.noise_sigma = 10;
 
   rig_init (&given, "NV12", w, h, &p, SIGMA, FALSE);
   cbf_engine_set_params (given.engine, &params);
@@ -681,12 +683,7 @@ GST_START_TEST (test_noise_settings)
 
 GST_END_TEST;
 
-static const gchar *all_formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21",
-  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE",
-  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", "GBR_10LE",
-  "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", "BGRA64_LE"
-};
+static const gchar *all_formats[] = { GPU_TEST_ALL_FORMATS };
 
 /* Frame @k of the element tests: the texture moving (1.5, 0.5) a frame
  * (another picture from @cut on), pushed through @h; its output into

@@ -173,12 +173,7 @@ check_format (const gchar * format, const Params * p, gboolean grid,
   g_free (what);
 }
 
-static const gchar *all_formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21",
-  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE",
-  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", "GBR_10LE",
-  "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", "BGRA64_LE"
-};
+static const gchar *all_formats[] = { GPU_TEST_ALL_FORMATS };
 
 /* Every format, inside and outside, the plate left out. */
 GST_START_TEST (test_regions_every_format)

@@ -28,12 +28,7 @@
 #define W 64
 #define H 48
 
-static const gchar *all_formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21",
-  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE",
-  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", "GBR_10LE",
-  "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", "BGRA64_LE"
-};
+static const gchar *all_formats[] = { GPU_TEST_ALL_FORMATS };
 
 /* Frame @k of a sequence: picture @picture (channels_for_format's, of
  * @format) moved @shift pixels right (wrapping; chroma by its share), with
