@@ -694,9 +694,8 @@ prepare_temporal (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
     m->chroma_gain = chroma_gain;
     m->gate = gate;
     m->scratch = &engine->motion;
-    engine->cut_limit = (guint) (CBF_MOTION_CUT_SHARE *
-        (float) ((engine->plan.passes[0].width >> 1) *
-            (engine->plan.passes[0].height >> 1)));
+    engine->cut_limit = cbf_motion_cut_limit (engine->plan.passes[0].width,
+        engine->plan.passes[0].height);
     luma_gain = chroma_gain = 0.f;
   }
   engine->luma_writes_state = engine->temporal_on && !engine->luma_copied;

@@ -15,6 +15,7 @@
 #include "samples.cuh"
 #include "tunables.cuh"
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 namespace {
@@ -133,57 +134,111 @@ __device__ __forceinline__ float fetch (
 /* ------------------------------------------------------------------ */
 /* The pyramids: the full-size level is the luma blurred by [1 2 1]^2 / 16
  * (edges replicated), which steadies the search and the gradients against
- * the noise; each coarser level the 2 x 2 mean of the one below. Two
- * pictures a launch (blockIdx.z: the current frame, the previous
- * output), each view's fields picked one by one. */
+ * the noise, kept as 16-bit floats (half the bytes to write and read back;
+ * their steps, under 1/8 of a level, far below the noise); each coarser
+ * level the 2 x 2 mean of the one below. All three levels from one tile of
+ * the picture, a launch a picture, so that the picture is read once and no
+ * level read back to make the next. */
 
-/* Level 0 of @dst from @read (x, y), the luma of a pixel in 8-bit
- * levels: a tile with a one-pixel apron, edges replicated, then the blur. */
-template <class Read>
-__device__ __forceinline__ void blur_level0 (const Read &read, const Level &dst)
+static_assert (CBF_MOTION_LEVELS == 3, "build_levels makes three levels");
+static_assert (kMotionTileW % 2 == 0 && kMotionTileH % 2 == 0,
+    "a tile holds whole cells of the coarsest level");
+
+/* The full-size level as build_levels writes it and Lucas-Kanade reads
+ * it. */
+struct Level0
 {
-  __shared__ float tile[kMotionTileH + 2][kMotionTileW + 2];
-  const int w = dst.w, h = dst.h;
-  const int x0 = blockIdx.x * kMotionTileW - 1;
-  const int y0 = blockIdx.y * kMotionTileH - 1;
+  __half *p;
+  int w, h, pitch;
 
-  for (int i = threadIdx.y * kMotionTileW + threadIdx.x;
-       i < (kMotionTileW + 2) * (kMotionTileH + 2);
+  __device__ __forceinline__ float clamped (int x, int y) const
+  {
+    return __half2float (
+        p[(size_t)clampi (y, 0, h - 1) * pitch + clampi (x, 0, w - 1)]);
+  }
+};
+
+/* Levels 0, 1 and 2 from @read (x, y), the luma of a pixel in 8-bit
+ * levels. A thread takes a 2 x 2 cell of level 0 (so a level-1 pixel of
+ * its own, and a block of threads a tile twice the per-pixel kernels'
+ * each way): the tile with a one-pixel apron (edges replicated) into
+ * shared memory, then each thread's four blurred pixels, their mean, and
+ * the mean of four threads' means. */
+template <class Read>
+__device__ __forceinline__ void build_levels (
+    const Read &read, const Level0 &l0, const Level &l1, const Level &l2)
+{
+  constexpr int kW = 2 * kMotionTileW, kH = 2 * kMotionTileH;
+  __shared__ float tile[kH + 2][kW + 2];
+  __shared__ float half_size[kMotionTileH][kMotionTileW];
+  const int w = l0.w, h = l0.h;
+  const int x0 = blockIdx.x * kW - 1, y0 = blockIdx.y * kH - 1;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+
+  for (int i = ty * kMotionTileW + tx; i < (kW + 2) * (kH + 2);
        i += kMotionTileW * kMotionTileH) {
-    const int tx = i % (kMotionTileW + 2), ty = i / (kMotionTileW + 2);
-    tile[ty][tx]
-        = read (clampi (x0 + tx, 0, w - 1), clampi (y0 + ty, 0, h - 1));
+    const int cx = i % (kW + 2), cy = i / (kW + 2);
+    tile[cy][cx]
+        = read (clampi (x0 + cx, 0, w - 1), clampi (y0 + cy, 0, h - 1));
   }
   __syncthreads ();
-  const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
-  if (x >= w || y >= h)
-    return;
-  float rows[3];
+  /* The level is its 16-bit values below as well, so that the search's
+   * levels and Lucas-Kanade see one picture. */
+  float v[2][2];
 #pragma unroll
-  for (int j = 0; j < 3; j++) {
-    const float *r = tile[threadIdx.y + j] + threadIdx.x;
-    rows[j] = r[0] + 2.f * r[1] + r[2];
+  for (int j = 0; j < 2; j++) {
+    const int y = y0 + 1 + 2 * ty + j;
+#pragma unroll
+    for (int i = 0; i < 2; i++) {
+      const int x = x0 + 1 + 2 * tx + i;
+      float rows[3];
+#pragma unroll
+      for (int k = 0; k < 3; k++) {
+        const float *r = tile[2 * ty + j + k] + 2 * tx + i;
+        rows[k] = r[0] + 2.f * r[1] + r[2];
+      }
+      const __half q
+          = __float2half_rn ((rows[0] + 2.f * rows[1] + rows[2]) * (1.f / 16));
+      v[j][i] = __half2float (q);
+      if (x < w && y < h)
+        l0.p[(size_t)y * l0.pitch + x] = q;
+    }
   }
-  dst.p[(size_t)y * dst.pitch + x]
-      = (rows[0] + 2.f * rows[1] + rows[2]) * (1.f / 16);
+  /* A cell of a coarser level reads only pixels of the finer one inside
+   * the picture (its width the finer's halved, rounded down). */
+  const float m = 0.25f * (v[0][0] + v[0][1] + v[1][0] + v[1][1]);
+  half_size[ty][tx] = m;
+  int gx = blockIdx.x * kMotionTileW + tx, gy = blockIdx.y * kMotionTileH + ty;
+  if (gx < l1.w && gy < l1.h)
+    l1.p[(size_t)gy * l1.pitch + gx] = m;
+  __syncthreads ();
+  if (tx % 2 || ty % 2)
+    return;
+  const float *a = &half_size[ty][tx];
+  gx /= 2;
+  gy /= 2;
+  if (gx < l2.w && gy < l2.h)
+    l2.p[(size_t)gy * l2.pitch + gx]
+        = 0.25f * (a[0] + a[1] + a[kMotionTileW] + a[kMotionTileW + 1]);
 }
 
-/* The current frame's level 0, from its samples of kind @S (the
+/* The current frame's levels, from its samples of kind @S (the
  * CbfMotionSamples), @kColour: three channels. */
 template <int S, bool kColour>
-__global__ void luma_of_view (CbfMotionView v, CbfMotionLuma luma, Level dst)
+__global__ void levels_of_view (
+    CbfMotionView v, CbfMotionLuma luma, Level0 l0, Level l1, Level l2)
 {
-  blur_level0 (
-      [&] (int x, int y) { return view_luma<S, kColour> (v, luma, x, y); },
-      dst);
+  build_levels (
+      [&] (int x, int y) { return view_luma<S, kColour> (v, luma, x, y); }, l0,
+      l1, l2);
 }
 
-/* The previous output's level 0, from its state. */
+/* The previous output's levels, from its state. */
 template <int C, bool kDeep>
-__global__ void luma_of_state (
-    State<C, kDeep> state, CbfMotionLuma luma, Level dst)
+__global__ void levels_of_state (
+    State<C, kDeep> state, CbfMotionLuma luma, Level0 l0, Level l1, Level l2)
 {
-  blur_level0 (
+  build_levels (
       [&] (int x, int y) {
         float s[C];
         state.load (x, y, s);
@@ -192,20 +247,7 @@ __global__ void luma_of_state (
           l += luma.weights[1] * s[1] + luma.weights[2] * s[2];
         return l * luma.to_8bit;
       },
-      dst);
-}
-
-__global__ void down2 (Level cur, Level prev, Level cur_out, Level prev_out)
-{
-  const Level src = blockIdx.z ? prev : cur;
-  const Level dst = blockIdx.z ? prev_out : cur_out;
-  const int x = blockIdx.x * kMotionTileW + threadIdx.x;
-  const int y = blockIdx.y * kMotionTileH + threadIdx.y;
-  if (x >= dst.w || y >= dst.h)
-    return;
-  const float *a = src.p + (size_t)(2 * y) * src.pitch + 2 * x;
-  dst.p[(size_t)y * dst.pitch + x]
-      = 0.25f * (a[0] + a[1] + a[src.pitch] + a[src.pitch + 1]);
+      l0, l1, l2);
 }
 
 /* ------------------------------------------------------------------ */
@@ -227,22 +269,34 @@ __device__ __forceinline__ void lane_pixels (
 }
 
 /* Mean |cur - prev (x + v)| over the block whose pixels @c (lane_pixels)
- * are, the reads of prev clamped to the level; the warp's sum, in every
- * lane. */
-__device__ __forceinline__ float block_sad (const float (&c)[kLanePixels],
-    const Level &prev, int bx, int by, int vx, int vy)
+ * are, for each of the @N vectors @v, the reads of prev clamped to the
+ * level; the warp's sums, in every lane. The vectors are matched side by
+ * side, so that their loads and shuffles overlap rather than wait on one
+ * another. */
+template <int N>
+__device__ __forceinline__ void block_sads (const float (&c)[kLanePixels],
+    const Level &prev, int bx, int by, const int2 (&v)[N], float (&sad)[N])
 {
   const int lane = threadIdx.x & 31;
-  float s = 0.f;
+#pragma unroll
+  for (int n = 0; n < N; n++)
+    sad[n] = 0.f;
 #pragma unroll
   for (int k = 0; k < kLanePixels; k++) {
     const int i = lane + 32 * k;
-    s += fabsf (
-        c[k] - prev.clamped (bx * kB + i % kB + vx, by * kB + i / kB + vy));
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      sad[n] += fabsf (c[k]
+          - prev.clamped (
+              bx * kB + i % kB + v[n].x, by * kB + i / kB + v[n].y));
   }
   for (int o = 16; o; o >>= 1)
-    s += __shfl_xor_sync (0xffffffffu, s, o);
-  return s * (1.f / (kB * kB));
+#pragma unroll
+    for (int n = 0; n < N; n++)
+      sad[n] += __shfl_xor_sync (0xffffffffu, sad[n], o);
+#pragma unroll
+  for (int n = 0; n < N; n++)
+    sad[n] *= 1.f / (kB * kB);
 }
 
 /* The coarsest level: every vector of +-kMotionSearch, cost = mean
@@ -272,7 +326,7 @@ __global__ void search_coarse (
   for (int k = lane; k < kSide * kSide; k += 32) {
     const int dx = k % kSide - kMotionSearch, dy = k / kSide - kMotionSearch;
     float s = 0.f;
-    /* The tile holds the reads clamped to the level as block_sad makes
+    /* The tile holds the reads clamped to the level as block_sads makes
      * them: pixel (px, py) moved by v is at (px + dx, py + dy) + R. */
     for (int i = 0; i < kB * kB; i++)
       s += fabsf (
@@ -357,11 +411,10 @@ __global__ void search_refine (Level cur, Level prev, int nbx, int nby,
   m.y *= 2;
   float c[kLanePixels];
   lane_pixels (cur, bx, by, c);
-  auto cost = [&] (int vx, int vy) {
-    return block_sad (c, prev, bx, by, vx, vy)
-        + lambda * (float)(abs (vx - m.x) + abs (vy - m.y));
+  auto penalty = [&] (int2 v) {
+    return lambda * (float)(abs (v.x - m.x) + abs (v.y - m.y));
   };
-  const int2 cands[6] = {
+  const int2 parents[6] = {
     parent[py * pbx + px],
     parent[max (py - 1, 0) * pbx + px],
     parent[min (py + 1, pby - 1) * pbx + px],
@@ -369,28 +422,38 @@ __global__ void search_refine (Level cur, Level prev, int nbx, int nby,
     parent[py * pbx + min (px + 1, pbx - 1)],
     make_int2 (0, 0),
   };
+  int2 cands[6];
+#pragma unroll
+  for (int k = 0; k < 6; k++)
+    cands[k] = make_int2 (2 * parents[k].x, 2 * parents[k].y);
+  float sad6[6], sad[8];
+  block_sads (c, prev, bx, by, cands, sad6);
   float best = 3.4e38f;
   int2 b = make_int2 (0, 0);
 #pragma unroll
   for (int k = 0; k < 6; k++) {
-    const int2 v = make_int2 (2 * cands[k].x, 2 * cands[k].y);
-    const float c = cost (v.x, v.y);
-    if (c < best) {
-      best = c;
-      b = v;
+    const float cost = sad6[k] + penalty (cands[k]);
+    if (cost < best) {
+      best = cost;
+      b = cands[k];
     }
   }
-  const int2 centre = b;
-  for (int dy = -1; dy <= 1; dy++)
-    for (int dx = -1; dx <= 1; dx++) {
-      if (!dx && !dy)
-        continue;
-      const float c = cost (centre.x + dx, centre.y + dy);
-      if (c < best) {
-        best = c;
-        b = make_int2 (centre.x + dx, centre.y + dy);
-      }
+  /* The eight integer steps around it, in row order. */
+  int2 steps[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) {
+    const int j = k < 4 ? k : k + 1;
+    steps[k] = make_int2 (b.x + j % 3 - 1, b.y + j / 3 - 1);
+  }
+  block_sads (c, prev, bx, by, steps, sad);
+#pragma unroll
+  for (int k = 0; k < 8; k++) {
+    const float cost = sad[k] + penalty (steps[k]);
+    if (cost < best) {
+      best = cost;
+      b = steps[k];
     }
+  }
   if ((threadIdx.x & 31) == 0)
     out[block] = b;
 }
@@ -409,7 +472,7 @@ constexpr int kSubTileW = kSubX * kB + 2 * kMotionMargin + 2;
 constexpr int kSubTileH = kSubY * kB + 2 * kMotionMargin + 2;
 
 __global__ void __launch_bounds__ (32 * kSubX * kSubY)
-    subpixel (Level cur, cudaTextureObject_t prev, int nbx, int nby,
+    subpixel (Level0 cur, cudaTextureObject_t prev, int nbx, int nby,
         const int2 *parent, int pbx, int pby, float noise, float4 *out)
 {
   __shared__ float tile[kSubTileH][kSubTileW];
@@ -604,9 +667,11 @@ __device__ __forceinline__ float2 motion_at (
 }
 
 /* ------------------------------------------------------------------ */
-/* The scene cut: on the half-size level, the pixels whose 3 x 3 mean of
- * (current - compensated previous) a gate of the temporal sigma rejects
- * (g < 0.1: above sqrt (2 ln 10) sigma). */
+/* The scene cut: on the quarter-size level, the pixels whose 3 x 3 mean
+ * of (current - compensated previous) a gate of the temporal sigma
+ * rejects (g < 0.1: above sqrt (2 ln 10) sigma). The quarter-size level
+ * separates cuts from motion as well as the half-size one for a quarter
+ * of the work (what-was-tried.md). */
 
 __global__ void count_rejected (Level cur, cudaTextureObject_t prev,
     const float2 *field, int nbx, int nby, float limit, unsigned int *count)
@@ -621,9 +686,9 @@ __global__ void count_rejected (Level cur, cudaTextureObject_t prev,
     const int x = clampi (x0 + i % (kMotionTileW + 2), 0, w - 1);
     const int y = clampi (y0 + i / (kMotionTileW + 2), 0, h - 1);
     const float2 v
-        = motion_at (field, nbx, nby, 2.f * x + 0.5f, 2.f * y + 0.5f);
+        = motion_at (field, nbx, nby, 4.f * x + 1.5f, 4.f * y + 1.5f);
     tile[i / (kMotionTileW + 2)][i % (kMotionTileW + 2)]
-        = cur.at (x, y) - fetch (prev, x + 0.5f * v.x, y + 0.5f * v.y);
+        = cur.at (x, y) - fetch (prev, x + 0.25f * v.x, y + 0.25f * v.y);
   }
   __syncthreads ();
   const int x = x0 + 1 + threadIdx.x, y = y0 + 1 + threadIdx.y;
@@ -745,8 +810,7 @@ static cudaError_t launch_blend (const CbfMotionView *spatial,
   a.nbx = s->blocks_x;
   a.nby = s->blocks_y;
   a.cut_count = s->cut_count;
-  a.cut_limit = (unsigned int)(CBF_MOTION_CUT_SHARE
-      * (float)((s->width >> 1) * (s->height >> 1)));
+  a.cut_limit = cbf_motion_cut_limit (s->width, s->height);
   a.row_begin = row_begin;
   a.row_end = row_end;
   const dim3 grid ((out->width + kMotionTileW - 1) / kMotionTileW,
@@ -764,7 +828,7 @@ cudaError_t cbf_motion_scratch_alloc (
 {
   const int nbx = (width + kB - 1) / kB, nby = (height + kB - 1) / kB;
   cudaError_t err = cudaSuccess;
-  if (s->cur[0] && s->width == width && s->height == height)
+  if (s->cur0 && s->width == width && s->height == height)
     return cudaSuccess;
   cbf_motion_scratch_free (s);
   s->width = width;
@@ -775,12 +839,22 @@ cudaError_t cbf_motion_scratch_alloc (
     /* Rows of whole 128-byte lines, as the texture units need them. */
     const int lw = width >> l, lh = height >> l;
     const int lbx = (lw + kB - 1) / kB, lby = (lh + kB - 1) / kB;
-    s->pitch[l] = (lw + 31) / 32 * 32;
-    const size_t bytes
-        = (size_t)s->pitch[l] * (lh > 0 ? lh : 1) * sizeof (float);
-    err = cudaMalloc (&s->cur[l], bytes);
-    if (err == cudaSuccess)
-      err = cudaMalloc (&s->prev[l], bytes);
+    const size_t sample = l ? sizeof (float) : sizeof (__half);
+    const int per_line = (int)(128 / sample);
+    s->pitch[l] = (lw + per_line - 1) / per_line * per_line;
+    const size_t bytes = (size_t)s->pitch[l] * (lh > 0 ? lh : 1) * sample;
+    void *prev = nullptr;
+    if (l == 0) {
+      err = cudaMalloc (&s->cur0, bytes);
+      if (err == cudaSuccess)
+        err = cudaMalloc (&s->prev0, bytes);
+      prev = s->prev0;
+    } else {
+      err = cudaMalloc (&s->cur[l], bytes);
+      if (err == cudaSuccess)
+        err = cudaMalloc (&s->prev[l], bytes);
+      prev = s->prev[l];
+    }
     if (err == cudaSuccess && l > 0)
       err = cudaMalloc (&s->coarse[l],
           (size_t)(lbx > 0 ? lbx : 1) * (lby > 0 ? lby : 1) * sizeof (int2));
@@ -788,11 +862,12 @@ cudaError_t cbf_motion_scratch_alloc (
       cudaResourceDesc res = {};
       cudaTextureDesc tex = {};
       res.resType = cudaResourceTypePitch2D;
-      res.res.pitch2D.devPtr = s->prev[l];
-      res.res.pitch2D.desc = cudaCreateChannelDesc<float> ();
+      res.res.pitch2D.devPtr = prev;
+      res.res.pitch2D.desc
+          = l ? cudaCreateChannelDesc<float> () : cudaCreateChannelDescHalf ();
       res.res.pitch2D.width = lw;
       res.res.pitch2D.height = lh;
-      res.res.pitch2D.pitchInBytes = (size_t)s->pitch[l] * sizeof (float);
+      res.res.pitch2D.pitchInBytes = (size_t)s->pitch[l] * sample;
       tex.addressMode[0] = tex.addressMode[1] = cudaAddressModeClamp;
       tex.filterMode = cudaFilterModeLinear;
       tex.readMode = cudaReadModeElementType;
@@ -822,11 +897,23 @@ void cbf_motion_scratch_free (CbfMotionScratch *s)
     cudaFree (s->prev[l]);
     cudaFree (s->coarse[l]);
   }
+  cudaFree (s->cur0);
+  cudaFree (s->prev0);
   cudaFree (s->fine);
   cudaFree (s->pull);
   cudaFree (s->field);
   cudaFree (s->cut_count);
   *s = CbfMotionScratch ();
+}
+
+static Level0 level0_of (uint16_t *p, const CbfMotionScratch *s)
+{
+  Level0 v;
+  v.p = reinterpret_cast<__half *> (p);
+  v.w = s->width;
+  v.h = s->height;
+  v.pitch = s->pitch[0];
+  return v;
 }
 
 static Level level_of (float *const *levels, const CbfMotionScratch *s, int l)
@@ -864,46 +951,43 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
   if (err != cudaSuccess)
     return err;
 
-  const dim3 grid0 ((w + kMotionTileW - 1) / kMotionTileW,
-      (h + kMotionTileH - 1) / kMotionTileH);
-  const Level cur0 = level_of (s->cur, s, 0), prev0 = level_of (s->prev, s, 0);
+  const dim3 grid0 ((w + 2 * kMotionTileW - 1) / (2 * kMotionTileW),
+      (h + 2 * kMotionTileH - 1) / (2 * kMotionTileH));
+  const Level0 cur0 = level0_of (s->cur0, s), prev0 = level0_of (s->prev0, s);
+  const Level cur1 = level_of (s->cur, s, 1), prev1 = level_of (s->prev, s, 1);
+  const Level cur2 = level_of (s->cur, s, 2), prev2 = level_of (s->prev, s, 2);
   const bool colour = cur->channels == 3;
   switch (cur->samples) {
   case CBF_MOTION_SAMPLES_8:
-    (colour ? luma_of_view<CBF_MOTION_SAMPLES_8, true>
-            : luma_of_view<CBF_MOTION_SAMPLES_8,
-                false>)<<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    (colour ? levels_of_view<CBF_MOTION_SAMPLES_8, true>
+            : levels_of_view<CBF_MOTION_SAMPLES_8,
+                false>)<<<grid0, tile, 0, stream>>> (
+        *cur, *luma, cur0, cur1, cur2);
     break;
   case CBF_MOTION_SAMPLES_16:
-    (colour ? luma_of_view<CBF_MOTION_SAMPLES_16, true>
-            : luma_of_view<CBF_MOTION_SAMPLES_16,
-                false>)<<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    (colour ? levels_of_view<CBF_MOTION_SAMPLES_16, true>
+            : levels_of_view<CBF_MOTION_SAMPLES_16,
+                false>)<<<grid0, tile, 0, stream>>> (
+        *cur, *luma, cur0, cur1, cur2);
     break;
   default:
-    luma_of_view<CBF_MOTION_SAMPLES_10A2, true>
-        <<<grid0, tile, 0, stream>>> (*cur, *luma, cur0);
+    levels_of_view<CBF_MOTION_SAMPLES_10A2, true>
+        <<<grid0, tile, 0, stream>>> (*cur, *luma, cur0, cur1, cur2);
     break;
   }
   if (prev->samples == CBF_MOTION_SAMPLES_8) {
     if (colour)
-      luma_of_state<<<grid0, tile, 0, stream>>> (
-          state_of<3, false> (prev), *luma, prev0);
+      levels_of_state<<<grid0, tile, 0, stream>>> (
+          state_of<3, false> (prev), *luma, prev0, prev1, prev2);
     else
-      luma_of_state<<<grid0, tile, 0, stream>>> (
-          state_of<1, false> (prev), *luma, prev0);
+      levels_of_state<<<grid0, tile, 0, stream>>> (
+          state_of<1, false> (prev), *luma, prev0, prev1, prev2);
   } else if (colour) {
-    luma_of_state<<<grid0, tile, 0, stream>>> (
-        state_of<3, true> (prev), *luma, prev0);
+    levels_of_state<<<grid0, tile, 0, stream>>> (
+        state_of<3, true> (prev), *luma, prev0, prev1, prev2);
   } else {
-    luma_of_state<<<grid0, tile, 0, stream>>> (
-        state_of<1, true> (prev), *luma, prev0);
-  }
-  for (int l = 1; l < CBF_MOTION_LEVELS; l++) {
-    const Level c = level_of (s->cur, s, l);
-    down2<<<dim3 ((c.w + kMotionTileW - 1) / kMotionTileW,
-                (c.h + kMotionTileH - 1) / kMotionTileH, 2),
-        tile, 0, stream>>> (level_of (s->cur, s, l - 1),
-        level_of (s->prev, s, l - 1), c, level_of (s->prev, s, l));
+    levels_of_state<<<grid0, tile, 0, stream>>> (
+        state_of<1, true> (prev), *luma, prev0, prev1, prev2);
   }
   /* The search, coarsest level first. */
   const float lambda = kMotionLambda * fmaxf (luma->noise, 2.f);
@@ -924,8 +1008,8 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
   lbx = s->blocks_x;
   lby = s->blocks_y;
   subpixel<<<dim3 ((lbx + kSubX - 1) / kSubX, (lby + kSubY - 1) / kSubY),
-      32 * kSubX * kSubY, 0, stream>>> (level_of (s->cur, s, 0), s->prev_tex[0],
-      lbx, lby, s->coarse[1], pbx, pby, noise, s->fine);
+      32 * kSubX * kSubY, 0, stream>>> (
+      cur0, s->prev_tex[0], lbx, lby, s->coarse[1], pbx, pby, noise, s->fine);
   const float energy = (float)(kWin * kWin) * noise * noise;
   pull<<<dim3 ((lbx + kPullTile - 1) / kPullTile,
              (lby + kPullTile - 1) / kPullTile),
@@ -933,10 +1017,9 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
   push<<<dim3 ((lbx + 127) / 128, lby), 128, 0, stream>>> (
       s->fine, s->pull, lbx, lby, kMotionShrink * energy, s->field);
 
-  const Level c1 = level_of (s->cur, s, 1);
-  count_rejected<<<dim3 ((c1.w + kMotionTileW - 1) / kMotionTileW,
-                       (c1.h + kMotionTileH - 1) / kMotionTileH),
-      tile, 0, stream>>> (c1, s->prev_tex[1], s->field, lbx, lby,
+  count_rejected<<<dim3 ((cur2.w + kMotionTileW - 1) / kMotionTileW,
+                       (cur2.h + kMotionTileH - 1) / kMotionTileH),
+      tile, 0, stream>>> (cur2, s->prev_tex[2], s->field, lbx, lby,
       2.1459660f * gate_sigma, s->cut_count);
   return cudaGetLastError ();
 }

@@ -75,11 +75,14 @@ typedef struct
 {
   int width, height;
   int blocks_x, blocks_y;       /* of the field (full-size level) */
-  float *cur[CBF_MOTION_LEVELS];        /* the luma pyramids, level l */
-  float *prev[CBF_MOTION_LEVELS];       /* width >> l x height >> l */
-  int pitch[CBF_MOTION_LEVELS]; /* floats from a row of a level to the next */
-  /* prev[l] as the texture units read it, bilinearly, positions past the
-   * level clamped to its edge. */
+  /* The luma pyramids, level l width >> l x height >> l: level 0 as
+   * 16-bit floats (CUDA's __half), the others as floats. */
+  uint16_t *cur0, *prev0;
+  float *cur[CBF_MOTION_LEVELS];        /* levels 1 .. ([0] unused) */
+  float *prev[CBF_MOTION_LEVELS];
+  int pitch[CBF_MOTION_LEVELS]; /* samples from a row of a level to the next */
+  /* prev0 and prev[l] as the texture units read them, bilinearly,
+   * positions past the level clamped to its edge. */
   cudaTextureObject_t prev_tex[CBF_MOTION_LEVELS];
   int2 *coarse[CBF_MOTION_LEVELS];      /* integer vectors of the levels
                                          * above the full-size one */
@@ -111,16 +114,25 @@ void cbf_motion_scratch_free (CbfMotionScratch * scratch);
  * pixels) to @prev (the previous output's, in the state's layout; NULL:
  * none, the field zero and no pixel counted) into @scratch->field, and
  * counts into @scratch->cut_count the pixels of the
- * half-size level whose compensated difference a gate of @gate_sigma
+ * quarter-size level whose compensated difference a gate of @gate_sigma
  * (8-bit levels) rejects (g < 0.1), which cbf_motion_blend compares with
- * the scene cut's share. On @stream. */
+ * cbf_motion_cut_limit. On @stream. */
 cudaError_t cbf_motion_estimate (const CbfMotionView * cur,
     const CbfMotionView * prev, const CbfMotionLuma * luma,
     float gate_sigma, CbfMotionScratch * scratch, cudaStream_t stream);
 
-/* The share of the half-size level's pixels that, rejected, make a frame a
- * scene cut. */
+/* The share of the quarter-size level's pixels that, rejected, make a
+ * frame a scene cut. */
 #define CBF_MOTION_CUT_SHARE 0.05f
+
+/* The most pixels of the quarter-size level of a @width x @height luma
+ * plane the gate may reject in a frame that is not a scene cut. */
+static inline unsigned int
+cbf_motion_cut_limit (int width, int height)
+{
+  return (unsigned int) (CBF_MOTION_CUT_SHARE *
+      (float) ((width >> 2) * (height >> 2)));
+}
 
 /* The blend of one output plane's rows [@row_begin, @row_end): @spatial,
  * the spatial result (the state the spatial kernels wrote), @prev the

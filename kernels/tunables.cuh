@@ -299,7 +299,8 @@ constexpr float kMotionFloor = 0.07f;
 constexpr float kMotionShrink = 0.05f;
 /* Levels of the pull-push over the block field. */
 constexpr int kMotionPullLevels = 5;
-/* Blocks of pixels of the per-pixel kernels (luma, cut count, blend). */
+/* Blocks of threads of the per-pixel kernels (the pyramid, a 2 x 2 cell
+ * of pixels a thread; the cut count and the blend, a pixel). */
 constexpr int kMotionTileW = 32;
 constexpr int kMotionTileH = 8;
 /* Warps a block of the per-block kernels (search, refinement), a
