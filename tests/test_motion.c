@@ -5,11 +5,14 @@
  *   again every frame, whose output is the spatial result as the blend
  *   takes it, itself held to the C reference within the format's
  *   tolerance) and previous output: warp, gate, blend within 1 in every
- *   format, on a picture that moves under fresh noise;
+ *   format, on a picture that moves under fresh noise, and on frames too
+ *   small to search;
  * - the estimator against known motion: sub-pixel shifts in eight
  *   directions, a rotation and a zoom of a textured picture, and a flat
  *   picture under noise, which must show no motion;
  * - a scene cut: the frame after it is the spatial result, counted once;
+ * - an object moving over a still background leaves no trail;
+ * - chroma without a luma to follow (filter-luma=false) starts again;
  * - the noise measured (noise-sigma=-1) on a picture of data/ under
  *   Gaussian noise of 4 to 30 levels, and the settings a noise level
  *   gives;
@@ -333,84 +336,110 @@ static const gchar *blend_formats[] = { "GRAY8", "NV12", "I420", "YUY2",
   "Y444_16LE", "GBR_10LE", "RGBA64_LE", "BGR10A2_LE"
 };
 
+/* Five frames of @format at @w x @h, a picture moving (@sx, @sy) pixels a
+ * frame under fresh noise, through an engine, frame by frame against
+ * reference_blend given the engine's own field (@zero_field: which must
+ * be zero); returns how many outputs the blend moved. */
+static guint
+check_blend (const gchar * format, gint w, gint h, double sx, double sy,
+    gboolean zero_field)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  GstVideoInfo info = info_for (format, w, h);
+  gboolean colour = GST_VIDEO_INFO_N_COMPONENTS (&info) >= 3
+      && GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) == 0
+      && GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) == 0;
+  gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
+  Channel prev[GST_VIDEO_MAX_COMPONENTS];
+  Rig comp, spatial;
+  guint k, n = 0, moved = 0;
+
+  rig_init (&comp, format, w, h, &p, SIGMA, FALSE);
+  rig_init (&spatial, format, w, h, &p, SIGMA, TRUE);
+  for (k = 0; k < 5; k++) {
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel b[GST_VIDEO_MAX_COMPONENTS], ref[GST_VIDEO_MAX_COMPONENTS];
+    Channel expected[GST_VIDEO_MAX_COMPONENTS];
+    Motion m = shift_by (sx * k, sy * k);
+    gfloat *field = NULL;
+    gint bx, by, i;
+    guint c, n_ref;
+    gchar *what;
+
+    n = make_frame (format, w, h, &m, 8, 100 + k, FALSE, in);
+    rig_filter (&comp, in, out);
+    rig_filter (&spatial, in, b);
+    /* The spatial result the blend starts from is the filter's. */
+    n_ref = channels_reference_for_format (&info, in, &p, ref);
+    for (c = 0; c < n_ref; c++)
+      assert_channel_matches (&b[c], &ref[c], tol, "spatial", format, c);
+    channels_free (ref, n_ref);
+
+    what = g_strdup_printf ("%dx%d frame %u", w, h, k);
+    if (k == 0) {
+      fail_if (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
+          "%s: a field without a previous frame", format);
+      for (c = 0; c < n_ref; c++)
+        assert_channel_matches (&out[c], &b[c], 0, what, format, c);
+    } else {
+      fail_unless (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
+          "%s: no field", format);
+      for (i = 0; zero_field && i < 2 * bx * by; i++)
+        fail_unless (field[i] == 0, "%s %s: motion %g in a frame too small "
+            "to search", format, what, field[i]);
+      if (colour) {
+        moved += reference_blend (b, prev, 0, 3, field, bx, by, w, h, expected);
+      } else {
+        for (c = 0; c < n_ref; c++)
+          moved += reference_blend (b, prev, c, 1, field, bx, by, w, h,
+              expected);
+      }
+      for (c = 0; c < n_ref; c++)
+        assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
+      channels_free (expected, n_ref);
+      channels_free (prev, n);
+      g_free (field);
+    }
+    /* Alpha passes unchanged. */
+    for (c = n_ref; c < n; c++)
+      assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
+    memcpy (prev, out, sizeof (Channel) * n);
+    channels_free (in, n);
+    channels_free (b, n);
+    g_free (what);
+  }
+  channels_free (prev, n);
+  fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine), 0);
+  rig_clear (&comp);
+  rig_clear (&spatial);
+  return moved;
+}
+
 /* Frame by frame against reference_blend, a picture moving (1.6, -0.7)
  * pixels a frame under fresh noise. */
 GST_START_TEST (test_blend_every_format)
 {
-  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
-  const gint w = 96, h = 64;
   guint f;
 
-  for (f = 0; f < G_N_ELEMENTS (blend_formats); f++) {
-    const gchar *format = blend_formats[f];
-    GstVideoInfo info = info_for (format, w, h);
-    gboolean colour = GST_VIDEO_INFO_N_COMPONENTS (&info) >= 3
-        && GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) == 0
-        && GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) == 0;
-    gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
-    Channel prev[GST_VIDEO_MAX_COMPONENTS];
-    Rig comp, spatial;
-    guint k, n = 0, moved = 0;
-
-    rig_init (&comp, format, w, h, &p, SIGMA, FALSE);
-    rig_init (&spatial, format, w, h, &p, SIGMA, TRUE);
-    for (k = 0; k < 5; k++) {
-      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
-      Channel b[GST_VIDEO_MAX_COMPONENTS], ref[GST_VIDEO_MAX_COMPONENTS];
-      Channel expected[GST_VIDEO_MAX_COMPONENTS];
-      Motion m = shift_by (1.6 * k, -0.7 * k);
-      gfloat *field = NULL;
-      gint bx, by;
-      guint c, n_ref;
-      gchar *what;
-
-      n = make_frame (format, w, h, &m, 8, 100 + k, FALSE, in);
-      rig_filter (&comp, in, out);
-      rig_filter (&spatial, in, b);
-      /* The spatial result the blend starts from is the filter's. */
-      n_ref = channels_reference_for_format (&info, in, &p, ref);
-      for (c = 0; c < n_ref; c++)
-        assert_channel_matches (&b[c], &ref[c], tol, "spatial", format, c);
-      channels_free (ref, n_ref);
-
-      what = g_strdup_printf ("frame %u", k);
-      if (k == 0) {
-        fail_if (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
-            "%s: a field without a previous frame", format);
-        for (c = 0; c < n_ref; c++)
-          assert_channel_matches (&out[c], &b[c], 0, what, format, c);
-      } else {
-        fail_unless (cbf_engine_get_motion (comp.engine, &field, &bx, &by),
-            "%s: no field", format);
-        if (colour) {
-          moved += reference_blend (b, prev, 0, 3, field, bx, by, w, h,
-              expected);
-        } else {
-          for (c = 0; c < n_ref; c++)
-            moved += reference_blend (b, prev, c, 1, field, bx, by, w, h,
-                expected);
-        }
-        for (c = 0; c < n_ref; c++)
-          assert_channel_matches (&out[c], &expected[c], 1, what, format, c);
-        channels_free (expected, n_ref);
-        channels_free (prev, n);
-        g_free (field);
-      }
-      /* Alpha passes unchanged. */
-      for (c = n_ref; c < n; c++)
-        assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
-      memcpy (prev, out, sizeof (Channel) * n);
-      channels_free (in, n);
-      channels_free (b, n);
-      g_free (what);
-    }
-    channels_free (prev, n);
+  for (f = 0; f < G_N_ELEMENTS (blend_formats); f++)
     /* The blend moved outputs: the check could tell a missing one. */
-    fail_unless (moved > 0, "%s: the blend moved no output", format);
-    fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine), 0);
-    rig_clear (&comp);
-    rig_clear (&spatial);
-  }
+    fail_unless (check_blend (blend_formats[f], 96, 64, 1.6, -0.7, FALSE) > 0,
+        "%s: the blend moved no output", blend_formats[f]);
+}
+
+GST_END_TEST;
+
+/* Frames smaller than the search's coarsest level (under 4 pixels a
+ * side): no motion, and the blend as the reference's, still pictures. */
+GST_START_TEST (test_tiny_frames)
+{
+  static const gint sizes[][2] = { {1, 1}, {3, 2}, {2, 5}, {7, 3} };
+  const gchar *formats[] = { "GRAY8", "NV12", "RGBA", "P010_10LE" };
+  guint f, i;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++)
+    for (i = 0; i < G_N_ELEMENTS (sizes); i++)
+      check_blend (formats[f], sizes[i][0], sizes[i][1], 0, 0, TRUE);
 }
 
 GST_END_TEST;
@@ -569,6 +598,197 @@ GST_START_TEST (test_scene_cut)
       /* Counted once its frame's work is done. */
       fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine),
           k >= 3 ? 1 : 0);
+    }
+    rig_clear (&comp);
+    rig_clear (&spatial);
+  }
+}
+
+GST_END_TEST;
+
+/* Whether pixel (@x, @y) of component @c of @info has its centre in the
+ * square of @side luma pixels at (@x0, @y0). */
+static gboolean
+in_square (const GstVideoInfo * info, guint c, gint x, gint y, gint x0,
+    gint y0, gint side)
+{
+  double fx = (double) GST_VIDEO_INFO_WIDTH (info) /
+      GST_VIDEO_INFO_COMP_WIDTH (info, c);
+  double fy = (double) GST_VIDEO_INFO_HEIGHT (info) /
+      GST_VIDEO_INFO_COMP_HEIGHT (info, c);
+  double lx = (x + 0.5) * fx - 0.5, ly = (y + 0.5) * fy - 0.5;
+
+  return lx >= x0 && lx < x0 + side && ly >= y0 && ly < y0 + side;
+}
+
+/* An object (a square of the texture turned negative, 32 pixels a side)
+ * moving 4 pixels a frame over a still background, under fresh noise of 8
+ * levels, leaves no trail. Where it was a frame before and is no longer,
+ * and its clean picture differed there from the background's by more than
+ * three temporal sigmas (where the gate must reject it), the output is
+ * pulled towards the object's values ((Y - B) signed towards it) by at
+ * most one level on average in luma; the blend without its gate pulls it
+ * by about 50. Chroma of 4:2:0, gated at its own resolution where the
+ * uncovered strip is half as wide (its 3 x 3 mean diluted by the
+ * neighbours either side), is pulled by 4 to 5 levels: held to 6, short
+ * of the one level asked of it. And the output moves from the spatial
+ * result B there no more than twice as much as on still background away
+ * from the object plus one level (mean |Y - B|: what the pixels uncovered
+ * take from a background warped from beside them, which the gate cannot
+ * tell from noise where it is smooth). The blend must move the still
+ * background by over half a level, so that the spatial filter alone
+ * cannot pass. RGB is left out: its gate sums three channels' differences
+ * and at this temporal-sigma keeps the still background almost as the
+ * spatial result (a mean |Y - B| of 0.4). */
+GST_START_TEST (test_object_leaves_no_trail)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  const gint w = 160, h = 96, side = 32, step = 4, y0 = 32;
+  const gchar *formats[] = { "GRAY8", "NV12" };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info = info_for (formats[f], w, h);
+    Channel bg[GST_VIDEO_MAX_COMPONENTS];
+    /* Per component: where the object was, and away from it. */
+    double left[GST_VIDEO_MAX_COMPONENTS] = { 0 };
+    double pull[GST_VIDEO_MAX_COMPONENTS] = { 0 };
+    double away[GST_VIDEO_MAX_COMPONENTS] = { 0 };
+    guint64 n_left[GST_VIDEO_MAX_COMPONENTS] = { 0 };
+    guint64 n_away[GST_VIDEO_MAX_COMPONENTS] = { 0 };
+    guint c;
+    Rig comp, spatial;
+    guint k, n;
+
+    rig_init (&comp, formats[f], w, h, &p, SIGMA, FALSE);
+    rig_init (&spatial, formats[f], w, h, &p, SIGMA, TRUE);
+    n = make_frame (formats[f], w, h, &still, 0, 1, FALSE, bg);
+    for (k = 0; k < 7; k++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], obj[GST_VIDEO_MAX_COMPONENTS];
+      Channel out[GST_VIDEO_MAX_COMPONENTS], b[GST_VIDEO_MAX_COMPONENTS];
+      Channel was[GST_VIDEO_MAX_COMPONENTS];
+      gint x0 = 16 + step * k;
+      Motion m = shift_by (x0 - 300, y0 - 200);
+      Motion m_was = shift_by (x0 - step - 300, y0 - 200);
+
+      make_frame (formats[f], w, h, &still, 8, 500 + k, FALSE, in);
+      make_frame (formats[f], w, h, &m, 8, 600 + k, FALSE, obj);
+      /* The object's clean picture where it was a frame before. */
+      make_frame (formats[f], w, h, &m_was, 0, 1, FALSE, was);
+      for (c = 0; c < n; c++) {
+        gint top = (1 << in[c].bits) - 1, x, y;
+
+        for (y = 0; y < in[c].height; y++)
+          for (x = 0; x < in[c].width; x++)
+            if (in_square (&info, c, x, y, x0, y0, side))
+              in[c].data[y * in[c].width + x] =
+                  top - obj[c].data[y * in[c].width + x];
+      }
+      rig_filter (&comp, in, out);
+      rig_filter (&spatial, in, b);
+      for (c = 0; c < n && k >= 2; c++) {
+        gint top = (1 << in[c].bits) - 1, x, y;
+        double fy = (double) h / in[c].height, to_8bit = 255.0 / top;
+
+        for (y = 0; y < in[c].height; y++)
+          for (x = 0; x < in[c].width; x++) {
+            gint i = y * in[c].width + x;
+            double d = abs ((gint) out[c].data[i] - (gint) b[c].data[i]);
+            double contrast = ((double) (top - was[c].data[i]) -
+                bg[c].data[i]) * to_8bit;
+            double ly = (y + 0.5) * fy - 0.5;
+
+            if (in_square (&info, c, x, y, x0 - step, y0, side)
+                && !in_square (&info, c, x, y, x0, y0, side)) {
+              if (fabs (contrast) > 3 * SIGMA) {
+                left[c] += d * to_8bit;
+                pull[c] += ((gint) out[c].data[i] - (gint) b[c].data[i]) *
+                    (contrast > 0 ? 1 : -1) * to_8bit;
+                n_left[c]++;
+              }
+            } else if (ly < y0 - 16 || ly >= y0 + side + 16) {
+              away[c] += d * to_8bit;
+              n_away[c]++;
+            }
+          }
+      }
+      channels_free (in, n);
+      channels_free (obj, n);
+      channels_free (was, n);
+      channels_free (out, n);
+      channels_free (b, n);
+    }
+    channels_free (bg, n);
+    for (c = 0; c < n; c++) {
+      fail_unless (n_left[c] >= 50 && n_away[c] > 0, "%s component %u: %"
+          G_GUINT64_FORMAT " samples of contrast where the object was",
+          formats[f], c, n_left[c]);
+      left[c] /= n_left[c];
+      pull[c] /= n_left[c];
+      away[c] /= n_away[c];
+      g_print ("object moving, %s component %u: where it was (%"
+          G_GUINT64_FORMAT " samples) pulled towards it by %.2f levels, "
+          "mean |Y - B| %.2f; away from it %.2f\n", formats[f], c,
+          n_left[c], pull[c], left[c], away[c]);
+    }
+    for (c = 0; c < n; c++) {
+      fail_unless (away[c] > 0.5, "%s component %u: the blend did not move "
+          "the still background (mean |Y - B| %.2f)", formats[f], c, away[c]);
+      fail_unless (pull[c] <= (GST_VIDEO_INFO_COMP_WIDTH (&info,
+                  c) < w ? 6 : 1),
+          "%s component %u: "
+          "a trail where the object was: the output pulled towards it by "
+          "%.2f levels on average", formats[f], c, pull[c]);
+      fail_unless (left[c] <= 2 * away[c] + 1,
+          "%s component %u: where the "
+          "object was, mean |Y - B| %.2f; on still background %.2f", formats[f],
+          c, left[c], away[c]);
+    }
+    fail_unless_equals_int (cbf_engine_get_scene_cuts (comp.engine), 0);
+    rig_clear (&comp);
+    rig_clear (&spatial);
+  }
+}
+
+GST_END_TEST;
+
+/* With luma copied (filter-luma=false) there is no luma to find motion
+ * in: chroma starts again every frame, the spatial result, rather than
+ * blend where things moved; luma passes unchanged. */
+GST_START_TEST (test_chroma_without_luma)
+{
+  static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
+  const gint w = 96, h = 64;
+  const gchar *formats[] = { "NV12", "I420", "P010_10LE" };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    CbfParams params = engine_params (&p, SIGMA);
+    Rig comp, spatial;
+    guint k;
+
+    params.luma_unfiltered = TRUE;
+    rig_init (&comp, formats[f], w, h, &p, SIGMA, FALSE);
+    rig_init (&spatial, formats[f], w, h, &p, SIGMA, TRUE);
+    cbf_engine_set_params (comp.engine, &params);
+    cbf_engine_set_params (spatial.engine, &params);
+    for (k = 0; k < 4; k++) {
+      Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+      Channel b[GST_VIDEO_MAX_COMPONENTS];
+      Motion m = shift_by (1.5 * k, 0.5 * k);
+      gchar *what = g_strdup_printf ("filter-luma=false, frame %u", k);
+      guint n, c;
+
+      n = make_frame (formats[f], w, h, &m, 8, 700 + k, FALSE, in);
+      rig_filter (&comp, in, out);
+      rig_filter (&spatial, in, b);
+      assert_channel_matches (&out[0], &in[0], 0, what, formats[f], 0);
+      for (c = 1; c < n; c++)
+        assert_channel_matches (&out[c], &b[c], 0, what, formats[f], c);
+      channels_free (in, n);
+      channels_free (out, n);
+      channels_free (b, n);
+      g_free (what);
     }
     rig_clear (&comp);
     rig_clear (&spatial);
@@ -838,9 +1058,12 @@ motion_suite (void)
   Suite *s = test_suite_new ("cudabilateral-motion", 900, &tc);
 
   tcase_add_test (tc, test_blend_every_format);
+  tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_estimator_accuracy);
   tcase_add_test (tc, test_estimator_flat);
   tcase_add_test (tc, test_scene_cut);
+  tcase_add_test (tc, test_object_leaves_no_trail);
+  tcase_add_test (tc, test_chroma_without_luma);
   tcase_add_test (tc, test_noise_measured);
   tcase_add_test (tc, test_noise_settings);
   tcase_add_test (tc, test_element_resets);
