@@ -135,13 +135,15 @@ def crop(video, clip):
 
 def run_element(clip_dir, clip, settings, out_path):
     w, h = clip["width"], clip["height"]
-    cmd = ["gst-launch-1.0", "-q", "filesrc", f"location={clip_dir}/noisy.gray", "!",
+    # -m: the bus's messages, to count the scene cuts the element announces.
+    cmd = ["gst-launch-1.0", "-m", "filesrc", f"location={clip_dir}/noisy.gray", "!",
            "rawvideoparse", "format=gray8", f"width={w}", f"height={h}",
            "framerate=30/1", "!", "cudabilateral"] + settings.split() + \
           ["!", "filesink", f"location={out_path}"]
     start = time.monotonic()
-    subprocess.run(cmd, check=True)
-    return time.monotonic() - start
+    done = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True)
+    took = time.monotonic() - start
+    return took, done.stdout.count("cudabilateral-scene-cut")
 
 
 def run_ffmpeg(clip_dir, clip, vf, out_path):
@@ -151,7 +153,7 @@ def run_ffmpeg(clip_dir, clip, vf, out_path):
            "-pix_fmt", "gray", out_path]
     start = time.monotonic()
     subprocess.run(cmd, check=True)
-    return time.monotonic() - start
+    return time.monotonic() - start, None
 
 
 def main():
@@ -169,7 +171,8 @@ def main():
     n = clip["still"] + clip["moving"]
     still, moving, extra = score(os.path.join(a.clip_dir, "noisy.gray"), clean, clip)
     rows = [dict({"filter": "input", "settings": "noisy", "latency": 0,
-                  "still_db": still, "moving_db": moving, "ms_a_frame": 0}, **extra)]
+                  "still_db": still, "moving_db": moving, "ms_a_frame": 0,
+                  "scene_cuts": None}, **extra)]
     todo = []
     if a.sweep:
         todo += [("cudabilateral " + name, s, lat, run_element)
@@ -182,22 +185,26 @@ def main():
         out_path = os.path.join(tmp, "out.gray")
         crops = [crop(frames(os.path.join(a.clip_dir, "noisy.gray"), clip), clip)]
         for i, (name, settings, latency, run) in enumerate(todo):
-            took = run(a.clip_dir, clip, settings, out_path)
+            took, cuts = run(a.clip_dir, clip, settings, out_path)
             still, moving, extra = score(out_path, clean, clip)
             if run is run_element and settings in CROP_ROWS:
                 crops.append(crop(frames(out_path, clip), clip))
             rows.append(dict({"filter": name, "settings": settings, "latency": latency,
                               "still_db": still, "moving_db": moving,
-                              "ms_a_frame": 1000 * took / n}, **extra))
+                              "ms_a_frame": 1000 * took / n, "scene_cuts": cuts},
+                             **extra))
     cut = clip.get("scene") == "object-cut"
     print("| filter | settings | latency (frames) | still dB | moving dB |"
-          + (" object and trail dB | cut frame dB |" if cut else "") + " ms a frame |")
-    print("| --- | --- | ---: | ---: | ---: |" + (" ---: | ---: |" if cut else "") + " ---: |")
+          + (" object and trail dB | cut frame dB |" if cut else "")
+          + " scene cuts | ms a frame |")
+    print("| --- | --- | ---: | ---: | ---: |" + (" ---: | ---: |" if cut else "")
+          + " ---: | ---: |")
     for r in rows:
+        cuts = "" if r["scene_cuts"] is None else str(r["scene_cuts"])
         print(f"| {r['filter']} | `{r['settings']}` | {r['latency']} | {r['still_db']:.2f} | "
               f"{r['moving_db']:.2f} | "
               + (f"{r['object_trail_db']:.2f} | {r['cut_db']:.2f} | " if cut else "")
-              + f"{r['ms_a_frame']:.2f} |")
+              + f"{cuts} | {r['ms_a_frame']:.2f} |")
     if a.sweep:
         fixed = [r for r in rows if r["filter"].endswith("fixed")]
         best = max(fixed, key=lambda r: r["still_db"] + r["moving_db"])
