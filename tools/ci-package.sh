@@ -20,6 +20,10 @@
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 arch=${CBF_GPU_ARCH:-75}
+# Compressed as CI's other builds of one architecture are, so that the
+# package's kernel objects can come from theirs (CBF_KERNEL_CACHE,
+# tools/nvcc-cache.py); the package's own default is size.
+compression=${CBF_FATBIN_COMPRESSION:-default}
 tarball=${DEBIAN12_ROOT_TAR:-/var/tmp/cbf-debian12-minbase.tar}
 log_dir=$here/build-package
 mkdir -p "$log_dir"
@@ -100,7 +104,8 @@ if [ -z "$deb" ]; then
     apt-get install -y -q --no-install-recommends dpkg-dev debhelper >/dev/null
   apt-get build-dep -y -q "$src" >/dev/null || fail "apt-get build-dep"
   start=$(date +%s)
-  if ! (cd "$src" && CBF_GPU_ARCH=$arch dpkg-buildpackage -b -us -uc) \
+  if ! (cd "$src" && CBF_GPU_ARCH=$arch CBF_FATBIN_COMPRESSION=$compression \
+    dpkg-buildpackage -b -us -uc) \
     >"$log_dir/dpkg-buildpackage.log" 2>&1; then
     tail -n 40 "$log_dir/dpkg-buildpackage.log"
     fail "dpkg-buildpackage -b -us -uc (log: build-package/dpkg-buildpackage.log)"
