@@ -135,7 +135,7 @@ __device__ __forceinline__ float fetch (
 /* The pyramids: the full-size level is the luma blurred by [1 2 1]^2 / 16
  * (edges replicated), which steadies the search and the gradients against
  * the noise, kept as 16-bit floats (half the bytes to write and read back;
- * their steps, under 1/8 of a level, far below the noise); each coarser
+ * their steps, at most 1/8 of a level, far below the noise); each coarser
  * level the 2 x 2 mean of the one below. All three levels from one tile of
  * the picture, a launch a picture, so that the picture is read once and no
  * level read back to make the next. */
