@@ -339,9 +339,8 @@ band_rows (gint height, const CbfPlane * in, gint row_begin, gint row_end,
   }
 }
 
-/* View @v of @pass on the device planes @planes. */
-static CbfPlane
-pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
+CbfPlane
+cbf_pass_view (const CbfPlane * planes, const CbfPass * pass, guint v)
 {
   CbfPlane view = planes[pass->plane[v]];
 
@@ -374,7 +373,7 @@ cbf_pass_motion_view (const CbfPass * pass, const CbfPlane * planes, guint v,
   for (c = 0; c < (guint) pass->channels; c++) {
     /* Planar colour: a view a channel; packed: the pixel's samples. */
     guint from = pass->channels == 3 && pass->n_views == 3 ? c : v;
-    CbfPlane p = pass_view (planes, pass, from);
+    CbfPlane p = cbf_pass_view (planes, pass, from);
 
     view->data[c] = p.data;
     view->pitch[c] = p.pitch_bytes;
@@ -424,7 +423,7 @@ make_guide (const CbfFramePlan * plan, const CbfPass * pass,
     const CbfGroupRun * run, const CbfPlane * in, gint begin, gint end,
     cudaStream_t stream)
 {
-  CbfPlane luma = pass_view (in, &plan->passes[0], 0);
+  CbfPlane luma = cbf_pass_view (in, &plan->passes[0], 0);
   gint radius = run->params->radius;
 
   if (run->params->border == CBF_BORDER_WRAP)
@@ -613,8 +612,8 @@ window_step (const CbfFramePlan * plan, WindowStep step,
     if (begin >= end)
       continue;
     for (v = 0; v < pass->n_views; v++) {
-      src[v] = cut_view (pass_view (in, pass, v), &r);
-      dst[v] = cut_view (pass_view (out, pass, v), &r);
+      src[v] = cut_view (cbf_pass_view (in, pass, v), &r);
+      dst[v] = cut_view (cbf_pass_view (out, pass, v), &r);
     }
     switch (step) {
       case WINDOW_WEIGHTS:
@@ -803,8 +802,8 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
     if (!run->params)
       continue;
     for (v = 0; v < pass->n_views; v++) {
-      src[v] = pass_view (in, pass, v);
-      dst[v] = pass_view (out, pass, v);
+      src[v] = cbf_pass_view (in, pass, v);
+      dst[v] = cbf_pass_view (out, pass, v);
       if (state) {
         dst[v].state = (*state)[i][v].data;
         dst[v].state_pitch = (*state)[i][v].pitch_bytes;

@@ -165,6 +165,11 @@ typedef struct
   const CbfMotionScratch *scratch;
 } CbfMotionRun;
 
+/* View @v of @pass on the device planes @planes, as the filters read and
+ * write it (without temporal state). */
+CbfPlane cbf_pass_view (const CbfPlane * planes, const CbfPass * pass,
+    guint v);
+
 /* View @v of @pass on the device planes @planes as the motion kernels
  * read and write it (all three samples of a colour pass from view 0,
  * planar ones from its three views). */
