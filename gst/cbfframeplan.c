@@ -754,7 +754,15 @@ motion_blend (const CbfFramePlan * plan, guint i, const CbfMotionRun * motion,
   const CbfPass *pass = &plan->passes[i];
   gboolean have_prev = pass->chroma ? motion->chroma_prev : motion->luma_prev;
   guint views = pass->channels == 3 ? 1 : pass->n_views, v;
+  CbfMotionRole role = CBF_MOTION_ROLE_ALONE;
   cudaError_t err = cudaSuccess;
+
+  /* Passes run in order on one stream, luma's first (a banded frame's
+   * chroma rows are luma's), so that chroma finds the D luma left. */
+  if (pass->channels == 1 && pass->chroma)
+    role = CBF_MOTION_ROLE_CHROMA;
+  else if (pass->channels == 1 && plan->planes_with_chroma)
+    role = CBF_MOTION_ROLE_LUMA;
 
   for (v = 0; v < views && err == cudaSuccess; v++) {
     CbfMotionView spatial, prev, next, dst;
@@ -764,7 +772,7 @@ motion_blend (const CbfFramePlan * plan, guint i, const CbfMotionRun * motion,
     cbf_state_motion_view (pass, plan->bits, &(*motion->next)[i][v], &next);
     cbf_pass_motion_view (pass, out, v, &dst);
     err = cbf_motion_blend (&spatial, have_prev ? &prev : NULL, &next, &dst,
-        pass->sub_x, pass->sub_y, pass->chroma ? motion->chroma_gain :
+        pass->sub_x, pass->sub_y, role, pass->chroma ? motion->chroma_gain :
         motion->luma_gain, motion->gate, motion->scratch, begin, end, stream);
   }
   return err;

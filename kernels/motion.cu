@@ -707,7 +707,10 @@ __global__ void count_rejected (Level cur, cudaTextureObject_t prev,
 
 /* ------------------------------------------------------------------ */
 /* The blend: a tile of (B - P) with a one-pixel apron, each pixel warped
- * by its own vector; then each output's gate from its 3 x 3 mean. */
+ * by its own vector; then each output's gate from its 3 x 3 mean. Luma
+ * leaves its D per pixel for chroma (motion.h), whose own contrast can be
+ * too faint, or its strip too narrow, to reject where an object moved
+ * off. */
 
 template <int C, bool kDeep> struct BlendArgs
 {
@@ -717,6 +720,9 @@ template <int C, bool kDeep> struct BlendArgs
   float gain, gate;
   const float2 *field;
   int nbx, nby;
+  CbfMotionRole role;
+  float *luma_d;
+  int luma_w, luma_h;
   const unsigned int *cut_count;
   unsigned int cut_limit;
   int row_begin, row_end;
@@ -775,6 +781,24 @@ template <int C, bool kDeep> __global__ void blend (BlendArgs<C, kDeep> a)
           s += diff[c][threadIdx.y + j][threadIdx.x + i];
       d += fabsf (s) * (1.f / 9);
     }
+    if (a.role == CBF_MOTION_ROLE_LUMA) {
+      a.luma_d[(size_t)y * a.luma_w + x] = d;
+    } else if (a.role == CBF_MOTION_ROLE_CHROMA) {
+      /* A subsampled plane's strip uncovered is a pixel or two wide: the
+       * 2 x 2 means inside the 3 x 3 one see it undiluted. */
+      for (int q = 0; q < 4; q++) {
+        const int qx = threadIdx.x + (q & 1), qy = threadIdx.y + (q >> 1);
+        const float s = diff[0][qy][qx] + diff[0][qy][qx + 1]
+            + diff[0][qy + 1][qx] + diff[0][qy + 1][qx + 1];
+        d = fmaxf (d, fabsf (s) * 0.25f);
+      }
+      for (int j = -1; j <= a.sub_y; j++)
+        for (int i = -1; i <= a.sub_x; i++) {
+          const int lx = clampi (x * a.sub_x + i, 0, a.luma_w - 1);
+          const int ly = clampi (y * a.sub_y + j, 0, a.luma_h - 1);
+          d = fmaxf (d, a.luma_d[(size_t)ly * a.luma_w + lx]);
+        }
+    }
   }
   const float g = gain > 0.f ? gain * exp2f (-a.gate * d * d) : 0.f;
   float b[C];
@@ -794,8 +818,9 @@ template <int C, bool kDeep> __global__ void blend (BlendArgs<C, kDeep> a)
 template <int C, bool kDeep>
 static cudaError_t launch_blend (const CbfMotionView *spatial,
     const CbfMotionView *prev, const CbfMotionView *next,
-    const CbfMotionView *out, int sub_x, int sub_y, float gain, float gate,
-    const CbfMotionScratch *s, int row_begin, int row_end, cudaStream_t stream)
+    const CbfMotionView *out, int sub_x, int sub_y, CbfMotionRole role,
+    float gain, float gate, const CbfMotionScratch *s, int row_begin,
+    int row_end, cudaStream_t stream)
 {
   BlendArgs<C, kDeep> a;
   a.spatial = state_of<C, kDeep> (spatial);
@@ -809,6 +834,10 @@ static cudaError_t launch_blend (const CbfMotionView *spatial,
   a.field = s->field;
   a.nbx = s->blocks_x;
   a.nby = s->blocks_y;
+  a.role = role;
+  a.luma_d = s->luma_d;
+  a.luma_w = s->width;
+  a.luma_h = s->height;
   a.cut_count = s->cut_count;
   a.cut_limit = cbf_motion_cut_limit (s->width, s->height);
   a.row_begin = row_begin;
@@ -883,6 +912,10 @@ cudaError_t cbf_motion_scratch_alloc (
     err = cudaMalloc (&s->field, (size_t)nbx * nby * sizeof (float2));
   if (err == cudaSuccess)
     err = cudaMalloc (&s->cut_count, sizeof (unsigned int));
+  if (err == cudaSuccess)
+    err = cudaMalloc (&s->luma_d,
+        (size_t)(width > 0 ? width : 1) * (height > 0 ? height : 1)
+            * sizeof (float));
   if (err != cudaSuccess)
     cbf_motion_scratch_free (s);
   return err;
@@ -903,6 +936,7 @@ void cbf_motion_scratch_free (CbfMotionScratch *s)
   cudaFree (s->pull);
   cudaFree (s->field);
   cudaFree (s->cut_count);
+  cudaFree (s->luma_d);
   *s = CbfMotionScratch ();
 }
 
@@ -1026,18 +1060,19 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
 
 cudaError_t cbf_motion_blend (const CbfMotionView *spatial,
     const CbfMotionView *prev, const CbfMotionView *next,
-    const CbfMotionView *out, int sub_x, int sub_y, float gain, float gate,
-    const CbfMotionScratch *s, int row_begin, int row_end, cudaStream_t stream)
+    const CbfMotionView *out, int sub_x, int sub_y, CbfMotionRole role,
+    float gain, float gate, const CbfMotionScratch *s, int row_begin,
+    int row_end, cudaStream_t stream)
 {
   const bool deep = spatial->samples != CBF_MOTION_SAMPLES_8;
   if (row_end <= row_begin)
     return cudaSuccess;
   if (out->channels == 3)
     return (deep ? launch_blend<3, true> : launch_blend<3, false>)(spatial,
-        prev, next, out, sub_x, sub_y, gain, gate, s, row_begin, row_end,
+        prev, next, out, sub_x, sub_y, role, gain, gate, s, row_begin, row_end,
         stream);
   return (deep ? launch_blend<1, true> : launch_blend<1, false>)(spatial, prev,
-      next, out, sub_x, sub_y, gain, gate, s, row_begin, row_end, stream);
+      next, out, sub_x, sub_y, role, gain, gate, s, row_begin, row_end, stream);
 }
 
 } /* extern "C" */

@@ -14,7 +14,13 @@
  *   P (x) = Y_prev (x + v (x)), bilinear, positions past the frame clamped
  *     to its edge; chroma takes v scaled to its resolution;
  *   D = |3 x 3 mean of (B - P)|, summed over colour channels filtered
- *     together (the mean's taps past the frame clamped to its edge);
+ *     together (the mean's taps past the frame clamped to its edge); a
+ *     chroma plane's D is the largest of that, of |2 x 2 mean of (B - P)|
+ *     over the four 2 x 2 squares holding the pixel, and of luma's D over
+ *     the luma pixels the pixel stands for (the sub_x x sub_y block at
+ *     (x sub_x, y sub_y)) and those around them (luma positions clamped
+ *     to the luma plane), so that chroma lets go wherever luma does and
+ *     where the strip an object uncovers is a chroma pixel or two wide;
  *   g = 2^(-gate D^2), gate = log2 (e) / (2 sigma^2) (temporal.h);
  *   Y = B + gain g (P - B), rounded.
  * B is the spatial result as the output stores it (rounded), which the
@@ -90,7 +96,17 @@ typedef struct
   float4 *pull;                 /* the pull-push pyramid's sums */
   float2 *field;                /* the field: blocks_x x blocks_y */
   unsigned int *cut_count;      /* pixels whose gate rejects the match */
+  float *luma_d;                /* luma's D, width x height, which the
+                                 * chroma blends read */
 } CbfMotionScratch;
+
+/* What a blended plane is to the others of its frame. */
+typedef enum
+{
+  CBF_MOTION_ROLE_ALONE,        /* grey, or colour channels blended together */
+  CBF_MOTION_ROLE_LUMA,         /* luma, whose D the chroma blends read */
+  CBF_MOTION_ROLE_CHROMA,       /* chroma, after luma's blend on one stream */
+} CbfMotionRole;
 
 /* What the estimator is told of the pictures: the luma of the current
  * frame and of the previous output, as weights of their channels (summing
@@ -138,13 +154,16 @@ cbf_motion_cut_limit (int width, int height)
  * the spatial result (the state the spatial kernels wrote), @prev the
  * previous output (NULL: none, Y = B), @next the state this frame leaves,
  * @out the output plane; @sub_x, @sub_y luma pixels a pixel of the plane
- * stands for; @gain and @gate as the temporal filter's (temporal.h); the
- * field and the cut count of @scratch (with @prev NULL unused). */
+ * stands for; @role what the plane is to the frame's others (a chroma
+ * plane's blend reads the D of the luma blend before it, which with
+ * @prev NULL left none); @gain and @gate as the temporal filter's
+ * (temporal.h); the field and the cut count of @scratch (with @prev NULL
+ * unused). */
 cudaError_t cbf_motion_blend (const CbfMotionView * spatial,
     const CbfMotionView * prev, const CbfMotionView * next,
-    const CbfMotionView * out, int sub_x, int sub_y, float gain, float gate,
-    const CbfMotionScratch * scratch, int row_begin, int row_end,
-    cudaStream_t stream);
+    const CbfMotionView * out, int sub_x, int sub_y, CbfMotionRole role,
+    float gain, float gate, const CbfMotionScratch * scratch, int row_begin,
+    int row_end, cudaStream_t stream);
 
 #ifdef __cplusplus
 }
