@@ -7,8 +7,11 @@
 # $DEBIAN13_ROOT (default /var/tmp/cbf-debian13) for later runs, one run
 # at a time (ROOT.lock); what a killed run left mounted in it is unmounted
 # by the next. A command that fails ends the run with a "ci-debian13:
-# FAILED:" line naming it.
+# FAILED:" line naming it. With --build-only it stops before the tests
+# (CI builds beside its other tests, and tests later).
 set -Eeuo pipefail
+run_tests=true
+if [ "${1:-}" = --build-only ]; then run_tests=false; fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${DEBIAN13_ROOT:-/var/tmp/cbf-debian13}
 cuda=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
@@ -76,4 +79,6 @@ chroot "$root" env PATH=/usr/sbin:/usr/bin:/sbin:/bin CUDA_HOME=/usr/local/cuda 
   gst-inspect-1.0 --version | head -n 1 &&
   . tools/cuda-env.sh &&
   cbf_build build-debian13 -Dgpu_arch=75 &&
-  meson test -C build-debian13 --print-errorlogs --num-processes 1"
+  if $run_tests; then
+    meson test -C build-debian13 --print-errorlogs --num-processes 1
+  fi"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CI's Debian package check. Builds the package of the committed tree with
-# dpkg-buildpackage -b (for one GPU architecture, CBF_GPU_ARCH, 75 by
-# default: the package's own default is every supported one), installs it
+# dpkg-buildpackage -b (for the GPU architectures of CBF_GPU_ARCH, a list
+# such as 75,90, 75 by default: the package's own default is every
+# supported one), installs it
 # into a fresh Debian 12 root with apt-get install ./DEB (apt resolving its
 # dependencies from Debian's archive), and checks there, with no
 # environment set, that gst-inspect-1.0 finds cudabilateral with the
@@ -20,7 +21,7 @@
 set -Eeuo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 arch=${CBF_GPU_ARCH:-75}
-# Compressed as CI's other builds of one architecture are, so that the
+# Compressed as CI's other builds are, so that the
 # package's kernel objects can come from theirs (CBF_KERNEL_CACHE,
 # tools/nvcc-cache.py); the package's own default is size.
 compression=${CBF_FATBIN_COMPRESSION:-default}
@@ -154,13 +155,13 @@ for element in videotestsrc videoconvert appsrc appsink pngdec jpegdec autovideo
   in_root gst-inspect-1.0 --exists "$element" ||
     fail "$element is missing after installing the package with its Recommends"
 done
-# The description names the architectures built (75: "7.5"), not every one.
-# (its lines joined, as the phrase may wrap; grep reads it all: -q would
-# stop early, and pipefail take tr's broken pipe for a failure)
-dpkg-deb -f "$deb" Description | tr '\n' ' ' | tr -s ' ' |
-  grep -F "compute capability $(echo "$arch" | sed -E 's/([0-9])$/.\1/')" \
-  >/dev/null ||
-  fail "the description does not name gpu_arch=$arch"
+# The description names the architectures built (75: "7.5"), and no other.
+# (its lines joined, as the phrase may wrap)
+description=$(dpkg-deb -f "$deb" Description | tr '\n' ' ' | tr -s ' ')
+named=$(echo "$description" | grep -oE 'compute capability [0-9., and]*[0-9]' |
+  grep -oE '[0-9]+\.[0-9]' | tr -d . | sort | tr '\n' ' ')
+[ "$named" = "$(echo "$arch" | tr ',' '\n' | sort | tr '\n' ' ')" ] ||
+  fail "the description names compute capability ${named:-none}, not gpu_arch=$arch"
 summary=$(grep -E '^[0-9]+ upgraded, [0-9]+ newly installed' "$work/install.log") ||
   summary="(its output has no line \"N upgraded, N newly installed\")"
 say "apt-get install ./$(basename "$deb"): $summary"

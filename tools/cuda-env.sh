@@ -7,6 +7,9 @@
 #                                              (--quiet: output only on failure)
 #   cbf_build DIR [MESON_OPTION...]            configure quietly, then build,
 #                                              ninja's output only on failure
+#   cbf_gpu_archs DIR                          the GPU architectures DIR's
+#                                              build compiles for, as a
+#                                              gpu_arch list (75,80,...)
 # CBF_MESON_OPTIONS (words) is added to every setup: CI makes warnings errors
 # and the C tests required with it, where a user's build keeps the defaults.
 # shellcheck shell=bash
@@ -78,4 +81,15 @@ cbf_build () {
     echo "(the whole output: $log)" >&2
     return 1
   fi
+}
+
+cbf_gpu_archs () {
+  local archs
+  archs=$(sed -n 's/^#define CBF_GPU_ARCHS "\(.*\)"$/\1/p' "$1/config.h" \
+    2>/dev/null)
+  if [ -z "$archs" ]; then
+    echo "error: $1/config.h names no GPU architecture" >&2
+    return 1
+  fi
+  echo "${archs// /,}"
 }

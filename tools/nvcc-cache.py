@@ -8,9 +8,9 @@ With it (a directory), the object is looked up by a key made of nvcc's
 version, the arguments (less the output names, the include directories and
 the -Werror options) and the contents of every file the source includes
 (nvcc -M), so that builds of one configuration in different directories or
-copies of the tree (CI's sanitizer build, its build without GStreamer's
-CUDA library and its Debian package, each for one architecture) compile
-each kernel once. An object compiled with -Werror options serves builds
+copies of the tree (the sanitizer build of tools/run-tests.sh, CI's build
+without GStreamer's CUDA library and its Debian package, each for the main
+build's architectures) compile each kernel once. An object compiled with -Werror options serves builds
 with the same options or none; one compiled without, only builds without.
 The dependency file is written either way."""
 import hashlib
@@ -73,6 +73,8 @@ def main(argv):
     for c in candidates:
         if os.path.exists(c):
             shutil.copyfile(c, out)
+            # Used now: what a cache keeps longest (tools/run-tests.sh).
+            os.utime(c)
             return 0
     rc = subprocess.run(argv).returncode
     if rc == 0:

@@ -8,6 +8,12 @@ tools/install-deps.sh || exit 1
 tools/build.sh || exit 1
 # The CUDA toolkit for build-asan as for build, on PATH or not.
 . tools/cuda-env.sh
+# build-asan compiles its kernels as build does, so that it takes build's
+# objects from this cache (tools/nvcc-cache.py) rather than compile them
+# again: build fills it where it does not hold them yet.
+export CBF_KERNEL_CACHE=${CBF_KERNEL_CACHE:-$PWD/build/kernel-cache}
+# Objects no build has taken for a month are of kernels long changed.
+find "$CBF_KERNEL_CACHE" -name '*.o' -mtime +30 -delete 2>/dev/null
 meson test -C build --print-errorlogs --num-processes 1
 status=$?
 # The tests that need no GPU, again under valgrind and the sanitizers: the
@@ -22,14 +28,16 @@ if command -v valgrind >/dev/null; then
   meson test -C build --setup valgrind --print-errorlogs --num-processes 1 \
     "${cpu_tests[@]}" || status=1
 fi
-# And built with AddressSanitizer and UBSan (one GPU architecture: the
-# kernels do not run in these tests). The system plugins are scanned first
-# by the normal plugin scanner, so that only ours is loaded in-process.
+# And built with AddressSanitizer and UBSan, for build's GPU architectures
+# (its kernel objects from the cache: nvcc's are not instrumented). The
+# system plugins are scanned first by the normal plugin scanner, so that
+# only ours is loaded in-process.
 rm -f build-asan/meson-logs/testlog-sanitizers.json
 [ -f build-asan/build.ninja ] ||
   echo "Building build-asan, the sanitizer build (the first time takes minutes)"
-if cbf_build build-asan -Db_sanitize=address,undefined -Db_lundef=false \
-  -Dgpu_arch=75; then
+if archs=$(cbf_gpu_archs build) &&
+  cbf_build build-asan -Db_sanitize=address,undefined -Db_lundef=false \
+    -Dgpu_arch="$archs"; then
   GST_REGISTRY_1_0=$PWD/build-asan/tests/registry.bin gst-inspect-1.0 \
     coreelements >/dev/null 2>&1 || true
   meson test -C build-asan --setup sanitizers --print-errorlogs \
