@@ -117,6 +117,162 @@ struct _CbfEngine
   CbfPlane guide;
 };
 
+/* Everything the engine holds on the device, page-locked for it or made
+ * for it (events, a stream), in one list: cbf_engine_free frees it from
+ * here, cbf_engine_device_holdings counts it and cbf_engine_on_device
+ * answers from it, so that none of them can miss what another sees. Each
+ * is made where it is first needed (prepare, the mask) and freed with its
+ * group. */
+typedef enum
+{
+  HELD_MEMORY,                  /* cudaMalloc's */
+  HELD_PINNED,                  /* cudaHostAlloc's */
+  HELD_EVENT,
+  HELD_STREAM,
+  HELD_PLANE,                   /* a CbfPlane's data */
+  HELD_FRAME_STATE,             /* a CbfFrameState's planes */
+  HELD_GRID,                    /* a CbfGridScratch's cells */
+  /* The estimators' buffers, made all at once or not at all
+   * (cbf_motion_scratch_alloc, cbf_noise_scratch_alloc): the first
+   * tells. */
+  HELD_MOTION,
+  HELD_NOISE,
+} HeldKind;
+
+typedef enum
+{
+  GROUP_TABLES = 1 << 0,        /* the weights, by the first prepare */
+  GROUP_MASK = 1 << 1,          /* the strength mask */
+  GROUP_TEMPORAL = 1 << 2,      /* the temporal filter's state, the motion
+                                 * search's and the noise measure's */
+  GROUP_REGIONS = 1 << 3,       /* the regions' weights and side stream */
+  GROUP_GUIDE = 1 << 4,         /* chroma's guide */
+  GROUP_ALL = (1 << 5) - 1
+} HeldGroup;
+
+typedef struct
+{
+  HeldKind kind;
+  HeldGroup group;
+  gsize offset;                 /* in CbfEngine */
+} Holding;
+
+#define HOLDING(kind, group, member) \
+  { kind, group, G_STRUCT_OFFSET (CbfEngine, member) }
+
+static const Holding holdings[] = {
+  HOLDING (HELD_MEMORY, GROUP_TABLES, luma.dev_tables),
+  HOLDING (HELD_PINNED, GROUP_TABLES, luma.host_tables),
+  HOLDING (HELD_EVENT, GROUP_TABLES, luma.uploaded),
+  HOLDING (HELD_GRID, GROUP_TABLES, luma.grid),
+  HOLDING (HELD_MEMORY, GROUP_TABLES, chroma.dev_tables),
+  HOLDING (HELD_PINNED, GROUP_TABLES, chroma.host_tables),
+  HOLDING (HELD_EVENT, GROUP_TABLES, chroma.uploaded),
+  HOLDING (HELD_GRID, GROUP_TABLES, chroma.grid),
+  HOLDING (HELD_PLANE, GROUP_MASK, mask_raw),
+  HOLDING (HELD_PLANE, GROUP_MASK, mask_luma),
+  HOLDING (HELD_PLANE, GROUP_MASK, mask_chroma),
+  HOLDING (HELD_MEMORY, GROUP_TEMPORAL, identity_dev),
+  HOLDING (HELD_FRAME_STATE, GROUP_TEMPORAL, state),
+  HOLDING (HELD_FRAME_STATE, GROUP_TEMPORAL, history[0]),
+  HOLDING (HELD_FRAME_STATE, GROUP_TEMPORAL, history[1]),
+  HOLDING (HELD_MOTION, GROUP_TEMPORAL, motion),
+  HOLDING (HELD_PINNED, GROUP_TEMPORAL, cut_host),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, cut_copied[0]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, cut_copied[1]),
+  HOLDING (HELD_NOISE, GROUP_TEMPORAL, noise),
+  HOLDING (HELD_PINNED, GROUP_TEMPORAL, noise_host),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, noise_copied[0]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, noise_copied[1]),
+  HOLDING (HELD_PLANE, GROUP_REGIONS, region_luma),
+  HOLDING (HELD_PLANE, GROUP_REGIONS, region_chroma),
+  HOLDING (HELD_STREAM, GROUP_REGIONS, region_side),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, region_fork),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, region_weighed),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, region_join),
+  HOLDING (HELD_PLANE, GROUP_GUIDE, guide),
+};
+
+static void free_grid (CbfGridScratch * grid);
+static void free_frame_state (CbfFrameState * state);
+static void free_device_plane (CbfPlane * plane);
+
+static gboolean
+held (const CbfEngine * engine, const Holding * h)
+{
+  gconstpointer at = G_STRUCT_MEMBER_P (engine, h->offset);
+  guint i, v;
+
+  switch (h->kind) {
+    case HELD_PLANE:
+      return ((const CbfPlane *) at)->data != NULL;
+    case HELD_FRAME_STATE:
+      for (i = 0; i < CBF_MAX_PASSES; i++)
+        for (v = 0; v < 3; v++)
+          if ((*(const CbfFrameState *) at)[i][v].data)
+            return TRUE;
+      return FALSE;
+    case HELD_GRID:
+      return ((const CbfGridScratch *) at)->cells[0] != NULL;
+    case HELD_MOTION:
+      return ((const CbfMotionScratch *) at)->cur0 != NULL;
+    case HELD_NOISE:
+      return ((const CbfNoiseScratch *) at)->counts != NULL;
+    default:
+      return *(const gpointer *) at != NULL;
+  }
+}
+
+static void
+release (CbfEngine * engine, const Holding * h)
+{
+  gpointer at = G_STRUCT_MEMBER_P (engine, h->offset);
+
+  if (!held (engine, h))
+    return;
+  switch (h->kind) {
+    case HELD_MEMORY:
+      cudaFree (*(gpointer *) at);
+      break;
+    case HELD_PINNED:
+      cudaFreeHost (*(gpointer *) at);
+      break;
+    case HELD_EVENT:
+      cudaEventDestroy (*(cudaEvent_t *) at);
+      break;
+    case HELD_STREAM:
+      cudaStreamDestroy (*(cudaStream_t *) at);
+      break;
+    case HELD_PLANE:
+      free_device_plane (at);
+      return;
+    case HELD_FRAME_STATE:
+      free_frame_state (at);
+      return;
+    case HELD_GRID:
+      free_grid (at);
+      return;
+    case HELD_MOTION:
+      cbf_motion_scratch_free (at);
+      return;
+    case HELD_NOISE:
+      cbf_noise_scratch_free (at);
+      return;
+  }
+  *(gpointer *) at = NULL;
+}
+
+/* Frees what @groups (HeldGroup) hold. */
+static void
+release_groups (CbfEngine * engine, guint groups)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (holdings); i++)
+    if (holdings[i].group & groups)
+      release (engine, &holdings[i]);
+}
+
 /* Whether @p asks anything of YUV's planes one by one, which YUV 4:4:4
  * then follows (cbf_frame_plan_init). */
 static gboolean
@@ -241,19 +397,6 @@ free_grid (CbfGridScratch * grid)
   cudaFree (grid->cells[1]);
   grid->cells[0] = grid->cells[1] = NULL;
   grid->capacity = 0;
-}
-
-static void
-free_tables (Tables * tables)
-{
-  cudaFree (tables->dev_tables);
-  cudaFreeHost (tables->host_tables);
-  if (tables->uploaded)
-    cudaEventDestroy (tables->uploaded);
-  tables->dev_tables = NULL;
-  tables->host_tables = NULL;
-  tables->uploaded = NULL;
-  free_grid (&tables->grid);
 }
 
 /* Sizes the grid of @tables for the passes of @plan that use them (the
@@ -460,8 +603,7 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
     if (err == cudaSuccess)
       err = alloc_tables (&engine->chroma);
     if (err != cudaSuccess) {
-      free_tables (&engine->luma);
-      free_tables (&engine->chroma);
+      release_groups (engine, GROUP_TABLES);
       return err;
     }
   }
@@ -502,29 +644,9 @@ free_state (CbfEngine * engine)
 {
   guint i;
 
-  free_frame_state (&engine->state);
-  free_frame_state (&engine->history[0]);
-  free_frame_state (&engine->history[1]);
-  cbf_motion_scratch_free (&engine->motion);
-  cbf_noise_scratch_free (&engine->noise);
-  cudaFreeHost (engine->noise_host);
-  engine->noise_host = NULL;
-  for (i = 0; i < 2; i++) {
-    if (engine->noise_copied[i])
-      cudaEventDestroy (engine->noise_copied[i]);
-    engine->noise_copied[i] = NULL;
-    engine->noise_pending[i] = FALSE;
-  }
-  cudaFreeHost (engine->cut_host);
-  engine->cut_host = NULL;
-  for (i = 0; i < 2; i++) {
-    if (engine->cut_copied[i])
-      cudaEventDestroy (engine->cut_copied[i]);
-    engine->cut_copied[i] = NULL;
-    engine->cut_pending[i] = FALSE;
-  }
-  cudaFree (engine->identity_dev);
-  engine->identity_dev = NULL;
+  release_groups (engine, GROUP_TEMPORAL);
+  for (i = 0; i < 2; i++)
+    engine->noise_pending[i] = engine->cut_pending[i] = FALSE;
   cbf_engine_reset (engine);
 }
 
@@ -1084,13 +1206,20 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
   return err;
 }
 
+guint
+cbf_engine_device_holdings (const CbfEngine * engine)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < G_N_ELEMENTS (holdings); i++)
+    n += held (engine, &holdings[i]);
+  return n;
+}
+
 gboolean
 cbf_engine_on_device (const CbfEngine * engine)
 {
-  return engine->luma.dev_tables || engine->mask_raw.data
-      || engine->luma.grid.cells[0] || engine->identity_dev
-      || engine->region_luma.data || engine->region_side || engine->guide.data
-      || engine->state[0][0].data || engine->noise.counts;
+  return cbf_engine_device_holdings (engine) > 0;
 }
 
 void
@@ -1099,24 +1228,7 @@ cbf_engine_free (CbfEngine * engine)
   if (!engine)
     return;
   /* No CUDA call without device memory: it would start the runtime. */
-  if (cbf_engine_on_device (engine)) {
-    free_tables (&engine->luma);
-    free_tables (&engine->chroma);
-    free_device_plane (&engine->mask_raw);
-    free_device_plane (&engine->mask_luma);
-    free_device_plane (&engine->mask_chroma);
-    free_device_plane (&engine->region_luma);
-    free_device_plane (&engine->region_chroma);
-    free_device_plane (&engine->guide);
-    if (engine->region_side)
-      cudaStreamDestroy (engine->region_side);
-    if (engine->region_fork)
-      cudaEventDestroy (engine->region_fork);
-    if (engine->region_weighed)
-      cudaEventDestroy (engine->region_weighed);
-    if (engine->region_join)
-      cudaEventDestroy (engine->region_join);
-    free_state (engine);
-  }
+  if (cbf_engine_on_device (engine))
+    release_groups (engine, GROUP_ALL);
   g_free (engine);
 }

@@ -217,8 +217,13 @@ gdouble cbf_engine_get_noise (CbfEngine * engine);
 gboolean cbf_engine_get_motion (CbfEngine * engine, gfloat ** field,
     gint * blocks_x, gint * blocks_y);
 
-/* Whether @engine holds device memory: free it with that memory's context
- * current then. */
+/* How many things @engine holds on the device, page-locked for it or
+ * made for it (buffers, events, a stream: one list, cbfengine.c's
+ * holdings); 0 before its first prepare. */
+guint cbf_engine_device_holdings (const CbfEngine * engine);
+
+/* Whether @engine holds anything on the device: free it with that
+ * memory's context current then. */
 gboolean cbf_engine_on_device (const CbfEngine * engine);
 
 /* Frees @engine and what it made on the device (see

@@ -310,6 +310,9 @@ gst_cuda_bilateral_release (GstCbfFilter * filter)
   if (self->engine && cbf_engine_on_device (self->engine)
       && !(pushed = gst_cbf_filter_push_context (filter)))
     return;
+  if (self->engine)
+    GST_DEBUG_OBJECT (self, "freeing the engine and its %u device holdings",
+        cbf_engine_device_holdings (self->engine));
   cbf_engine_free (self->engine);
   self->engine = NULL;
   if (pushed)
