@@ -1030,20 +1030,59 @@ gpu_test_driver_function (const gchar * name)
 }
 
 GstHarness *
+filter_harness_full (const gchar * format, gint width, gint height,
+    const gchar * cuda_middle, FilterSetup setup, gconstpointer data,
+    GstCaps * caps)
+{
+  GstHarness *h;
+  GstBus *bus = gst_bus_new ();
+
+  if (cuda_middle) {
+    gchar *desc = g_strdup_printf ("cudaupload ! "
+        "video/x-raw(memory:CUDAMemory),format=%s ! %s ! "
+        "video/x-raw(memory:CUDAMemory),format=%s ! cudadownload", format,
+        cuda_middle, format);
+
+    h = gst_harness_new_parse (desc);
+    g_free (desc);
+  } else {
+    h = gst_harness_new ("cudabilateral");
+  }
+  /* The bus first, so that what setting the filter up posts is kept. */
+  gst_element_set_bus (h->element, bus);
+  gst_object_unref (bus);
+  if (setup && GST_IS_BIN (h->element)) {
+    GstIterator *it = gst_bin_iterate_all_by_element_factory_name (GST_BIN
+        (h->element), "cudabilateral");
+    GValue item = G_VALUE_INIT;
+
+    while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
+      setup (g_value_get_object (&item), data);
+      g_value_reset (&item);
+    }
+    g_value_unset (&item);
+    gst_iterator_free (it);
+  } else if (setup) {
+    setup (h->element, data);
+  }
+  if (!caps)
+    caps = caps_for (format, width, height);
+  gst_harness_set_caps (h, gst_caps_ref (caps), caps);
+  return h;
+}
+
+void
+filter_setup_params (GstElement * filter, gconstpointer p)
+{
+  params_apply (filter, p);
+}
+
+GstHarness *
 filter_harness_new (const gchar * format, gint width, gint height,
     const Params * p)
 {
-  GstHarness *h = gst_harness_new ("cudabilateral");
-  GstBus *bus = gst_bus_new ();
-
-  /* A bus, so that a missing output is explained by the element's error. */
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  if (p)
-    params_apply (h->element, p);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  return h;
+  return filter_harness_full (format, width, height, NULL,
+      p ? filter_setup_params : NULL, p, NULL);
 }
 
 void

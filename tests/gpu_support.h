@@ -245,9 +245,26 @@ void gpu_test_free_hog (GPtrArray * blocks);
  * so that calling it goes through no runtime state. */
 gpointer gpu_test_driver_function (const gchar * name);
 
-/* A harness around cudabilateral with @p's parameters (none if NULL) and
- * caps of @format, with a bus of its own so that a missing output is
- * explained by the element's error; freed with filter_harness_free. */
+/* How filter_harness_full sets a filter up, with its @data. */
+typedef void (*FilterSetup) (GstElement * filter, gconstpointer data);
+
+/* A harness around cudabilateral in system memory or, with @cuda_middle
+ * (a gst-launch description holding cudabilateral), around "cudaupload !
+ * CUDA caps ! @cuda_middle ! CUDA caps ! cudadownload"; every cudabilateral
+ * in it set up by @setup (NULL: none) before the caps, so that the first
+ * plan is the one asked for; a bus of its own, so that a missing output is
+ * explained by the element's error; then @caps (transfer full; NULL: those
+ * of a @format @width x @height frame) on both sides. Freed with
+ * filter_harness_free. */
+GstHarness *filter_harness_full (const gchar * format, gint width,
+    gint height, const gchar * cuda_middle, FilterSetup setup,
+    gconstpointer data, GstCaps * caps);
+
+/* A FilterSetup applying a Params (params_apply). */
+void filter_setup_params (GstElement * filter, gconstpointer p);
+
+/* filter_harness_full in system memory with @p's parameters (none if
+ * NULL) and caps of @format. */
 GstHarness *filter_harness_new (const gchar * format, gint width,
     gint height, const Params * p);
 void filter_harness_free (GstHarness * h);

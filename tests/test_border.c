@@ -198,23 +198,31 @@ GST_START_TEST (test_border_bands)
 
 GST_END_TEST;
 
-/* A harness around cudabilateral with @p and @b for @format, with a bus
- * of its own (filter_harness_free frees it) so that a missing output is
- * explained by the element's error. */
+typedef struct
+{
+  const Params *p;
+  const ImageBorder *b;
+} BorderSetup;
+
+static void
+border_setup (GstElement * filter, gconstpointer data)
+{
+  const BorderSetup *s = data;
+
+  params_apply (filter, s->p);
+  image_border_apply (filter, s->b);
+}
+
+/* A harness around cudabilateral with @p and @b for @format
+ * (filter_harness_full). */
 static GstHarness *
 border_harness_new (const gchar * format, gint width, gint height,
     const Params * p, const ImageBorder * b)
 {
-  GstHarness *h = gst_harness_new ("cudabilateral");
-  GstBus *bus = gst_bus_new ();
+  BorderSetup s = { p, b };
 
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  params_apply (h->element, p);
-  image_border_apply (h->element, b);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  return h;
+  return filter_harness_full (format, width, height, NULL, border_setup, &s,
+      NULL);
 }
 
 /* Every format of @formats with every rule and value, each of @params

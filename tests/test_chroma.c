@@ -142,22 +142,20 @@ setup_info (const gchar * format, gint width, gint height, const Setup * s)
   return info;
 }
 
-/* A harness around cudabilateral set up as @s before the caps, so that
- * the first plan is the one @s asks for; freed with filter_harness_free. */
+static void
+setup_filter (GstElement * filter, gconstpointer s)
+{
+  setup_apply (filter, s);
+}
+
+/* A harness around cudabilateral set up as @s, with @s's caps
+ * (filter_harness_full). */
 static GstHarness *
 chroma_harness_new (const gchar * format, gint width, gint height,
     const Setup * s)
 {
-  GstHarness *h = gst_harness_new ("cudabilateral");
-  GstBus *bus = gst_bus_new ();
-
-  /* A bus, so that a missing output is explained by the element's error. */
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  setup_apply (h->element, s);
-  gst_harness_set_caps (h, setup_caps (format, width, height, s),
+  return filter_harness_full (format, width, height, NULL, setup_filter, s,
       setup_caps (format, width, height, s));
-  return h;
 }
 
 /* ------------------------------------------------------------------ */
@@ -338,19 +336,14 @@ expected_by_plane (const GstVideoInfo * info, const Channel * in,
         channel_reference (&in[c], &q, FALSE);
 }
 
-static gint
-tolerance_of (const GstVideoInfo * info)
-{
-  return format_tolerance (GST_VIDEO_INFO_FORMAT (info));
-}
-
 /* The tolerance of component @c of @info's output set up as @s: chroma
  * guided by luma has exact weights at every depth (+-1), every other
  * plane its format's. */
 static gint
 plane_tolerance (const GstVideoInfo * info, const Setup * s, guint c)
 {
-  return c > 0 && s->guide ? 1 : tolerance_of (info);
+  return c > 0
+      && s->guide ? 1 : format_tolerance (GST_VIDEO_INFO_FORMAT (info));
 }
 
 /* Fails unless @out is @expected within its plane's tolerance, exactly
@@ -693,8 +686,8 @@ GST_START_TEST (test_y444_by_plane)
       check_setup (fmts[f], 64, 48, &setups[s], 7, out);
       if (s == 0)
         fail_unless (count_differing (&out[0], &colour[0],
-                2 * tolerance_of (&info)) > 0, "%s filter-chroma=false: luma "
-            "is the colour filter's", fmts[f]);
+                2 * format_tolerance (GST_VIDEO_INFO_FORMAT (&info))) > 0,
+            "%s filter-chroma=false: luma " "is the colour filter's", fmts[f]);
       channels_free (out, 3);
     }
     channels_free (in, 3);
@@ -761,7 +754,7 @@ GST_START_TEST (test_guide_matters)
 
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstVideoInfo info = info_for (fmts[f], w, h);
-    gint tol = tolerance_of (&info);
+    gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
     /* Y444's unguided plane by plane: chroma-sigma-color set to luma's. */
     Setup unguided = setup_make (9, 40, 4, FALSE), guided, sharper[2];
     Channel in[3], out_unguided[3], out_guided[3], out_sharper[2][3];
@@ -1456,10 +1449,12 @@ GST_START_TEST (test_guided_temporal)
             in[c].height, in[c].bits);
         gchar *what = g_strdup_printf ("guided, temporal frame %u", k);
 
-        assert_channel_matches (&out[c], &expected, tolerance_of (&info),
-            what, fmts[f], c);
+        assert_channel_matches (&out[c], &expected,
+            format_tolerance (GST_VIDEO_INFO_FORMAT (&info)), what, fmts[f], c);
         if (c > 0)
-          moved += count_differing (&expected, &spatial, tolerance_of (&info));
+          moved +=
+              count_differing (&expected, &spatial,
+              format_tolerance (GST_VIDEO_INFO_FORMAT (&info)));
         channels_free (&expected, 1);
         channels_free (&spatial, 1);
         g_free (values);
@@ -1531,7 +1526,7 @@ GST_START_TEST (test_guided_regions)
     const gchar *fmt = runs[r].format;
     gboolean outside = g_str_equal (runs[r].mode, "outside");
     GstVideoInfo info = info_for (fmt, RW, RH);
-    gint tol = tolerance_of (&info);
+    gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
     GstHarness *harness = chroma_harness_new (fmt, RW, RH, &s);
     Channel in[3], out[3], filtered[3];
     GstBuffer *buf;
@@ -1582,28 +1577,14 @@ GST_START_TEST (test_guided_regions)
 GST_END_TEST;
 
 #if CBF_HAVE_CUDA_MEMORY
-/* cudaupload ! cudabilateral ! cudadownload, CUDA caps forced on both
- * sides of the filter, set up as @s; freed with filter_harness_free. */
+/* cudaupload ! cudabilateral name=f ! cudadownload, CUDA caps forced on
+ * both sides of the filter, set up as @s (filter_harness_full). */
 static GstHarness *
 cuda_harness_new (const gchar * format, gint width, gint height,
     const Setup * s)
 {
-  gchar *desc = g_strdup_printf ("cudaupload ! "
-      "video/x-raw(memory:CUDAMemory),format=%s ! cudabilateral name=f ! "
-      "video/x-raw(memory:CUDAMemory),format=%s ! cudadownload", format,
-      format);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
-  GstBus *bus = gst_bus_new ();
-
-  setup_apply (filter, s);
-  gst_object_unref (filter);
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  g_free (desc);
-  return h;
+  return filter_harness_full (format, width, height, "cudabilateral name=f",
+      setup_filter, s, NULL);
 }
 
 /* Whether the filter in @h negotiated CUDA memory. */

@@ -33,36 +33,15 @@
 #define CUDA_CAPS(format) \
     "video/x-raw(memory:CUDAMemory),format=" format
 
-/* A harness around cudaupload ! cudabilateral ! cudadownload with CUDA
- * caps forced on both sides of the filter. */
+/* A harness around cudaupload ! @middle ! cudadownload with CUDA caps
+ * forced on both sides of it, every cudabilateral in it with @p
+ * (filter_harness_full). */
 static GstHarness *
 cuda_harness_new (const gchar * format, gint width, gint height,
     const Params * p, const gchar * middle)
 {
-  gchar *desc = g_strdup_printf ("cudaupload ! " CUDA_CAPS ("%s")
-      " ! %s ! " CUDA_CAPS ("%s") " ! cudadownload", format, middle, format);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *filter;
-  GstBus *bus;
-  GstIterator *it = gst_bin_iterate_all_by_element_factory_name (GST_BIN
-      (h->element), "cudabilateral");
-  GValue item = G_VALUE_INIT;
-
-  while (gst_iterator_next (it, &item) == GST_ITERATOR_OK) {
-    filter = g_value_get_object (&item);
-    g_object_set (filter, "diameter", p->diameter, "sigma-color",
-        p->sigma_color, "sigma-space", p->sigma_space, NULL);
-    g_value_reset (&item);
-  }
-  g_value_unset (&item);
-  gst_iterator_free (it);
-  /* A bus, so that a missing output can be explained by its error. */
-  gst_element_set_bus (h->element, bus = gst_bus_new ());
-  gst_object_unref (bus);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  g_free (desc);
-  return h;
+  return filter_harness_full (format, width, height, middle,
+      filter_setup_params, p, NULL);
 }
 
 static GstElement *

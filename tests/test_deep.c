@@ -40,14 +40,6 @@ deep_bits (const gchar * format)
   return bits;
 }
 
-/* The contract: one level at 10 and 12 bits; 16 at 16 bits, the 12-bit
- * precision of the deep range table. */
-static gint
-tolerance_for (const gchar * format)
-{
-  return deep_bits (format) > 12 ? 16 : 1;
-}
-
 /* channel_random's gradient, edge and noise, scaled from 8-bit levels to
  * @bits bits with noise in the bits below too. */
 static Channel
@@ -159,7 +151,7 @@ check_against_reference (const gchar * format, gint w, gint h,
       frame_from_channels (format, w, h, in, padded, seed), out);
   n_expected = channels_reference_for_format (&info, in, p, expected);
   worst = assert_deep_output (&info, out, in, expected, n_expected,
-      tolerance_for (format), what, "alpha");
+      format_tolerance (gst_video_format_from_string (format)), what, "alpha");
   channels_free (in, n);
   channels_free (out, n);
   channels_free (expected, n_expected);
@@ -190,7 +182,8 @@ check_formats (const Params * params, guint n_params, guint pad_phase,
               (f + p + pad_phase) % 2, seed_step * f + p));
     }
     g_print ("%s: %s within %d of the reference (allowed %d)\n",
-        deep_formats[f], what, worst, tolerance_for (deep_formats[f]));
+        deep_formats[f], what, worst,
+        format_tolerance (gst_video_format_from_string (deep_formats[f])));
   }
 }
 
@@ -804,28 +797,13 @@ cuda_elements_take (const gchar * format)
 }
 
 /* cudaupload ! cudabilateral name=f ! cudadownload, CUDA caps forced on
- * both sides of the filter, with a bus as filter_harness_new's (freed with
- * filter_harness_free). */
+ * both sides of the filter (filter_harness_full). */
 static GstHarness *
 cuda_harness_new (const gchar * format, gint width, gint height,
     const Params * p)
 {
-  gchar *desc = g_strdup_printf ("cudaupload ! "
-      "video/x-raw(memory:CUDAMemory),format=%s ! cudabilateral name=f ! "
-      "video/x-raw(memory:CUDAMemory),format=%s ! cudadownload", format,
-      format);
-  GstHarness *h = gst_harness_new_parse (desc);
-  GstElement *filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
-  GstBus *bus = gst_bus_new ();
-
-  params_apply (filter, p);
-  gst_object_unref (filter);
-  gst_element_set_bus (h->element, bus);
-  gst_object_unref (bus);
-  gst_harness_set_caps (h, caps_for (format, width, height),
-      caps_for (format, width, height));
-  g_free (desc);
-  return h;
+  return filter_harness_full (format, width, height, "cudabilateral name=f",
+      filter_setup_params, p, NULL);
 }
 
 /* The filter in @h negotiated CUDA memory. */
