@@ -492,6 +492,35 @@ alloc_tables (Tables * tables)
   return err;
 }
 
+gsize
+cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
+    float *dev_tables, CbfKernel kernel, gint bits, gint channels,
+    gint diameter, gdouble sigma_color, gdouble sigma_space)
+{
+  gint radius;
+
+  if (kernel == CBF_KERNEL_GAUSSIAN) {
+    gint ksize;
+    gdouble sigma;
+
+    cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
+    cbf_gaussian_kernel_fill (host_tables, ksize, sigma);
+    cbf_gaussian_weights_init (weights, ksize, dev_tables);
+    return ksize;
+  }
+  radius = cbf_bilateral_radius (diameter, sigma_space);
+  if (bits > 8) {
+    cbf_deep_tables_fill (host_tables, radius, bits, channels, sigma_color,
+        sigma_space);
+    cbf_deep_weights_init (weights, radius, bits, sigma_color, host_tables,
+        dev_tables);
+    return cbf_deep_tables_len (radius);
+  }
+  cbf_bilateral_tables_fill (host_tables, radius, sigma_color, sigma_space);
+  cbf_bilateral_weights_init (weights, radius, host_tables, dev_tables);
+  return cbf_bilateral_tables_len (radius);
+}
+
 /* Fills @tables for the parameters and enqueues their upload on @stream:
  * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
  * floats at most, far less than the bilateral tables' maximum that the
@@ -509,32 +538,10 @@ update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
   if (err != cudaSuccess)
     return err;
 
-  if (kernel == CBF_KERNEL_GAUSSIAN) {
-    gint ksize;
-    gdouble sigma;
-
-    cbf_gaussian_params (diameter, sigma_space, &ksize, &sigma);
-    cbf_gaussian_kernel_fill (tables->host_tables, ksize, sigma);
-    cbf_gaussian_weights_init (&tables->weights, ksize, tables->dev_tables);
-    n_floats = ksize;
-  } else if (plan->bits > 8) {
-    gint radius = cbf_bilateral_radius (diameter, sigma_space);
-
-    /* One kind of pass a plan: the first one's channels are all's. */
-    cbf_deep_tables_fill (tables->host_tables, radius, plan->bits,
-        plan->passes[0].channels, sigma_color, sigma_space);
-    cbf_deep_weights_init (&tables->weights, radius, plan->bits,
-        sigma_color, tables->host_tables, tables->dev_tables);
-    n_floats = cbf_deep_tables_len (radius);
-  } else {
-    gint radius = cbf_bilateral_radius (diameter, sigma_space);
-
-    cbf_bilateral_tables_fill (tables->host_tables, radius, sigma_color,
-        sigma_space);
-    cbf_bilateral_weights_init (&tables->weights, radius,
-        tables->host_tables, tables->dev_tables);
-    n_floats = cbf_bilateral_tables_len (radius);
-  }
+  /* One kind of pass a plan: the first one's channels are all's. */
+  n_floats = cbf_engine_fill_weights (&tables->weights, tables->host_tables,
+      tables->dev_tables, kernel, plan->bits, plan->passes[0].channels,
+      diameter, sigma_color, sigma_space);
   err = cudaMemcpyAsync (tables->dev_tables, tables->host_tables,
       n_floats * sizeof (float), cudaMemcpyHostToDevice, stream);
   tables->weights.border = p->border;

@@ -217,6 +217,16 @@ gdouble cbf_engine_get_noise (CbfEngine * engine);
 gboolean cbf_engine_get_motion (CbfEngine * engine, gfloat ** field,
     gint * blocks_x, gint * blocks_y);
 
+/* The kernels' weights (@kernel's: the Gaussian's or the bilateral
+ * filter's, for @bits-bit samples of @channels filtered together) of a
+ * window of @diameter (0: derived from @sigma_space) into @host_tables and
+ * @weights, pointing at @dev_tables: as the engine makes them, for the
+ * caller to upload the floats returned from @host_tables to @dev_tables
+ * (both cbf_bilateral_tables_max_len () floats). */
+gsize cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
+    float *dev_tables, CbfKernel kernel, gint bits, gint channels,
+    gint diameter, gdouble sigma_color, gdouble sigma_space);
+
 /* How many things @engine holds on the device, page-locked for it or
  * made for it (buffers, events, a stream: one list, cbfengine.c's
  * holdings); 0 before its first prepare. */

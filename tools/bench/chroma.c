@@ -53,9 +53,9 @@ bench_chroma_time (FrameCtx * c, const char *format, int diameter,
     .chroma_sigma_space = CBF_PARAMS_DERIVED,
     .chroma_guide = CBF_CHROMA_GUIDE_LUMA
   };
-  gsize tables_floats = cbf_bilateral_tables_max_len ();
+  gsize tables_floats = cbf_bilateral_tables_max_len (), n_floats;
   float *host_tables, *dev_tables;
-  int chroma_diameter, radius, sample_bytes = plan->bits > 8 ? 2 : 1;
+  int chroma_diameter, sample_bytes = plan->bits > 8 ? 2 : 1;
   double chroma_sigma_space;
   const gchar *what = NULL;
   gint halo_rows, i;
@@ -66,20 +66,12 @@ bench_chroma_time (FrameCtx * c, const char *format, int diameter,
   memset (&x, 0, sizeof (x));
   cbf_bilateral_chroma_params (diameter, SIGMA_SPACE, plan->chroma_factor,
       &chroma_diameter, &chroma_sigma_space);
-  radius = cbf_bilateral_radius (chroma_diameter, chroma_sigma_space);
   host_tables = g_new (float, tables_floats);
   CHECK (cudaMalloc ((void **) &dev_tables, tables_floats * sizeof (float)));
-  if (plan->bits > 8) {
-    cbf_deep_tables_fill (host_tables, radius, plan->bits, 1, SIGMA_COLOR,
-        chroma_sigma_space);
-    cbf_deep_weights_init (&x.weights, radius, plan->bits, SIGMA_COLOR,
-        host_tables, dev_tables);
-  } else {
-    cbf_bilateral_tables_fill (host_tables, radius, SIGMA_COLOR,
-        chroma_sigma_space);
-    cbf_bilateral_weights_init (&x.weights, radius, host_tables, dev_tables);
-  }
-  CHECK (cudaMemcpy (dev_tables, host_tables, tables_floats * sizeof (float),
+  n_floats = cbf_engine_fill_weights (&x.weights, host_tables, dev_tables,
+      CBF_KERNEL_BILATERAL, plan->bits, 1, chroma_diameter, SIGMA_COLOR,
+      chroma_sigma_space);
+  CHECK (cudaMemcpy (dev_tables, host_tables, n_floats * sizeof (float),
           cudaMemcpyHostToDevice));
   x.plain = pass->process[CBF_KERNEL_BILATERAL];
   x.guided = pass->guided;

@@ -280,13 +280,11 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         c.radius = cbf_bilateral_radius (diameters[d], SIGMA_SPACE);
         if (quick && diameters[d] != 15 && diameters[d] != 5)
           continue;
-        cbf_bilateral_tables_fill (host_tables, c.radius, SIGMA_COLOR,
-            SIGMA_SPACE);
         CHECK (cudaMemcpy (dev_tables, host_tables,
-                cbf_bilateral_tables_len (c.radius) * sizeof (float),
+                cbf_engine_fill_weights (&c.weights, host_tables, dev_tables,
+                    CBF_KERNEL_BILATERAL, 8, f == 0 ? 3 : 1, diameters[d],
+                    SIGMA_COLOR, SIGMA_SPACE) * sizeof (float),
                 cudaMemcpyHostToDevice));
-        cbf_bilateral_weights_init (&c.weights, c.radius, host_tables,
-            dev_tables);
 
         c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_channel;
         row.ours_ms = time_kernel (run_ours, &c, stream);
@@ -337,14 +335,12 @@ grid_weights (double sigma_space, double sigma_color, int width, int height,
     int channels, float *host_tables, float *dev_tables,
     CbfFilterParams * exact, CbfFilterParams * grid, CbfGridScratch * scratch)
 {
-  int radius = cbf_bilateral_radius (0, sigma_space);
   size_t floats;
 
-  cbf_bilateral_tables_fill (host_tables, radius, sigma_color, sigma_space);
   CHECK (cudaMemcpy (dev_tables, host_tables,
-          cbf_bilateral_tables_len (radius) * sizeof (float),
-          cudaMemcpyHostToDevice));
-  cbf_bilateral_weights_init (exact, radius, host_tables, dev_tables);
+          cbf_engine_fill_weights (exact, host_tables, dev_tables,
+              CBF_KERNEL_BILATERAL, 8, channels, 0, sigma_color,
+              sigma_space) * sizeof (float), cudaMemcpyHostToDevice));
   cbf_grid_cells (sigma_space, sigma_color, channels, 8, scratch);
   floats = cbf_grid_floats (width, height, channels, 1, scratch);
   if (floats > scratch->capacity) {
