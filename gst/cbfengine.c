@@ -26,6 +26,8 @@ typedef struct
   CbfGridScratch grid;          /* method=grid's buffers, else empty */
 } Tables;
 
+G_STATIC_ASSERT (CBF_PARAMS_TEMPORAL_STRENGTH_MAX == CBF_TEMPORAL_MAX_GAIN);
+
 struct _CbfEngine
 {
   GstVideoInfo info;

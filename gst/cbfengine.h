@@ -75,6 +75,10 @@ typedef enum
   CBF_NOISE_MEASURED,
 } CbfNoise;
 
+/* The largest temporal_strength the kernels take (temporal.h's largest
+ * gain), which temporal-strength's range ends at. */
+#define CBF_PARAMS_TEMPORAL_STRENGTH_MAX 0.95
+
 /* The filter's parameters, as the element's properties of the same names
  * (gstcudabilateral.c and cbfplaneprops.c document them). */
 typedef struct
@@ -97,8 +101,9 @@ typedef struct
   guint border_value;
   CbfMode mode;
   CbfMethod method;
-  /* The temporal filter (temporal.h): the gain (0: off) and the gate's
-   * sigma in 8-bit levels, as temporal-strength and temporal-sigma. */
+  /* The temporal filter (temporal.h): the gain (0: off, at most
+   * CBF_PARAMS_TEMPORAL_STRENGTH_MAX) and the gate's sigma in 8-bit
+   * levels, as temporal-strength and temporal-sigma. */
   gdouble temporal_strength;
   gdouble temporal_sigma;
   CbfTemporalMotion temporal_motion;

@@ -150,7 +150,6 @@
 #include "cbfmaskloader.h"
 #include "cbfregions.h"
 #include "cbfplaneprops.h"
-#include "temporal.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
@@ -821,7 +820,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       g_param_spec_double ("temporal-strength", "Temporal strength",
           "How far each pixel moves towards the previous output frame where "
           "the two are close (temporal denoising, no added latency), 0 to "
-          "0.95; 0: off", 0.0, CBF_TEMPORAL_MAX_GAIN,
+          "0.95; 0: off", 0.0, CBF_PARAMS_TEMPORAL_STRENGTH_MAX,
           DEFAULT_TEMPORAL_STRENGTH, live));
   /**
    * GstCudaBilateral:temporal-sigma:
