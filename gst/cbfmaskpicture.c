@@ -602,8 +602,7 @@ jpeg_picture_whole (const guint8 * data, gsize size, GError ** error)
  * tell: the GStreamer decoders do not say, and give what is missing made
  * up (pngdec) or as gray (jpegdec). */
 gboolean
-cbf_mask_picture_whole (GBytes * picture, CbfMaskPicture type,
-    GError ** error)
+cbf_mask_picture_whole (GBytes * picture, CbfMaskPicture type, GError ** error)
 {
   gsize size;
   const guint8 *data = g_bytes_get_data (picture, &size);

@@ -17,9 +17,10 @@ find "$CBF_KERNEL_CACHE" -name '*.o' -mtime +30 -delete 2>/dev/null
 meson test -C build --print-errorlogs --num-processes 1
 status=$?
 # The tests that need no GPU, again under valgrind and the sanitizers: the
-# reference and the kernels' tables against it, the element without a device, the copier's threads, the mask
-# file parser (the files it reads are untrusted), the page-locking rules,
-# the host frames' mapping and checks and the regions read from metadata.
+# reference and the kernels' tables against it, the element without a
+# device, the copier's threads, the mask file parser (the files it reads
+# are untrusted), the page-locking rules, the host frames' mapping and
+# checks and the regions read from metadata.
 cpu_tests=(reference kernel_tables element element-no-visible-gpu copier
   mask_file hostregister hostframe regions)
 # Under valgrind: errors and definite leaks fail.
