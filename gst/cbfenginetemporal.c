@@ -146,7 +146,8 @@ collect_cuts (CbfEngine * engine, gboolean wait)
  * copies (filter-luma=false, filter-chroma=false) writes no state, so
  * its state is stale from then on until the plane is filtered again. */
 cudaError_t
-cbf_engine_prepare_temporal (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
+cbf_engine_prepare_temporal (CbfEngine * engine, cudaStream_t stream,
+    const gchar ** what)
 {
   const CbfParams *p = &engine->params;
   float luma_gain = 0.f, chroma_gain = 0.f, gate = 1.f;
@@ -217,7 +218,8 @@ cbf_engine_prepare_temporal (CbfEngine * engine, cudaStream_t stream, const gcha
  * cut) where luma has no previous output; the cut count on its way to the
  * host. */
 cudaError_t
-cbf_engine_estimate_motion (CbfEngine * engine, const CbfPlane * in, cudaStream_t stream)
+cbf_engine_estimate_motion (CbfEngine * engine, const CbfPlane * in,
+    cudaStream_t stream)
 {
   const CbfPass *pass = &engine->plan.passes[0];
   CbfMotionView cur, prev;
@@ -339,7 +341,8 @@ cbf_engine_prepare_noise (CbfEngine * engine, cudaStream_t stream)
 /* noise-sigma=-1, once the frame @in is whole on the device: its noise,
  * on its way to the host. */
 cudaError_t
-cbf_engine_measure_noise (CbfEngine * engine, const CbfPlane * in, cudaStream_t stream)
+cbf_engine_measure_noise (CbfEngine * engine, const CbfPlane * in,
+    cudaStream_t stream)
 {
   guint k = engine->noise_slot;
   CbfMotionView luma;
