@@ -1,5 +1,6 @@
-/* cudabilateral without a GPU frame: registration, pad templates, caps,
- * properties and the error paths. Runs in CI (no GPU); on a GPU machine the
+/* cudabilateral without a GPU frame: registration, pad templates (every
+ * format in them with a frame plan), caps, properties and the error
+ * paths. Runs in CI (no GPU); on a GPU machine the
  * error tests check the bad cuda-device-id path, and the same program runs
  * again with CUDA_VISIBLE_DEVICES= to check the no-device path there too. */
 
@@ -12,6 +13,7 @@
 
 #include "reference.h"
 #include "gpu_support.h"
+#include "cbfengine.h"
 
 static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
   "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
@@ -120,6 +122,61 @@ GST_START_TEST (test_registration)
     gst_caps_unref (caps);
   }
   fail_unless_equals_int (n_templates, 2);
+  gst_object_unref (factory);
+}
+
+GST_END_TEST;
+
+/* Every format the pad templates offer, in every memory, has a frame plan
+ * (the engine made for it, which needs no device), at a size and at odd
+ * and one-pixel sizes: a format added to the caps without one fails here,
+ * in CI, not at a user's configure. */
+GST_START_TEST (test_every_caps_format_has_a_plan)
+{
+  static const gint sizes[][2] = { {64, 48}, {7, 5}, {1, 1} };
+  GstElementFactory *factory = gst_element_factory_find ("cudabilateral");
+  const GList *templates;
+  guint n_formats = 0;
+
+  fail_unless (factory != NULL);
+  for (templates = gst_element_factory_get_static_pad_templates (factory);
+      templates; templates = templates->next) {
+    GstStaticPadTemplate *t = templates->data;
+    GstCaps *caps = gst_static_caps_get (&t->static_caps);
+    guint i, f, k;
+
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      const GValue *formats =
+          gst_structure_get_value (gst_caps_get_structure (caps, i), "format");
+
+      fail_unless (formats && GST_VALUE_HOLDS_LIST (formats));
+      for (f = 0; f < gst_value_list_get_size (formats); f++) {
+        const gchar *name =
+            g_value_get_string (gst_value_list_get_value (formats, f));
+
+        for (k = 0; k < G_N_ELEMENTS (sizes); k++) {
+          GstVideoInfo info;
+          GError *error = NULL;
+          CbfEngine *engine;
+
+          fail_unless (gst_video_info_set_format (&info,
+                  gst_video_format_from_string (name), sizes[k][0],
+                  sizes[k][1]), "%s: no video info", name);
+          engine = cbf_engine_new (&info, &error);
+          fail_unless (engine != NULL, "%s %s %dx%d: no frame plan: %s",
+              t->name_template, name, sizes[k][0], sizes[k][1],
+              error ? error->message : "(no error)");
+          fail_if (cbf_engine_on_device (engine));
+          cbf_engine_free (engine);
+        }
+        n_formats++;
+      }
+    }
+    gst_caps_unref (caps);
+  }
+  /* Both templates, in each memory, list every supported format. */
+  fail_unless_equals_int (n_formats, 2 * (1 + CBF_HAVE_CUDA_MEMORY) *
+      G_N_ELEMENTS (supported));
   gst_object_unref (factory);
 }
 
@@ -514,6 +571,7 @@ element_suite (void)
   Suite *s = test_suite_new ("cudabilateral", 0, &tc);
 
   tcase_add_test (tc, test_registration);
+  tcase_add_test (tc, test_every_caps_format_has_a_plan);
   tcase_add_test (tc, test_accept_caps);
   tcase_add_test (tc, test_properties);
   tcase_add_test (tc, test_no_device_or_bad_device_id);
