@@ -14,7 +14,13 @@ rename a parameter's type. Prints each function that differs and ends with
 
 cuobjdump comes with the CUDA toolkit; where the toolkit has none,
 `pip download nvidia-cuda-cuobjdump` holds it in its wheel
-(nvidia/cu13/bin/cuobjdump)."""
+(nvidia/cu13/bin/cuobjdump), and it needs nvdisasm on PATH (or in
+NVDISASM_PATH) too: `pip download nvidia-cuda-nvdisasm`.
+
+nvcc's register numbers and call offsets can differ between two compiles
+of the same source in different directories (the anonymous namespace's
+name holds the path): compare builds made in one directory, and take a
+function that differs only so for noise."""
 import argparse
 import re
 import shutil
