@@ -11,21 +11,6 @@
 
 #include <math.h>
 
-gsize
-cbf_plane_row_bytes (const GstVideoInfo * info, guint plane)
-{
-  gsize row_bytes = 0;
-  guint c;
-
-  for (c = 0; c < GST_VIDEO_INFO_N_COMPONENTS (info); c++) {
-    if (GST_VIDEO_INFO_COMP_PLANE (info, c) != plane)
-      continue;
-    row_bytes = MAX (row_bytes, (gsize) GST_VIDEO_INFO_COMP_WIDTH (info, c) *
-        GST_VIDEO_INFO_COMP_PSTRIDE (info, c));
-  }
-  return row_bytes;
-}
-
 /* The entries of each layout, by CbfKernel. */
 static const CbfFilterFunc colour_first[CBF_N_KERNELS] = {
   cbf_bilateral_colour_first, cbf_gaussian_colour_first,

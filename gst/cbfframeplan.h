@@ -17,6 +17,7 @@
 
 #include <gst/video/video.h>
 
+#include "cbfframeshape.h"
 #include "bilateral.h"
 #include "gaussian.h"
 #include "mask.h"
@@ -95,11 +96,6 @@ typedef struct
    * kernels). */
   gint bits;
 } CbfFramePlan;
-
-/* Bytes of a row of @plane that hold pixels: the widest of its components
- * (in YUY2 of odd width, the last macro-pixel's U and V reach past the last
- * Y sample; RGBx's padding byte counts through the pixel stride). */
-gsize cbf_plane_row_bytes (const GstVideoInfo * info, guint plane);
 
 /* FALSE for a format the kernels cannot filter. YUV 4:4:4 formats
  * (Y444, Y444_10LE, Y444_16LE) are filtered as colour, their three

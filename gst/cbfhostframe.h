@@ -20,24 +20,9 @@
 #include <gst/video/video.h>
 
 #include "cbfcontext.h"
+#include "cbfframeshape.h"
 
 G_BEGIN_DECLS
-
-/* One plane of the frames the caps describe: @height rows of @row_bytes
- * bytes of pixels (cbf_plane_row_bytes). */
-typedef struct
-{
-  gsize row_bytes;
-  gint height;
-} CbfPlaneShape;
-
-/* The planes of the frames the caps describe, as set_info found them:
- * what a buffer must hold. */
-typedef struct
-{
-  guint n_planes;
-  CbfPlaneShape planes[GST_VIDEO_MAX_PLANES];
-} CbfFrameShape;
 
 /* A frame in system memory as the element reads or writes it: each plane's
  * first row and stride as the buffer's video meta gives them, or else as
