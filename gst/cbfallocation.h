@@ -20,6 +20,10 @@
 
 G_BEGIN_DECLS
 
+/* The base class's debug category, "cbffilter" (gstcbffilter.c), which
+ * the allocation logs to. */
+GST_DEBUG_CATEGORY_EXTERN (gst_cbf_filter_debug);
+
 /* Whether @caps (their first structure) have the memory:CUDAMemory
  * feature: frames in CUDA memory. Never, built without GStreamer's CUDA
  * library. */

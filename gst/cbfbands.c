@@ -7,7 +7,7 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* GstCbfFilter's band pipeline, owned here: the device and staging buffers
+/* The band pipeline of a CUDA filter, owned here: the device and staging buffers
  * of frames in system memory, the events that order their bands, the copy
  * threads (the process's copier) for pageable frames, and the call that
  * runs a frame.
@@ -41,11 +41,8 @@
 #endif
 
 #include "cbfbands.h"
-#include "cbfframeplan.h"
 
 #include <string.h>
-
-#define GST_CAT_DEFAULT gst_cbf_filter_debug
 
 /* Threads besides the streaming one that copy frames in pageable memory to
  * and from the staging buffers (cbfcopier.h): the count that measured
@@ -110,9 +107,9 @@ cbf_bands_free (CbfBands * bands)
   bands->shape.n_planes = 0;
 }
 
-gboolean
-cbf_bands_set (GstCbfFilter * self, CbfBands * bands, CbfDevice * dev,
-    GstCaps * incaps, GstVideoInfo * in_info, gboolean cuda_memory)
+cudaError_t
+cbf_bands_set (CbfBands * bands, CbfDevice * dev, const CbfFrameShape * shape,
+    gboolean cuda_memory)
 {
   gsize staging_size = 0;
   cudaError_t err = cudaSuccess;
@@ -122,31 +119,23 @@ cbf_bands_set (GstCbfFilter * self, CbfBands * bands, CbfDevice * dev,
   cbf_device_synchronize (dev);
   cbf_bands_free (bands);
 
-  bands->shape.n_planes = GST_VIDEO_INFO_N_PLANES (in_info);
-  for (p = 0; p < bands->shape.n_planes && err == cudaSuccess; p++) {
-    CbfPlaneShape *pb = &bands->shape.planes[p];
-    CbfPlane *in = &bands->dev_in[p], *out = &bands->dev_out[p];
-    gint comp[GST_VIDEO_MAX_COMPONENTS];
-    gint width, height;
-
-    gst_video_format_info_component (in_info->finfo, p, comp);
-    width = GST_VIDEO_INFO_COMP_WIDTH (in_info, comp[0]);
-    height = GST_VIDEO_INFO_COMP_HEIGHT (in_info, comp[0]);
-    pb->row_bytes = cbf_plane_row_bytes (in_info, p);
-    pb->height = in->height = out->height = height;
-    in->width = out->width = width;
-    in->pixel_bytes = out->pixel_bytes =
-        GST_VIDEO_INFO_COMP_PSTRIDE (in_info, comp[0]);
+  bands->shape = *shape;
+  for (p = 0; p < shape->n_planes; p++) {
     bands->staging_offset[p] = staging_size;
-    staging_size += pb->row_bytes * height;
-    if (cuda_memory)
-      continue;
+    staging_size += shape->planes[p].row_bytes * shape->planes[p].height;
+  }
+  for (p = 0; p < shape->n_planes && !cuda_memory && err == cudaSuccess; p++) {
+    const CbfPlaneShape *pb = &shape->planes[p];
+    CbfPlane *in = &bands->dev_in[p], *out = &bands->dev_out[p];
 
+    in->width = out->width = pb->width;
+    in->height = out->height = pb->height;
+    in->pixel_bytes = out->pixel_bytes = pb->pixel_bytes;
     err = cudaMallocPitch ((void **) &in->data, &in->pitch_bytes,
-        pb->row_bytes, height);
+        pb->row_bytes, pb->height);
     if (err == cudaSuccess)
       err = cudaMallocPitch ((void **) &out->data, &out->pitch_bytes,
-          pb->row_bytes, height);
+          pb->row_bytes, pb->height);
   }
   if (err == cudaSuccess && !cuda_memory)
     err = cudaHostAlloc ((void **) &bands->staging_in, staging_size,
@@ -155,34 +144,25 @@ cbf_bands_set (GstCbfFilter * self, CbfBands * bands, CbfDevice * dev,
     err = cudaHostAlloc ((void **) &bands->staging_out, staging_size,
         cudaHostAllocPortable);
   if (err != cudaSuccess) {
-    gchar *what = g_strdup_printf ("allocating buffers for %dx%d %s frames",
-        GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
-        GST_VIDEO_INFO_NAME (in_info));
-    gst_cbf_filter_check (self, err, what);
-    g_free (what);
-    cudaGetLastError ();        /* reported: do not leave it to later calls */
+    cudaGetLastError ();        /* returned: do not leave it to later calls */
     cbf_bands_free (bands);
-    return FALSE;
+    return err;
   }
 
   /* Bands only for one-plane formats, whose rows map one to one, in system
    * memory. */
   bands->n_bands = 1;
-  if (bands->shape.n_planes == 1 && !cuda_memory) {
+  if (shape->n_planes == 1 && !cuda_memory) {
     const gchar *env = g_getenv ("GST_CBF_BAND_BYTES");
     gsize band_bytes = env ? MAX (g_ascii_strtoull (env, NULL, 10), 1) :
         CBF_DEFAULT_BAND_BYTES;
-    gsize n = MIN ((gsize) (bands->shape.planes[0].height / CBF_MIN_BAND_ROWS),
+    gsize n = MIN ((gsize) (shape->planes[0].height / CBF_MIN_BAND_ROWS),
         staging_size / band_bytes);
     bands->n_bands = CLAMP (n, 1, CBF_MAX_BANDS);
   }
-  bands->band_rows = (bands->shape.planes[0].height + bands->n_bands - 1) /
+  bands->band_rows = (shape->planes[0].height + bands->n_bands - 1) /
       bands->n_bands;
-
-  GST_DEBUG_OBJECT (self, "%s for %" GST_PTR_FORMAT ", %u bands of %d rows",
-      cuda_memory ? "no device buffers" : "device buffers", incaps,
-      bands->n_bands, bands->band_rows);
-  return TRUE;
+  return cudaSuccess;
 }
 
 void
@@ -191,22 +171,16 @@ cbf_bands_release_copier (CbfBands * bands)
   g_clear_pointer (&bands->copier, cbf_copier_release_shared);
 }
 
-/* The process's copier for frames in pageable memory, taken the first
- * time one comes (its threads are not needed otherwise). */
-static void
-ensure_copier (GstCbfFilter * self, CbfBands * bands)
+gboolean
+cbf_bands_take_copier (CbfBands * bands, gchar ** warning)
 {
-  if (!bands->copier) {
-    guint helpers = MIN (MAX_COPY_HELPERS, g_get_num_processors () / 2);
-    gchar *warning = NULL;
+  guint helpers = MIN (MAX_COPY_HELPERS, g_get_num_processors () / 2);
 
-    bands->copier = cbf_copier_acquire_shared (helpers + 1, &warning);
-    if (warning)
-      GST_WARNING_OBJECT (self, "%s", warning);
-    g_free (warning);
-    GST_INFO_OBJECT (self, "pageable frames: copied to and from staging "
-        "memory by %u threads", cbf_copier_threads (bands->copier));
-  }
+  *warning = NULL;
+  if (bands->copier)
+    return FALSE;
+  bands->copier = cbf_copier_acquire_shared (helpers + 1, warning);
+  return TRUE;
 }
 
 /* Rows [begin, end) of plane @p of each band; planes other than the first
@@ -353,19 +327,16 @@ download_band (CbfBands * bands, const CbfHostFrame * frame, guint band,
   return err;
 }
 
-GstFlowReturn
-cbf_bands_filter_host_frame (GstCbfFilter * self, CbfBands * bands,
-    CbfDevice * dev, const CbfHostFrame * in, const CbfHostFrame * out)
+cudaError_t
+cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
+    const CbfHostFrame * in, const CbfHostFrame * out, gint halo_rows,
+    CbfFilterRowsFunc filter, gpointer user_data, const gchar ** what)
 {
-  GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
   cudaError_t err = cudaSuccess;
-  gint halo_rows = 0;
   guint b, copied_out = 0;
 
-  if (!klass->prepare (self, dev->compute_stream, &halo_rows))
-    return GST_FLOW_ERROR;
-  if (!in->pinned || !out->pinned)
-    ensure_copier (self, bands);
+  g_return_val_if_fail ((in->pinned && out->pinned) || bands->copier,
+      cudaErrorInvalidValue);
 
   for (b = 0; b < bands->n_bands && err == cudaSuccess; b++) {
     gint begin, end;
@@ -377,7 +348,7 @@ cbf_bands_filter_host_frame (GstCbfFilter * self, CbfBands * bands,
       err = cudaStreamWaitEvent (dev->compute_stream, bands->uploaded[b], 0);
     band_rows (bands, b, 0, &begin, &end);
     if (err == cudaSuccess && begin < end)
-      err = klass->filter (self, bands->dev_in, bands->dev_out, begin, end,
+      err = filter (user_data, bands->dev_in, bands->dev_out, begin, end,
           dev->compute_stream);
     if (err == cudaSuccess)
       err = cudaEventRecord (bands->filtered[b], dev->compute_stream);
@@ -393,9 +364,10 @@ cbf_bands_filter_host_frame (GstCbfFilter * self, CbfBands * bands,
         && band_arrived (bands, copied_out))
       copy_out_band (bands, out, copied_out++);
   }
-  if (!gst_cbf_filter_check (self, err, "enqueuing a frame")) {
+  if (err != cudaSuccess) {
+    *what = "enqueuing a frame";
     cbf_device_synchronize (dev);
-    return GST_FLOW_ERROR;
+    return err;
   }
 
   /* The frame's synchronisation: the download stream's last copy depends
@@ -410,7 +382,9 @@ cbf_bands_filter_host_frame (GstCbfFilter * self, CbfBands * bands,
   }
   if (err == cudaSuccess)
     err = cudaStreamSynchronize (dev->download_stream);
-  if (!gst_cbf_filter_check (self, err, "filtering a frame"))
-    return GST_FLOW_ERROR;
-  return GST_FLOW_OK;
+  if (err != cudaSuccess) {
+    *what = "filtering a frame";
+    cbf_device_synchronize (dev);
+  }
+  return err;
 }

@@ -7,10 +7,12 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* GstCbfFilter's band pipeline for frames in system memory: the device
- * and staging buffers, the events that order the bands on the device's
- * streams, the copy threads for pageable frames, and the call that runs a
- * frame through them. */
+/* The band pipeline for frames in system memory: the device and staging
+ * buffers, the events that order the bands on a CbfDevice's streams, the
+ * copy threads for pageable frames, and the call that runs a frame through
+ * them. A plain object, as CbfDevice: it calls no element and posts
+ * nothing; its calls say what failed with a cudaError_t, and expect the
+ * device's context current on the calling thread. */
 
 #ifndef __CBF_BANDS_H__
 #define __CBF_BANDS_H__
@@ -21,6 +23,7 @@
 
 #include "cbfcopier.h"
 #include "cbfdevice.h"
+#include "cbfframeshape.h"
 #include "cbfhostframe.h"
 
 G_BEGIN_DECLS
@@ -35,17 +38,17 @@ G_BEGIN_DECLS
 #define CBF_MIN_BAND_ROWS 64
 #define CBF_DEFAULT_BAND_BYTES (3 << 19)
 
-struct _CbfBands
+typedef struct
 {
-  /* From start to stop. */
+  /* From cbf_bands_make_events to cbf_bands_destroy_events. */
   cudaEvent_t uploaded[CBF_MAX_BANDS];  /* band's rows are on the device */
   cudaEvent_t filtered[CBF_MAX_BANDS];  /* band's output rows are ready */
   cudaEvent_t downloaded[CBF_MAX_BANDS];        /* and in host memory */
   CbfCopier *copier;            /* made at the first pageable frame */
 
-  /* From set_info to the next set_info or stop. Where each plane lives:
-   * its device buffers are dev_in[p] and dev_out[p], its rows packed at
-   * staging_offset[p] in the staging buffers. */
+  /* From cbf_bands_set to cbf_bands_free. Where each plane of frames of
+   * @shape lives: its device buffers are dev_in[p] and dev_out[p], its rows
+   * packed at staging_offset[p] in the staging buffers. */
   CbfFrameShape shape;
   gsize staging_offset[GST_VIDEO_MAX_PLANES];
   CbfPlane dev_in[GST_VIDEO_MAX_PLANES];
@@ -54,32 +57,38 @@ struct _CbfBands
   guint8 *staging_out;          /* pinned, for output that is not */
   guint n_bands;
   gint band_rows;               /* rows of plane 0 per band, the last less */
-};
+} CbfBands;
 
-/* The events of the bands, made by cbf_device_make_streams in the
- * element's context, and destroyed. */
+/* The events of the bands, made in the current context, and destroyed. */
 cudaError_t cbf_bands_make_events (CbfBands * bands);
 void cbf_bands_destroy_events (CbfBands * bands);
 
-/* Device and staging buffers for frames of @in_info in system memory, and
- * the band layout; frames in CUDA memory (@cuda_memory) need none, only
- * the planes' sizes. Waits for @dev's queued work first. An element error
- * if they cannot be made. */
-gboolean cbf_bands_set (GstCbfFilter * self, CbfBands * bands,
-    CbfDevice * dev, GstCaps * incaps, GstVideoInfo * in_info,
-    gboolean cuda_memory);
+/* Device and staging buffers for frames of @shape in system memory, and
+ * the band layout; frames in CUDA memory (@cuda_memory) need none. The
+ * previous ones are freed first: @dev's queued work that may use them is
+ * waited for. On failure nothing is held. */
+cudaError_t cbf_bands_set (CbfBands * bands, CbfDevice * dev,
+    const CbfFrameShape * shape, gboolean cuda_memory);
 
 /* The buffers cbf_bands_set made, freed. */
 void cbf_bands_free (CbfBands * bands);
 
-/* The process's copier, given back if the element took it. */
+/* The process's copier, taken for frames in pageable memory if the bands
+ * have none yet; TRUE if taken now. @warning: why it has fewer threads
+ * than asked, or NULL (to free). */
+gboolean cbf_bands_take_copier (CbfBands * bands, gchar ** warning);
+
+/* The process's copier, given back if the bands took it. */
 void cbf_bands_release_copier (CbfBands * bands);
 
-/* Uploads, filters and downloads a frame in bands on @dev's streams (see
- * the top of cbfbands.c). */
-GstFlowReturn cbf_bands_filter_host_frame (GstCbfFilter * self,
-    CbfBands * bands, CbfDevice * dev, const CbfHostFrame * in,
-    const CbfHostFrame * out);
+/* Uploads, filters (@filter, once per band, with @halo_rows rows above
+ * and below a band read by it) and downloads a frame in bands on @dev's
+ * streams (see the top of cbfbands.c), and waits for it. Pageable frames
+ * need the copier (cbf_bands_take_copier). On failure, @what says what
+ * failed and the device's work is waited for. */
+cudaError_t cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
+    const CbfHostFrame * in, const CbfHostFrame * out, gint halo_rows,
+    CbfFilterRowsFunc filter, gpointer user_data, const gchar ** what);
 
 G_END_DECLS
 

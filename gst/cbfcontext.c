@@ -13,6 +13,7 @@
 #if CBF_HAVE_CUDA_MEMORY
 #include <gst/cuda/cuda-gst.h>
 #include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
 #endif
 
 /* The driver's context stack, reached through the runtime (as
@@ -257,5 +258,76 @@ cbf_context_pop (void)
 
   driver.pop (&popped);
   restore_device ();
+}
+#endif
+
+#if CBF_HAVE_CUDA_MEMORY
+/* Takes the CUDA context in @context if @slot is empty and it is of
+ * @device_id's device. */
+static void
+take_context (GstElement * element, GstContext * context, gint device_id,
+    CbfContext ** slot)
+{
+  GST_OBJECT_LOCK (element);
+  gst_cuda_handle_set_context (element, context, device_id, slot);
+  GST_OBJECT_UNLOCK (element);
+}
+
+static gboolean
+have_context (GstElement * element, CbfContext ** slot)
+{
+  gboolean have;
+
+  GST_OBJECT_LOCK (element);
+  have = *slot != NULL;
+  GST_OBJECT_UNLOCK (element);
+  return have;
+}
+
+gboolean
+cbf_context_find_in_pipeline (GstElement * element, GstPad * const *pads,
+    guint n_pads, gint device_id, CbfContext ** slot)
+{
+  GstContext *context;
+  guint i;
+
+  context = gst_element_get_context (element, GST_CUDA_CONTEXT_TYPE);
+  if (context) {
+    take_context (element, context, device_id, slot);
+    gst_context_unref (context);
+  }
+  for (i = 0; i < n_pads && !have_context (element, slot); i++) {
+    GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+
+    if (gst_pad_peer_query (pads[i], query)) {
+      gst_query_parse_context (query, &context);
+      if (context)
+        take_context (element, context, device_id, slot);
+    }
+    gst_query_unref (query);
+  }
+  if (have_context (element, slot))
+    return TRUE;
+  gst_element_post_message (element,
+      gst_message_new_need_context (GST_OBJECT (element),
+          GST_CUDA_CONTEXT_TYPE));
+  return have_context (element, slot);
+}
+
+CbfContext *
+cbf_context_of_peer (GstPad * pad)
+{
+  GstQuery *query = gst_query_new_context (GST_CUDA_CONTEXT_TYPE);
+  GstContext *context = NULL;
+  CbfContext *found = NULL;
+
+  if (gst_pad_peer_query (pad, query)) {
+    gst_query_parse_context (query, &context);
+    if (context)
+      gst_structure_get (gst_context_get_structure (context),
+          GST_CUDA_CONTEXT_TYPE, GST_TYPE_CUDA_CONTEXT, &found, NULL);
+  }
+  gst_query_unref (query);
+  return found;
 }
 #endif

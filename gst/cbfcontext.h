@@ -56,6 +56,22 @@ gint cbf_context_device (CbfContext * context);
 gboolean cbf_context_push (CbfContext * context);
 void cbf_context_pop (void);
 
+#if CBF_HAVE_CUDA_MEMORY
+/* Looks for the pipeline's CUDA context for @element, of @device_id's
+ * device (-1: any), and puts it in @slot under @element's object lock,
+ * which other threads that read @slot take: one set on the element before
+ * (kept by GstElement across stop and start), then its neighbours' (a
+ * context query through each of @pads' peers), then the application's
+ * (need-context message, answered through set_context, which may fill
+ * @slot on this thread: no lock is held while asking). TRUE if found. */
+gboolean cbf_context_find_in_pipeline (GstElement * element,
+    GstPad * const *pads, guint n_pads, gint device_id, CbfContext ** slot);
+
+/* The CUDA context the peer of @pad answers the context query with (a
+ * decoder, cudaupload, another filter), or NULL. */
+CbfContext *cbf_context_of_peer (GstPad * pad);
+#endif
+
 G_END_DECLS
 
 #endif /* __CBF_CONTEXT_H__ */

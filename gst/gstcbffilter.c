@@ -41,7 +41,7 @@
 #include <gst/cuda/gstcudautils.h>
 #endif
 
-/* Shared with the files of the class (see cbfdevice.h). */
+/* Shared with the allocation (see cbfallocation.h). */
 GST_DEBUG_CATEGORY (gst_cbf_filter_debug);
 #define GST_CAT_DEFAULT gst_cbf_filter_debug
 
@@ -55,10 +55,22 @@ enum
 
 typedef struct
 {
-  CbfDevice device;             /* its selection, context, streams */
+  /* Under the object lock, which the threads other than the streaming one
+   * that read them take (the context query, set_context): the property;
+   * the CUDA context, from start (or a context of the pipeline's) to stop;
+   * running, between a successful start and stop. */
+  gint device_id;               /* -1: the pipeline's device, or the first */
+  CbfContext *context;
+  gboolean running;
+
+  /* From start to stop, made in the context. */
+  CbfDevice device;             /* streams and events */
   CbfBands bands;               /* frames in system memory */
-  gboolean cuda_memory;         /* caps with memory:CUDAMemory, from
-                                 * set_info to the next set_info or stop */
+
+  /* From set_info to the next set_info or stop. */
+  CbfFrameShape shape;          /* what a buffer must hold */
+  gboolean cuda_memory;         /* caps with memory:CUDAMemory */
+
   gint refused_height;          /* of the last caps refused for it */
 } GstCbfFilterPrivate;
 
@@ -92,12 +104,12 @@ gst_cbf_filter_check (GstCbfFilter * self, cudaError_t err, const gchar * what)
 gboolean
 gst_cbf_filter_push_context (GstCbfFilter * self)
 {
-  CbfDevice *dev = &PRIV (self)->device;
+  GstCbfFilterPrivate *priv = PRIV (self);
 
-  if (!dev->context || !cbf_context_push (dev->context)) {
+  if (!priv->context || !cbf_context_push (priv->context)) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-        ("Cannot make the CUDA context of device %d current.", dev->device),
-        (NULL));
+        ("Cannot make the CUDA context of device %d current.",
+            priv->context ? cbf_context_device (priv->context) : -1), (NULL));
     return FALSE;
   }
   return TRUE;
@@ -129,17 +141,164 @@ no_device_reason (cudaError_t err)
   return cudaGetErrorString (err);
 }
 
+/* The pipeline's CUDA context, else one made here on the device's primary
+ * context (see cbf_context_new_primary) and announced to the others
+ * (have-context). Built without GStreamer's CUDA library, there is nothing
+ * to share: always the primary context. */
+static gboolean
+ensure_context (GstCbfFilter * self, gint device_id)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  gint device = MAX (device_id, 0);
+  CbfContext *made;
+  cudaError_t err;
+
+#if CBF_HAVE_CUDA_MEMORY
+  {
+    GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+    GstPad *pads[] = { GST_BASE_TRANSFORM_SRC_PAD (trans),
+      GST_BASE_TRANSFORM_SINK_PAD (trans)
+    };
+
+    if (cbf_context_find_in_pipeline (GST_ELEMENT (self), pads,
+            G_N_ELEMENTS (pads), device_id, &priv->context))
+      return TRUE;
+  }
+#endif
+
+  made = cbf_context_new_primary (device, &err);
+  if (!made) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("Cannot set up a CUDA context on device %d.", device),
+        ("%s", cudaGetErrorString (err)));
+    return FALSE;
+  }
+  GST_OBJECT_LOCK (self);
+  priv->context = made;
+  GST_OBJECT_UNLOCK (self);
+#if CBF_HAVE_CUDA_MEMORY
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_have_context (GST_OBJECT (self),
+          gst_context_new_cuda_context (made)));
+#endif
+  return TRUE;
+}
+
+/* The streams and events of the element's context (the device's from
+ * start, or upstream's after a move); an element error if they cannot be
+ * made. */
+static gboolean
+make_streams (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  cudaError_t err;
+
+  if (!gst_cbf_filter_push_context (self))
+    return FALSE;
+  err = cbf_device_init (&priv->device, priv->context);
+  if (err == cudaSuccess) {
+    err = cbf_bands_make_events (&priv->bands);
+    if (err != cudaSuccess) {
+      cbf_bands_destroy_events (&priv->bands);
+      cbf_device_clear (&priv->device);
+    }
+  }
+  gst_cbf_filter_pop_context (self);
+  if (err == cudaSuccess && priv->device.sync_cuda_memory)
+    GST_INFO_OBJECT (self, "built against GStreamer %d.%d, running on a "
+        "later one: frames in CUDA memory are synchronised before they are "
+        "read and written (build against this GStreamer for stream-ordered "
+        "work)", GST_VERSION_MAJOR, GST_VERSION_MINOR);
+  return gst_cbf_filter_check (self, err, "creating streams");
+}
+
+/* What the element and its subclass made in its context, released once
+ * their work there is done. */
+static void
+leave_context (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+
+  if (priv->device.context && gst_cbf_filter_push_context (self)) {
+    cbf_device_synchronize (&priv->device);
+    cbf_bands_free (&priv->bands);
+    cbf_bands_destroy_events (&priv->bands);
+    cbf_device_clear (&priv->device);
+    gst_cbf_filter_pop_context (self);
+  }
+  if (priv->context)
+    GST_CBF_FILTER_GET_CLASS (self)->release (self);
+}
+
+/* Everything start made, released: also what a start that failed half way
+ * made, so that the element is then as a stopped one. */
+static void
+release_device (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  CbfContext *context;
+
+  leave_context (self);
+  cbf_bands_release_copier (&priv->bands);
+  GST_OBJECT_LOCK (self);
+  context = priv->context;
+  priv->context = NULL;
+  priv->running = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if (context)
+    cbf_context_unref (context);
+}
+
+#if CBF_HAVE_CUDA_MEMORY
+/* Frames in CUDA memory are filtered in the context they are in. The
+ * element starts before its upstream (states change from sink to source),
+ * so an upstream on another device (cudaupload cuda-device-id=1) is found
+ * only now: the element moves to its context where cuda-device-id allows
+ * (-1, or that device), else it is an error before any frame, saying what
+ * to change. */
+static gboolean
+follow_context (GstCbfFilter * self, CbfContext * context)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  gint device = cbf_context_device (context), device_id;
+  CbfContext *old;
+
+  if (context == priv->context)
+    return TRUE;
+  GST_OBJECT_LOCK (self);
+  device_id = priv->device_id;
+  GST_OBJECT_UNLOCK (self);
+  if (device_id >= 0 && device != device_id) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION,
+        ("Frames come in CUDA memory of device %d, but cuda-device-id is %d.",
+            device, device_id), ("Set cuda-device-id to -1 (the device of "
+            "upstream's frames) or %d, or bring the frames to device %d "
+            "(cudadownload ! cudaupload cuda-device-id=%d).", device,
+            device_id, device_id));
+    return FALSE;
+  }
+  GST_INFO_OBJECT (self, "following upstream's CUDA context, from device "
+      "%d to %d", priv->device.device, device);
+  leave_context (self);
+  GST_OBJECT_LOCK (self);
+  old = priv->context;
+  priv->context = cbf_context_ref (context);
+  GST_OBJECT_UNLOCK (self);
+  cbf_context_unref (old);
+  return make_streams (self);
+}
+#endif
+
 static gboolean
 gst_cbf_filter_start (GstBaseTransform * trans)
 {
   GstCbfFilter *self = GST_CBF_FILTER (trans);
   GstCbfFilterPrivate *priv = PRIV (self);
-  CbfDevice *dev = &priv->device;
   cudaError_t err;
   gint n_devices, device_id;
 
   GST_OBJECT_LOCK (self);
-  device_id = dev->device_id;
+  device_id = priv->device_id;
   GST_OBJECT_UNLOCK (self);
 
   n_devices = cbf_cuda_device_count (&err);
@@ -167,29 +326,22 @@ gst_cbf_filter_start (GstBaseTransform * trans)
   }
   gst_cuda_memory_init_once ();
 #endif
-  if (!cbf_device_ensure_context (self, dev, device_id))
-    goto failed;
-  if (!cbf_device_make_streams (self, dev, &priv->bands))
-    goto failed;
-  dev->sync_cuda_memory = cbf_device_needs_sync (self);
-
+  if (!ensure_context (self, device_id) || !make_streams (self)) {
+    release_device (self);
+    return FALSE;
+  }
   GST_OBJECT_LOCK (self);
-  dev->running = TRUE;
+  priv->running = TRUE;
   GST_OBJECT_UNLOCK (self);
-  GST_INFO_OBJECT (self, "using CUDA device %d of %d", dev->device, n_devices);
+  GST_INFO_OBJECT (self, "using CUDA device %d of %d", priv->device.device,
+      n_devices);
   return TRUE;
-
-failed:
-  cbf_device_release (self, dev, &priv->bands);
-  return FALSE;
 }
 
 static gboolean
 gst_cbf_filter_stop (GstBaseTransform * trans)
 {
-  GstCbfFilterPrivate *priv = PRIV (GST_CBF_FILTER (trans));
-
-  cbf_device_release (GST_CBF_FILTER (trans), &priv->device, &priv->bands);
+  release_device (GST_CBF_FILTER (trans));
   return TRUE;
 }
 
@@ -199,13 +351,28 @@ configure_frames (GstCbfFilter * self, GstCaps * incaps, GstVideoInfo * in_info)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
   GstCbfFilterClass *klass = GST_CBF_FILTER_GET_CLASS (self);
+  cudaError_t err;
   gboolean ret;
 
   if (!gst_cbf_filter_push_context (self))
     return FALSE;
   priv->cuda_memory = cbf_caps_are_cuda_memory (incaps);
-  ret = cbf_bands_set (self, &priv->bands, &priv->device, incaps, in_info,
-      priv->cuda_memory) && klass->configure (self, in_info);
+  cbf_frame_shape_init (&priv->shape, in_info);
+  err = cbf_bands_set (&priv->bands, &priv->device, &priv->shape,
+      priv->cuda_memory);
+  if (err != cudaSuccess) {
+    gchar *what = g_strdup_printf ("allocating buffers for %dx%d %s frames",
+        GST_VIDEO_INFO_WIDTH (in_info), GST_VIDEO_INFO_HEIGHT (in_info),
+        GST_VIDEO_INFO_NAME (in_info));
+
+    gst_cbf_filter_check (self, err, what);
+    g_free (what);
+  } else {
+    GST_DEBUG_OBJECT (self, "%s for %" GST_PTR_FORMAT ", %u bands of %d "
+        "rows", priv->cuda_memory ? "no device buffers" : "device buffers",
+        incaps, priv->bands.n_bands, priv->bands.band_rows);
+  }
+  ret = err == cudaSuccess && klass->configure (self, in_info);
   gst_cbf_filter_pop_context (self);
   return ret;
 }
@@ -226,11 +393,11 @@ gst_cbf_filter_submit_input_buffer (GstBaseTransform * trans,
       gst_buffer_peek_memory (input, 0) : NULL;
 
   if (priv->cuda_memory && mem && gst_is_cuda_memory (mem) &&
-      GST_CUDA_MEMORY_CAST (mem)->context != priv->device.context) {
+      GST_CUDA_MEMORY_CAST (mem)->context != priv->context) {
     GstCaps *caps = gst_pad_get_current_caps (GST_BASE_TRANSFORM_SINK_PAD
         (trans));
-    gboolean ok = caps && cbf_device_follow_context (self, &priv->device,
-        &priv->bands, GST_CUDA_MEMORY_CAST (mem)->context)
+    gboolean ok = caps && follow_context (self,
+        GST_CUDA_MEMORY_CAST (mem)->context)
         && configure_frames (self, caps, &GST_VIDEO_FILTER (self)->in_info);
 
     gst_clear_caps (&caps);
@@ -254,10 +421,9 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
 
 #if CBF_HAVE_CUDA_MEMORY
   if (cbf_caps_are_cuda_memory (incaps)) {
-    GstCbfFilterPrivate *priv = PRIV (self);
-    CbfContext *context = cbf_device_upstream_context (self);
-    gboolean followed = !context || cbf_device_follow_context (self,
-        &priv->device, &priv->bands, context);
+    CbfContext *context =
+        cbf_context_of_peer (GST_BASE_TRANSFORM_SINK_PAD (self));
+    gboolean followed = !context || follow_context (self, context);
 
     if (context)
       cbf_context_unref (context);
@@ -266,6 +432,34 @@ gst_cbf_filter_set_info (GstVideoFilter * vfilter, GstCaps * incaps,
   }
 #endif
   return configure_frames (self, incaps, in_info);
+}
+
+/* The subclass's filter, as the device and the bands call it. */
+static cudaError_t
+filter_rows (gpointer user_data, const CbfPlane * in, const CbfPlane * out,
+    gint row_begin, gint row_end, cudaStream_t stream)
+{
+  GstCbfFilter *self = user_data;
+
+  return GST_CBF_FILTER_GET_CLASS (self)->filter (self, in, out, row_begin,
+      row_end, stream);
+}
+
+/* The process's copier, taken at the first frame in pageable memory (its
+ * threads are not needed otherwise). */
+static void
+take_copier (GstCbfFilter * self)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  gchar *warning = NULL;
+
+  if (!cbf_bands_take_copier (&priv->bands, &warning))
+    return;
+  if (warning)
+    GST_WARNING_OBJECT (self, "%s", warning);
+  g_free (warning);
+  GST_INFO_OBJECT (self, "pageable frames: copied to and from staging "
+      "memory by %u threads", cbf_copier_threads (priv->bands.copier));
 }
 
 /* A frame in system memory, whatever its layout. A buffer that does not
@@ -279,23 +473,97 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
   GstCbfFilterPrivate *priv = PRIV (self);
   GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
   CbfHostFrame in, out;
+  const gchar *what = NULL;
   gchar *why = NULL;
-  GstFlowReturn ret;
+  gint halo_rows = 0;
+  GstFlowReturn ret = GST_FLOW_ERROR;
 
-  if (!cbf_host_frame_map (&priv->bands.shape, priv->device.context,
-          &vfilter->in_info, inbuf, GST_MAP_READ, &in, &why))
+  if (!cbf_host_frame_map (&priv->shape, priv->context, &vfilter->in_info,
+          inbuf, GST_MAP_READ, &in, &why))
     return cbf_frame_error (GST_ELEMENT (self), inbuf, FALSE, why);
-  if (!cbf_host_frame_map (&priv->bands.shape, priv->device.context,
-          &vfilter->out_info, outbuf, GST_MAP_WRITE, &out, &why)) {
+  if (!cbf_host_frame_map (&priv->shape, priv->context, &vfilter->out_info,
+          outbuf, GST_MAP_WRITE, &out, &why)) {
     cbf_host_frame_unmap (inbuf, &in);
     return cbf_frame_error (GST_ELEMENT (self), outbuf, TRUE, why);
   }
-  ret = cbf_bands_filter_host_frame (self, &priv->bands, &priv->device, &in,
-      &out);
+  if (GST_CBF_FILTER_GET_CLASS (self)->prepare (self,
+          priv->device.compute_stream, &halo_rows)) {
+    cudaError_t err;
+
+    if (!in.pinned || !out.pinned)
+      take_copier (self);
+    err = cbf_bands_filter_host_frame (&priv->bands, &priv->device, &in,
+        &out, halo_rows, filter_rows, self, &what);
+    if (gst_cbf_filter_check (self, err, what))
+      ret = GST_FLOW_OK;
+  }
   cbf_host_frame_unmap (outbuf, &out);
   cbf_host_frame_unmap (inbuf, &in);
   return ret;
 }
+
+#if CBF_HAVE_CUDA_MEMORY
+/* A frame in CUDA memory: no copies, one kernel sequence over the whole
+ * frame on the device's memory stream (cbf_device_filter_cuda_frame). A
+ * buffer that is not CUDA memory of the element's context, or does not
+ * hold a frame of the caps, is an element error. */
+static GstFlowReturn
+transform_cuda_memory (GstCbfFilter * self, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCbfFilterPrivate *priv = PRIV (self);
+  GstVideoFilter *vfilter = GST_VIDEO_FILTER (self);
+  GstVideoFrame in_frame, out_frame;
+  gsize offset[GST_VIDEO_MAX_PLANES];
+  gint stride[GST_VIDEO_MAX_PLANES];
+  GstFlowReturn ret = GST_FLOW_ERROR;
+  gint halo_rows;
+  gchar *why;
+
+  if (!cbf_device_owns_memory (&priv->device, inbuf)
+      || !cbf_device_owns_memory (&priv->device, outbuf)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Buffer is not CUDA memory of this element's CUDA context, as its "
+            "memory:CUDAMemory caps promise."),
+        ("input %" GST_PTR_FORMAT ", output %" GST_PTR_FORMAT, inbuf, outbuf));
+    return GST_FLOW_ERROR;
+  }
+  /* The kernels read and write every row the caps describe, so memory
+   * that ends early (GStreamer 1.24's CUDA allocator gives NV21 of odd
+   * height one chroma row too few) is refused, never overrun. */
+  why = cbf_frame_layout (&priv->shape, &vfilter->in_info, inbuf, offset,
+      stride);
+  if (why)
+    return cbf_frame_error (GST_ELEMENT (self), inbuf, FALSE, why);
+  why = cbf_frame_layout (&priv->shape, &vfilter->out_info, outbuf, offset,
+      stride);
+  if (why)
+    return cbf_frame_error (GST_ELEMENT (self), outbuf, TRUE, why);
+  if (!gst_video_frame_map (&in_frame, &vfilter->in_info, inbuf,
+          GST_MAP_READ | GST_MAP_CUDA)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the input frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&out_frame, &vfilter->out_info, outbuf,
+          GST_MAP_WRITE | GST_MAP_CUDA)) {
+    gst_video_frame_unmap (&in_frame);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("Cannot map the output frame."),
+        (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (GST_CBF_FILTER_GET_CLASS (self)->prepare (self,
+          priv->device.memory_stream, &halo_rows)
+      && gst_cbf_filter_check (self,
+          cbf_device_filter_cuda_frame (&priv->device, &priv->shape,
+              &in_frame, &out_frame, filter_rows, self),
+          "filtering a frame in CUDA memory"))
+    ret = GST_FLOW_OK;
+  gst_video_frame_unmap (&out_frame);
+  gst_video_frame_unmap (&in_frame);
+  return ret;
+}
+#endif
 
 /* Caps the kernels cannot launch for (taller than CBF_MAX_HEIGHT rows) are
  * outside the pad templates, so negotiation refuses them, never a frame;
@@ -355,8 +623,7 @@ gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     return GST_FLOW_ERROR;
 #if CBF_HAVE_CUDA_MEMORY
   if (priv->cuda_memory)
-    ret = cbf_device_transform_cuda_memory (self, &priv->device,
-        &priv->bands, inbuf, outbuf);
+    ret = transform_cuda_memory (self, inbuf, outbuf);
   else
 #endif
     ret = transform_system_memory (self, inbuf, outbuf);
@@ -374,9 +641,9 @@ gst_cbf_filter_set_context (GstElement * element, GstContext * context)
   GstCbfFilterPrivate *priv = PRIV (self);
 
   GST_OBJECT_LOCK (self);
-  if (!priv->device.running)
-    gst_cuda_handle_set_context (element, context, priv->device.device_id,
-        &priv->device.context);
+  if (!priv->running)
+    gst_cuda_handle_set_context (element, context, priv->device_id,
+        &priv->context);
   GST_OBJECT_UNLOCK (self);
   GST_ELEMENT_CLASS (gst_cbf_filter_parent_class)->set_context (element,
       context);
@@ -434,8 +701,8 @@ gst_cbf_filter_query (GstBaseTransform * trans, GstPadDirection direction,
     gboolean answered;
 
     GST_OBJECT_LOCK (trans);
-    if (priv->device.context)
-      context = gst_object_ref (priv->device.context);
+    if (priv->context)
+      context = gst_object_ref (priv->context);
     GST_OBJECT_UNLOCK (trans);
     answered = gst_cuda_handle_context_query (GST_ELEMENT (trans), query,
         context);
@@ -487,7 +754,7 @@ gst_cbf_filter_set_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (self);
-      priv->device.device_id = g_value_get_int (value);
+      priv->device_id = g_value_get_int (value);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -506,7 +773,7 @@ gst_cbf_filter_get_property (GObject * object, guint prop_id, GValue * value,
   switch (prop_id) {
     case PROP_DEVICE_ID:
       GST_OBJECT_LOCK (self);
-      g_value_set_int (value, priv->device.device_id);
+      g_value_set_int (value, priv->device_id);
       GST_OBJECT_UNLOCK (self);
       break;
     default:
@@ -518,8 +785,7 @@ gst_cbf_filter_get_property (GObject * object, guint prop_id, GValue * value,
 static void
 gst_cbf_filter_dispose (GObject * object)
 {
-  g_clear_pointer (&PRIV (GST_CBF_FILTER (object))->device.context,
-      cbf_context_unref);
+  g_clear_pointer (&PRIV (GST_CBF_FILTER (object))->context, cbf_context_unref);
   G_OBJECT_CLASS (gst_cbf_filter_parent_class)->dispose (object);
 }
 
@@ -608,5 +874,5 @@ gst_cbf_filter_init (GstCbfFilter * self)
 {
   GstCbfFilterPrivate *priv = PRIV (self);
 
-  priv->device.device_id = DEFAULT_DEVICE_ID;
+  priv->device_id = DEFAULT_DEVICE_ID;
 }
