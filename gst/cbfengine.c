@@ -76,18 +76,18 @@ static const Holding holdings[] = {
   HOLDING (HELD_FRAME_STATE, GROUP_TEMPORAL, history[1]),
   HOLDING (HELD_MOTION, GROUP_TEMPORAL, motion),
   HOLDING (HELD_PINNED, GROUP_TEMPORAL, cut_host),
-  HOLDING (HELD_EVENT, GROUP_TEMPORAL, cut_copied[0]),
-  HOLDING (HELD_EVENT, GROUP_TEMPORAL, cut_copied[1]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, sync.cut_copied[0]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, sync.cut_copied[1]),
   HOLDING (HELD_NOISE, GROUP_TEMPORAL, noise),
   HOLDING (HELD_PINNED, GROUP_TEMPORAL, noise_host),
-  HOLDING (HELD_EVENT, GROUP_TEMPORAL, noise_copied[0]),
-  HOLDING (HELD_EVENT, GROUP_TEMPORAL, noise_copied[1]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, sync.noise_copied[0]),
+  HOLDING (HELD_EVENT, GROUP_TEMPORAL, sync.noise_copied[1]),
   HOLDING (HELD_PLANE, GROUP_REGIONS, region_luma),
   HOLDING (HELD_PLANE, GROUP_REGIONS, region_chroma),
-  HOLDING (HELD_STREAM, GROUP_REGIONS, region_side),
-  HOLDING (HELD_EVENT, GROUP_REGIONS, region_fork),
-  HOLDING (HELD_EVENT, GROUP_REGIONS, region_weighed),
-  HOLDING (HELD_EVENT, GROUP_REGIONS, region_join),
+  HOLDING (HELD_STREAM, GROUP_REGIONS, sync.region_side),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_fork),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_weighed),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_join),
   HOLDING (HELD_PLANE, GROUP_GUIDE, guide),
 };
 
@@ -625,17 +625,17 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     if (err == cudaSuccess && last->chroma)
       err = ensure_device_plane (&engine->region_chroma, last->width,
           last->height);
-    if (err == cudaSuccess && !engine->region_side)
-      err = cudaStreamCreateWithFlags (&engine->region_side,
+    if (err == cudaSuccess && !engine->sync.region_side)
+      err = cudaStreamCreateWithFlags (&engine->sync.region_side,
           cudaStreamNonBlocking);
-    if (err == cudaSuccess && !engine->region_fork)
-      err = cudaEventCreateWithFlags (&engine->region_fork,
+    if (err == cudaSuccess && !engine->sync.region_fork)
+      err = cudaEventCreateWithFlags (&engine->sync.region_fork,
           cudaEventDisableTiming);
-    if (err == cudaSuccess && !engine->region_weighed)
-      err = cudaEventCreateWithFlags (&engine->region_weighed,
+    if (err == cudaSuccess && !engine->sync.region_weighed)
+      err = cudaEventCreateWithFlags (&engine->sync.region_weighed,
           cudaEventDisableTiming);
-    if (err == cudaSuccess && !engine->region_join)
-      err = cudaEventCreateWithFlags (&engine->region_join,
+    if (err == cudaSuccess && !engine->sync.region_join)
+      err = cudaEventCreateWithFlags (&engine->sync.region_join,
           cudaEventDisableTiming);
     if (err != cudaSuccess)
       return err;
@@ -727,8 +727,9 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
   CbfRegionRun regions = { &engine->regions, engine->temporal_on
         || engine->kernel == CBF_KERNEL_GRID || engine->regions.outside
         || engine->params.border == CBF_BORDER_WRAP,
-    engine->region_side, engine->region_fork, engine->region_weighed,
-    engine->region_join
+    engine->sync.region_side, engine->sync.region_fork,
+    engine->sync.region_weighed,
+    engine->sync.region_join
   };
 
   luma.weights = &engine->region_luma;

@@ -34,6 +34,23 @@ typedef struct
   CbfGridScratch grid;          /* method=grid's buffers, else empty */
 } Tables;
 
+/* The engine's own stream and the events by which its work on it and its
+ * copies to the host are ordered and waited for: the GPU state it keeps
+ * besides the frame's stream, which is the caller's (each table's upload
+ * event stays with its table). */
+typedef struct
+{
+  /* Where the regions' weights are made and the frame copied beside their
+   * windows, and the events that fork it from the frame's stream, say the
+   * weights are made and join it back. */
+  cudaStream_t region_side;
+  cudaEvent_t region_fork, region_weighed, region_join;
+  /* The scene-cut counts' and the noise estimates' copies to the host, two
+   * frames' each. */
+  cudaEvent_t cut_copied[2];
+  cudaEvent_t noise_copied[2];
+} CbfEngineSync;
+
 struct _CbfEngine
 {
   GstVideoInfo info;
@@ -92,7 +109,6 @@ struct _CbfEngine
   CbfMotionLuma motion_luma;
   gboolean field_made;
   guint *cut_host;
-  cudaEvent_t cut_copied[2];
   gboolean cut_pending[2];
   guint cut_slot;
   guint cut_limit;
@@ -104,7 +120,6 @@ struct _CbfEngine
    * were made from. */
   CbfNoiseScratch noise;
   gfloat *noise_host;
-  cudaEvent_t noise_copied[2];
   gboolean noise_pending[2];
   guint noise_slot;
   gdouble noise_estimate, noise_in_use;
@@ -114,11 +129,8 @@ struct _CbfEngine
   gboolean regions_on;
   CbfRegionSet regions;
   CbfPlane region_luma, region_chroma;
-  /* Where the regions' weights are made and the frame copied beside their
-   * windows, and the events that fork it from the frame's stream, say the
-   * weights are made and join it back. */
-  cudaStream_t region_side;
-  cudaEvent_t region_fork, region_weighed, region_join;
+
+  CbfEngineSync sync;
 
   /* Chroma guided by luma: on for the next frames, and the guide. */
   gboolean guide_on;

@@ -97,11 +97,11 @@ ensure_state (CbfEngine * engine, cudaStream_t stream)
     if (err == cudaSuccess && !engine->cut_host)
       err = cudaHostAlloc ((void **) &engine->cut_host, 2 * sizeof (guint),
           cudaHostAllocPortable);
-    if (err == cudaSuccess && !engine->cut_copied[0])
-      err = cudaEventCreateWithFlags (&engine->cut_copied[0],
+    if (err == cudaSuccess && !engine->sync.cut_copied[0])
+      err = cudaEventCreateWithFlags (&engine->sync.cut_copied[0],
           cudaEventDisableTiming);
-    if (err == cudaSuccess && !engine->cut_copied[1])
-      err = cudaEventCreateWithFlags (&engine->cut_copied[1],
+    if (err == cudaSuccess && !engine->sync.cut_copied[1])
+      err = cudaEventCreateWithFlags (&engine->sync.cut_copied[1],
           cudaEventDisableTiming);
   }
   if (err != cudaSuccess)
@@ -118,8 +118,8 @@ collect_cut (CbfEngine * engine, guint k, gboolean wait)
 
   if (!engine->cut_pending[k])
     return;
-  err = wait ? cudaEventSynchronize (engine->cut_copied[k]) :
-      cudaEventQuery (engine->cut_copied[k]);
+  err = wait ? cudaEventSynchronize (engine->sync.cut_copied[k]) :
+      cudaEventQuery (engine->sync.cut_copied[k]);
   if (err == cudaErrorNotReady) {
     cudaGetLastError ();        /* not an error: not done yet */
     return;
@@ -240,7 +240,7 @@ cbf_engine_estimate_motion (CbfEngine * engine, const CbfPlane * in,
     err = cudaMemcpyAsync (&engine->cut_host[k], engine->motion.cut_count,
         sizeof (guint), cudaMemcpyDeviceToHost, stream);
     if (err == cudaSuccess)
-      err = cudaEventRecord (engine->cut_copied[k], stream);
+      err = cudaEventRecord (engine->sync.cut_copied[k], stream);
     engine->cut_pending[k] = err == cudaSuccess;
     engine->field_made = err == cudaSuccess;
     engine->cut_slot ^= 1;
@@ -263,7 +263,7 @@ cbf_engine_get_motion (CbfEngine * engine, gfloat ** field, gint * blocks_x,
   gfloat *host;
 
   if (!engine->field_made
-      || cudaEventSynchronize (engine->cut_copied[engine->cut_slot ^ 1]) !=
+      || cudaEventSynchronize (engine->sync.cut_copied[engine->cut_slot ^ 1]) !=
       cudaSuccess)
     return FALSE;
   n = (gsize) engine->motion.blocks_x * engine->motion.blocks_y * 2;
@@ -288,8 +288,8 @@ collect_noise (CbfEngine * engine, guint k, gboolean wait)
 
   if (!engine->noise_pending[k])
     return;
-  err = wait ? cudaEventSynchronize (engine->noise_copied[k]) :
-      cudaEventQuery (engine->noise_copied[k]);
+  err = wait ? cudaEventSynchronize (engine->sync.noise_copied[k]) :
+      cudaEventQuery (engine->sync.noise_copied[k]);
   if (err == cudaErrorNotReady) {
     cudaGetLastError ();        /* not an error: not done yet */
     return;
@@ -329,11 +329,11 @@ cbf_engine_prepare_noise (CbfEngine * engine, cudaStream_t stream)
   if (err == cudaSuccess && !engine->noise_host)
     err = cudaHostAlloc ((void **) &engine->noise_host, 2 * sizeof (gfloat),
         cudaHostAllocPortable);
-  if (err == cudaSuccess && !engine->noise_copied[0])
-    err = cudaEventCreateWithFlags (&engine->noise_copied[0],
+  if (err == cudaSuccess && !engine->sync.noise_copied[0])
+    err = cudaEventCreateWithFlags (&engine->sync.noise_copied[0],
         cudaEventDisableTiming);
-  if (err == cudaSuccess && !engine->noise_copied[1])
-    err = cudaEventCreateWithFlags (&engine->noise_copied[1],
+  if (err == cudaSuccess && !engine->sync.noise_copied[1])
+    err = cudaEventCreateWithFlags (&engine->sync.noise_copied[1],
         cudaEventDisableTiming);
   return err;
 }
@@ -357,7 +357,7 @@ cbf_engine_measure_noise (CbfEngine * engine, const CbfPlane * in,
     err = cudaMemcpyAsync (&engine->noise_host[k], engine->noise.sigma,
         sizeof (gfloat), cudaMemcpyDeviceToHost, stream);
   if (err == cudaSuccess)
-    err = cudaEventRecord (engine->noise_copied[k], stream);
+    err = cudaEventRecord (engine->sync.noise_copied[k], stream);
   engine->noise_pending[k] = err == cudaSuccess;
   engine->noise_slot ^= 1;
   return err;
