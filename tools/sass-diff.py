@@ -9,7 +9,10 @@ OLD and NEW are object files, fatbinaries or static libraries holding
 fatbinaries (build/kernels/bilateral_channel.cu.o, say).
 Addresses and encodings are ignored; functions are matched by name, with
 --strip REGEX (repeatable) removed from the names first, for changes that
-rename a parameter's type. Prints each function that differs and ends with
+rename a parameter's type, and --rename OLD=NEW (repeatable) applied to the
+old build's names and calls, for a change that renames identifiers: every
+mangled name holding OLD takes NEW, its length fixed (8Colour32 becomes
+7Color32). Prints each function that differs and ends with
 'N functions identical, N differ'; exit 1 if any differ.
 
 cuobjdump comes with the CUDA toolkit; where the toolkit has none,
@@ -47,6 +50,28 @@ def functions(cuobjdump, path):
     return funcs
 
 
+def rename(text, old, new):
+    """@text with @old replaced by @new in each identifier, the lengths of
+    Itanium-mangled source names fixed."""
+    out, i, boundary = [], 0, True
+    while i < len(text):
+        m = re.match(r"\d+", text[i:])
+        if m and (boundary or not text[i - 1].isdigit()):
+            n, j = int(m.group(0)), i + len(m.group(0))
+            ident = text[j:j + n]
+            if n and len(ident) == n and re.fullmatch(r"[A-Za-z_]\w*", ident):
+                ident = ident.replace(old, new)
+                out.append(f"{len(ident)}{ident}")
+                i, boundary = j + n, True
+                continue
+        out.append(text[i])
+        i, boundary = i + 1, False
+    text = "".join(out)
+    # Names that are not mangled (extern "C") carry the identifier whole.
+    return re.sub(r"\b(?!_Z)\w*" + re.escape(old) + r"\w*",
+                  lambda k: k.group(0).replace(old, new), text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("old")
@@ -54,18 +79,24 @@ def main():
     ap.add_argument("--cuobjdump", default=shutil.which("cuobjdump") or
                     "/usr/local/cuda/bin/cuobjdump")
     ap.add_argument("--strip", action="append", default=[])
+    ap.add_argument("--rename", action="append", default=[])
     a = ap.parse_args()
+    renames = [r.split("=", 1) for r in a.rename]
 
-    def norm(funcs):
+    def norm(funcs, renamed):
         out = {}
         for name, body in funcs.items():
+            if renamed:
+                for old_id, new_id in renames:
+                    name = rename(name, old_id, new_id)
+                    body = [rename(line, old_id, new_id) for line in body]
             for pattern in a.strip:
                 name = re.sub(pattern, "", name)
             out[name] = body
         return out
 
-    old = norm(functions(a.cuobjdump, a.old))
-    new = norm(functions(a.cuobjdump, a.new))
+    old = norm(functions(a.cuobjdump, a.old), True)
+    new = norm(functions(a.cuobjdump, a.new), False)
     same = differ = 0
     for name in sorted(set(old) | set(new)):
         if name not in old or name not in new:
