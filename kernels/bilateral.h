@@ -378,8 +378,20 @@ typedef cudaError_t CbfFilterEntry (const CbfPlane * src,
     const CbfFilterParams * weights, cudaStream_t stream);
 typedef CbfFilterEntry *CbfFilterFunc;
 
-/* The six entries of a filter (bilateral, gaussian, grid), one per pixel
- * layout, all CbfFilterEntry:
+/* The pixel layouts the filters take, a line each:
+ * X (arg, layout, Layout): @arg is passed through (the filter's name, say),
+ * @layout is the suffix of the layout's entry names (cbf_FILTER_layout,
+ * below), @Layout the C++ type of layouts_8bit.cuh or layouts_deep.cuh that
+ * reads and writes its pixels (a name without a comma; C never expands
+ * it). From these tables come the declarations below, the Gaussian's and
+ * the grid's entries (gaussian.cu, grid.cu), the deep bilateral entries
+ * and the frame plan's entries of each layout (cbfframeplan.c); the 8-bit
+ * bilateral entries are written out in the kernel file of their family,
+ * which compile in parallel (bilateral_channel.cu, bilateral_colour32.cu,
+ * bilateral_colour24.cu, bilateral_planar.cu). The lines are in the order
+ * of the entries in the kernel files.
+ *
+ * The six 8-bit layouts, all CbfFilterEntry:
  * - cbf_FILTER_channel: one 8-bit channel filtered on its own (OpenCV's
  *   1-channel semantics): GRAY8, a plane of planar YUV, or one channel of
  *   interleaved ones (NV12's U or V, YUY2's Y, U or V), any pixel_bytes;
@@ -396,24 +408,33 @@ typedef CbfFilterEntry *CbfFilterFunc;
  * - cbf_FILTER_colour_packed24: 24-bit pixels (RGB, BGR);
  * - cbf_FILTER_colour_planar: one channel per plane, three planes of one
  *   size (Y444, GBR): @src and @dst are arrays of three, pixel_bytes 1. */
-#define CBF_DECLARE_LAYOUT_ENTRIES(filter) \
-  CbfFilterEntry cbf_##filter##_channel, cbf_##filter##_channel_pair, \
-      cbf_##filter##_colour_first, cbf_##filter##_colour_last, \
-      cbf_##filter##_colour_packed24, cbf_##filter##_colour_planar
+#define CBF_LAYOUTS_8BIT(X, arg) \
+  X (arg, channel, Channels<1>) \
+  X (arg, channel_pair, Channels<2>) \
+  X (arg, colour_first, Colour32<0>) \
+  X (arg, colour_last, Colour32<1>) \
+  X (arg, colour_packed24, Colour24) \
+  X (arg, colour_planar, ColourPlanar)
 
-CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
-
-/* The eight entries of a filter for samples of 10 to 16 bits, each in a
- * 16-bit little-endian container (pixel_bytes counts bytes, as above), or a
- * 10-bit field of a 32-bit word; the bilateral ones read tables made by
- * cbf_deep_tables_fill for the samples' bits and channels:
+/* The eight layouts of samples of 10 to 16 bits, each in a 16-bit
+ * little-endian container (pixel_bytes counts bytes, as above), or a
+ * 10-bit field of a 32-bit word; the bilateral entries read tables made by
+ * cbf_deep_tables_fill for the samples' bits and channels. One channel at
+ * a time:
  * - cbf_FILTER_deep_channel, cbf_FILTER_deep_channel_pair: as
  *   cbf_FILTER_channel and cbf_FILTER_channel_pair, on 16-bit samples
  *   (GRAY16_LE, P016_LE);
  * - cbf_FILTER_deep12_channel, cbf_FILTER_deep12_channel_pair: the same on
  *   samples of at most 12 bits, LSB-aligned (I420_10LE, I422_12LE, ...) or
  *   MSB-aligned (P010_10LE, P012_LE: the planes' sample_shift), of the
- *   planes' sample_bits (at most 12 whatever it says);
+ *   planes' sample_bits (at most 12 whatever it says); */
+#define CBF_LAYOUTS_DEEP_CHANNEL(X, arg) \
+  X (arg, deep_channel, DeepChannel16) \
+  X (arg, deep_channel_pair, DeepChannelPair16) \
+  X (arg, deep12_channel, DeepChannel12) \
+  X (arg, deep12_channel_pair, DeepChannelPair12)
+
+/* three colour channels together:
  * - cbf_FILTER_deep_colour_planar, cbf_FILTER_deep10_colour_planar: three
  *   planes of 16-bit (Y444_16LE) or 10-bit samples (Y444_10LE, GBR_10LE),
  *   pixel_bytes 2;
@@ -422,12 +443,26 @@ CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
  * - cbf_FILTER_deep_colour10a2: 32-bit pixels, colour in bits 0..29 (three
  *   10-bit fields) and the 2-bit alpha copied unchanged (BGR10A2_LE,
  *   RGB10A2_LE). */
-#define CBF_DECLARE_DEEP_ENTRIES(filter) \
-  CbfFilterEntry cbf_##filter##_deep_channel, cbf_##filter##_deep_channel_pair, \
-      cbf_##filter##_deep12_channel, cbf_##filter##_deep12_channel_pair, \
-      cbf_##filter##_deep_colour_planar, cbf_##filter##_deep10_colour_planar, \
-      cbf_##filter##_deep_colour64, cbf_##filter##_deep_colour10a2
+#define CBF_LAYOUTS_DEEP_COLOUR(X, arg) \
+  X (arg, deep_colour_planar, DeepPlanar16) \
+  X (arg, deep10_colour_planar, DeepPlanar10) \
+  X (arg, deep_colour64, DeepColour64) \
+  X (arg, deep_colour10a2, DeepColour10A2)
 
+#define CBF_LAYOUTS_DEEP(X, arg) \
+  CBF_LAYOUTS_DEEP_CHANNEL (X, arg) \
+  CBF_LAYOUTS_DEEP_COLOUR (X, arg)
+
+/* Declare @filter's entry of every layout: cbf_FILTER_channel and the
+ * others of CBF_LAYOUTS_8BIT, or the deep ones. */
+#define CBF_DECLARE_ENTRY(filter, layout, Layout) \
+  CbfFilterEntry cbf_##filter##_##layout;
+#define CBF_DECLARE_LAYOUT_ENTRIES(filter) \
+  CBF_LAYOUTS_8BIT (CBF_DECLARE_ENTRY, filter)
+#define CBF_DECLARE_DEEP_ENTRIES(filter) \
+  CBF_LAYOUTS_DEEP (CBF_DECLARE_ENTRY, filter)
+
+CBF_DECLARE_LAYOUT_ENTRIES (bilateral);
 CBF_DECLARE_DEEP_ENTRIES (bilateral);
 
 /* Chroma guided by luma (a joint bilateral filter): as the

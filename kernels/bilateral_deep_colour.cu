@@ -15,4 +15,7 @@
 
 #include "bilateral_launch.cuh"
 
-CBF_DEEP_COLOUR_ENTRIES (bilateral, launch)
+#define CBF_BILATERAL_ENTRY(filter, layout, Layout)                            \
+  CBF_ENTRY (cbf_##filter##_##layout, launch, Layout)
+CBF_LAYOUTS_DEEP_COLOUR (CBF_BILATERAL_ENTRY, bilateral)
+#undef CBF_BILATERAL_ENTRY

@@ -394,10 +394,9 @@ cudaError_t launch_gaussian (const CbfPlane *src, const CbfPlane *dst,
 
 } /* namespace */
 
-CBF_ENTRY (cbf_gaussian_channel, launch_gaussian, Channels<1>)
-CBF_ENTRY (cbf_gaussian_channel_pair, launch_gaussian, Channels<2>)
-CBF_ENTRY (cbf_gaussian_colour_first, launch_gaussian, Colour32<0>)
-CBF_ENTRY (cbf_gaussian_colour_last, launch_gaussian, Colour32<1>)
-CBF_ENTRY (cbf_gaussian_colour_packed24, launch_gaussian, Colour24)
-CBF_ENTRY (cbf_gaussian_colour_planar, launch_gaussian, ColourPlanar)
-CBF_DEEP_ENTRIES (gaussian, launch_gaussian)
+/* The entries, one per layout of bilateral.h's tables. */
+#define CBF_GAUSSIAN_ENTRY(filter, layout, Layout)                             \
+  CBF_ENTRY (cbf_##filter##_##layout, launch_gaussian, Layout)
+CBF_LAYOUTS_8BIT (CBF_GAUSSIAN_ENTRY, gaussian)
+CBF_LAYOUTS_DEEP (CBF_GAUSSIAN_ENTRY, gaussian)
+#undef CBF_GAUSSIAN_ENTRY

@@ -288,10 +288,9 @@ extern "C" size_t cbf_grid_floats (int width, int height, int channels,
   return (size_t)d.w * d.h * d.d * kFloatsPerCell * channels * n_views;
 }
 
-CBF_ENTRY (cbf_grid_channel, launch_grid, Channels<1>)
-CBF_ENTRY (cbf_grid_channel_pair, launch_grid, Channels<2>)
-CBF_ENTRY (cbf_grid_colour_first, launch_grid, Colour32<0>)
-CBF_ENTRY (cbf_grid_colour_last, launch_grid, Colour32<1>)
-CBF_ENTRY (cbf_grid_colour_packed24, launch_grid, Colour24)
-CBF_ENTRY (cbf_grid_colour_planar, launch_grid, ColourPlanar)
-CBF_DEEP_ENTRIES (grid, launch_grid)
+/* The entries, one per layout of bilateral.h's tables. */
+#define CBF_GRID_ENTRY(filter, layout, Layout)                                 \
+  CBF_ENTRY (cbf_##filter##_##layout, launch_grid, Layout)
+CBF_LAYOUTS_8BIT (CBF_GRID_ENTRY, grid)
+CBF_LAYOUTS_DEEP (CBF_GRID_ENTRY, grid)
+#undef CBF_GRID_ENTRY

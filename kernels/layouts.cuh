@@ -248,6 +248,9 @@ cudaError_t allow_device_smem (
 
 } /* namespace */
 
+/* The C entry point @name: @launcher for @Layout. A filter's kernel file
+ * makes one for each line of bilateral.h's layout tables (CBF_LAYOUTS_8BIT,
+ * CBF_LAYOUTS_DEEP) with a callback of its own that names its launcher. */
 #define CBF_ENTRY(name, launcher, Layout)                                      \
   extern "C" cudaError_t name (const CbfPlane *src, const CbfPlane *dst,       \
       int row_begin, int row_end, const CbfFilterParams *w,                    \
@@ -255,21 +258,5 @@ cudaError_t allow_device_smem (
   {                                                                            \
     return launcher<Layout> (src, dst, row_begin, row_end, w, stream);         \
   }
-
-/* The deep entries of a filter whose launcher is @launcher: one channel,
- * three colour channels, or all. */
-#define CBF_DEEP_CHANNEL_ENTRIES(filter, launcher)                             \
-  CBF_ENTRY (cbf_##filter##_deep_channel, launcher, DeepChannel16)             \
-  CBF_ENTRY (cbf_##filter##_deep_channel_pair, launcher, DeepChannelPair16)    \
-  CBF_ENTRY (cbf_##filter##_deep12_channel, launcher, DeepChannel12)           \
-  CBF_ENTRY (cbf_##filter##_deep12_channel_pair, launcher, DeepChannelPair12)
-#define CBF_DEEP_COLOUR_ENTRIES(filter, launcher)                              \
-  CBF_ENTRY (cbf_##filter##_deep_colour_planar, launcher, DeepPlanar16)        \
-  CBF_ENTRY (cbf_##filter##_deep10_colour_planar, launcher, DeepPlanar10)      \
-  CBF_ENTRY (cbf_##filter##_deep_colour64, launcher, DeepColour64)             \
-  CBF_ENTRY (cbf_##filter##_deep_colour10a2, launcher, DeepColour10A2)
-#define CBF_DEEP_ENTRIES(filter, launcher)                                     \
-  CBF_DEEP_CHANNEL_ENTRIES (filter, launcher)                                  \
-  CBF_DEEP_COLOUR_ENTRIES (filter, launcher)
 
 #endif /* CBF_LAYOUTS_CUH */
