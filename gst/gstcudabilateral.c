@@ -150,6 +150,7 @@
 #include "cbfmaskloader.h"
 #include "cbfregions.h"
 #include "cbfplaneprops.h"
+#include "cbffilterprops.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
@@ -159,39 +160,15 @@
 GST_DEBUG_CATEGORY_STATIC (gst_cuda_bilateral_debug);
 #define GST_CAT_DEFAULT gst_cuda_bilateral_debug
 
-#define DEFAULT_DIAMETER 9
-#define DEFAULT_SIGMA_COLOR 75.0
-#define DEFAULT_SIGMA_SPACE 75.0
-#define MAX_DIAMETER 255
-#define MAX_SIGMA_COLOR 1000.0
-/* Keeps the radius derived from sigma-space within CBF_MAX_RADIUS. */
-#define MAX_SIGMA_SPACE 200.0
-#define DEFAULT_MODE CBF_MODE_BILATERAL
-#define DEFAULT_METHOD CBF_METHOD_EXACT
-#define DEFAULT_TEMPORAL_STRENGTH 0.0
-#define DEFAULT_TEMPORAL_SIGMA 6.0
-#define MIN_TEMPORAL_SIGMA 0.1
-#define DEFAULT_TEMPORAL_MOTION CBF_TEMPORAL_MOTION_NONE
-/* noise-sigma's values that are not a level. */
-#define NOISE_SIGMA_MEASURED (-1.0)
-#define NOISE_SIGMA_UNSET (-2.0)
-#define DEFAULT_NOISE_SIGMA NOISE_SIGMA_UNSET
-#define MAX_NOISE_SIGMA 255.0
-
+/* The filter's own properties (cbffilterprops.h), those of the regions
+ * (cbfregions.h) and of the planes (cbfplaneprops.h) from an id on each. */
 enum
 {
   PROP_0,
-  PROP_DIAMETER,
-  PROP_SIGMA_COLOR,
-  PROP_SIGMA_SPACE,
-  PROP_MODE,
+  PROP_FILTER,
+  PROP_FILTER_LAST = PROP_FILTER + CBF_FILTER_N_PROPS - 1,
   PROP_MASK_LOCATION,
-  PROP_METHOD,
-  PROP_TEMPORAL_STRENGTH,
-  PROP_TEMPORAL_SIGMA,
-  PROP_TEMPORAL_MOTION,
   PROP_SCENE_CUTS,
-  PROP_NOISE_SIGMA,
   PROP_MEASURED_NOISE_SIGMA,
   PROP_REGIONS,
   PROP_REGIONS_LAST = PROP_REGIONS + CBF_REGION_N_PROPS - 1,
@@ -580,53 +557,17 @@ gst_cuda_bilateral_set_property (GObject * object, guint prop_id,
   }
 
   GST_OBJECT_LOCK (self);
-  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST) {
+  if (prop_id >= PROP_FILTER && prop_id <= PROP_FILTER_LAST) {
+    cbf_filter_props_set (&self->params, prop_id - PROP_FILTER, value);
+    self->params_dirty = TRUE;
+  } else if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST) {
     cbf_region_settings_set (&self->regions, prop_id - PROP_REGIONS, value);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST) {
+  } else if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST) {
     cbf_plane_props_set (&self->params, prop_id - PROP_PLANES, value);
     self->params_dirty = TRUE;
-    GST_OBJECT_UNLOCK (self);
-    return;
+  } else {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
-  switch (prop_id) {
-    case PROP_DIAMETER:
-      self->params.diameter = g_value_get_int (value);
-      break;
-    case PROP_SIGMA_COLOR:
-      self->params.sigma_color = g_value_get_double (value);
-      break;
-    case PROP_SIGMA_SPACE:
-      self->params.sigma_space = g_value_get_double (value);
-      break;
-    case PROP_MODE:
-      self->params.mode = g_value_get_enum (value);
-      break;
-    case PROP_METHOD:
-      self->params.method = g_value_get_enum (value);
-      break;
-    case PROP_TEMPORAL_STRENGTH:
-      self->params.temporal_strength = g_value_get_double (value);
-      break;
-    case PROP_TEMPORAL_SIGMA:
-      self->params.temporal_sigma = g_value_get_double (value);
-      break;
-    case PROP_TEMPORAL_MOTION:
-      self->params.temporal_motion = g_value_get_enum (value);
-      break;
-    case PROP_NOISE_SIGMA:
-      self->params.noise_sigma = g_value_get_double (value);
-      self->params.noise = self->params.noise_sigma >= 0 ? CBF_NOISE_GIVEN :
-          self->params.noise_sigma == NOISE_SIGMA_MEASURED ?
-          CBF_NOISE_MEASURED : CBF_NOISE_UNSET;
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  self->params_dirty = TRUE;
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -637,57 +578,20 @@ gst_cuda_bilateral_get_property (GObject * object, guint prop_id,
   GstCudaBilateral *self = GST_CUDA_BILATERAL (object);
 
   GST_OBJECT_LOCK (self);
-  if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST) {
+  if (prop_id >= PROP_FILTER && prop_id <= PROP_FILTER_LAST)
+    cbf_filter_props_get (&self->params, prop_id - PROP_FILTER, value);
+  else if (prop_id >= PROP_REGIONS && prop_id <= PROP_REGIONS_LAST)
     cbf_region_settings_get (&self->regions, prop_id - PROP_REGIONS, value);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST) {
+  else if (prop_id >= PROP_PLANES && prop_id <= PROP_PLANES_LAST)
     cbf_plane_props_get (&self->params, prop_id - PROP_PLANES, value);
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  switch (prop_id) {
-    case PROP_DIAMETER:
-      g_value_set_int (value, self->params.diameter);
-      break;
-    case PROP_SIGMA_COLOR:
-      g_value_set_double (value, self->params.sigma_color);
-      break;
-    case PROP_SIGMA_SPACE:
-      g_value_set_double (value, self->params.sigma_space);
-      break;
-    case PROP_MODE:
-      g_value_set_enum (value, self->params.mode);
-      break;
-    case PROP_MASK_LOCATION:
-      g_value_set_string (value, self->mask_location);
-      break;
-    case PROP_METHOD:
-      g_value_set_enum (value, self->params.method);
-      break;
-    case PROP_TEMPORAL_STRENGTH:
-      g_value_set_double (value, self->params.temporal_strength);
-      break;
-    case PROP_TEMPORAL_SIGMA:
-      g_value_set_double (value, self->params.temporal_sigma);
-      break;
-    case PROP_TEMPORAL_MOTION:
-      g_value_set_enum (value, self->params.temporal_motion);
-      break;
-    case PROP_SCENE_CUTS:
-      g_value_set_uint64 (value, self->scene_cuts);
-      break;
-    case PROP_NOISE_SIGMA:
-      g_value_set_double (value, self->params.noise_sigma);
-      break;
-    case PROP_MEASURED_NOISE_SIGMA:
-      g_value_set_double (value, self->measured_noise);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
+  else if (prop_id == PROP_MASK_LOCATION)
+    g_value_set_string (value, self->mask_location);
+  else if (prop_id == PROP_SCENE_CUTS)
+    g_value_set_uint64 (value, self->scene_cuts);
+  else if (prop_id == PROP_MEASURED_NOISE_SIGMA)
+    g_value_set_double (value, self->measured_noise);
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -709,155 +613,11 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstCbfFilterClass *filter_class = GST_CBF_FILTER_CLASS (klass);
-  const GParamFlags live = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
-      GST_PARAM_CONTROLLABLE | GST_PARAM_MUTABLE_PLAYING;
 
   gobject_class->set_property = gst_cuda_bilateral_set_property;
   gobject_class->get_property = gst_cuda_bilateral_get_property;
 
-  /**
-   * GstCudaBilateral:diameter:
-   *
-   * Diameter of the window in pixels, as OpenCV's d, from 1 to 255: the
-   * radius is diameter / 2 (at least 1) and the window is the disc of that
-   * radius. -1 or 0 derives the radius from sigma-space: round (1.5 *
-   * sigma-space), up to 300 pixels. Cost grows with the square of the
-   * radius. In mode=gaussian it is the kernel size (an even one is taken as
-   * the next odd number; -1 or 0: derived from sigma-space).
-   */
-  g_object_class_install_property (gobject_class, PROP_DIAMETER,
-      g_param_spec_int ("diameter", "Diameter",
-          "Window diameter in pixels, 1 to 255 (radius = diameter / 2); "
-          "-1 or 0: radius = round(1.5 * sigma-space). In mode=gaussian, "
-          "the kernel size", -1, MAX_DIAMETER, DEFAULT_DIAMETER, live));
-  /**
-   * GstCudaBilateral:sigma-color:
-   *
-   * Range sigma in 8-bit levels, from 0 to 1000: colour differences (for
-   * RGB and Y444 the sum of the absolute differences of the three
-   * channels, else one channel's difference) much larger than this are not
-   * averaged together. Small values (10 to 20) smooth only noise and keep
-   * texture; large ones (60 and more) flatten skin and fabric, and edges
-   * start to blur. 0 (at most 1e-6) passes the frame through unchanged,
-   * as OpenCV 5.0's bilateralFilter does. Not used in mode=gaussian. For
-   * samples of more than 8 bits it is scaled by (2^bits - 1) / 255 inside,
-   * so that one value looks the same at every depth.
-   */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_COLOR,
-      g_param_spec_double ("sigma-color", "Sigma color",
-          "Range sigma in 8-bit levels, 0 to 1000 (0 passes the frame "
-          "through), scaled to the samples' depth for 10- to 16-bit formats: "
-          "colour differences well above it are not averaged, so edges "
-          "stay; not used in mode=gaussian", 0.0,
-          MAX_SIGMA_COLOR, DEFAULT_SIGMA_COLOR, live));
-  /**
-   * GstCudaBilateral:sigma-space:
-   *
-   * Spatial sigma in pixels, from 0 to 200: how quickly a neighbour's
-   * weight falls with its distance. With diameter -1 or 0 it also sets the
-   * window (radius round (1.5 * sigma-space)). 0 (at most 1e-6) passes the
-   * frame through unchanged in mode=bilateral, as OpenCV 5.0's
-   * bilateralFilter does (chroma of subsampled formats by its own, halved
-   * sigma-space); in mode=gaussian 0 acts as 1, or with a diameter > 0
-   * OpenCV derives the sigma from the kernel size.
-   */
-  g_object_class_install_property (gobject_class, PROP_SIGMA_SPACE,
-      g_param_spec_double ("sigma-space", "Sigma space",
-          "Spatial sigma in pixels, 0 to 200 (0 passes the frame through in "
-          "mode=bilateral): how fast a "
-          "neighbour's weight falls with distance; sets the window when "
-          "diameter is -1 or 0", 0.0, MAX_SIGMA_SPACE,
-          DEFAULT_SIGMA_SPACE, live));
-
-  /**
-   * GstCudaBilateral:mode:
-   *
-   * bilateral (default): the edge-preserving filter. gaussian: the range
-   * weight is off and the output is OpenCV's GaussianBlur with kernel size
-   * diameter (an even one is taken as the next odd number; <= 0 derives it
-   * from sigma-space as cvRound (6 sigma-space + 1), made odd) and sigma
-   * sigma-space (<= 0 with diameter > 0: OpenCV derives it from the size);
-   * sigma-color is not used. Chroma of subsampled YUV takes the same
-   * scaled parameters as in bilateral mode. Gaussian mode costs a few
-   * taps per pixel per unit of diameter, far less than bilateral.
-   */
-  g_object_class_install_property (gobject_class, PROP_MODE,
-      g_param_spec_enum ("mode", "Mode",
-          "The filter: bilateral (edge-preserving, OpenCV's bilateralFilter) "
-          "or gaussian (range weight off: OpenCV's GaussianBlur, kernel size "
-          "diameter, sigma sigma-space)",
-          GST_TYPE_CUDA_BILATERAL_MODE, DEFAULT_MODE, live));
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_MODE, 0);
-  /**
-   * GstCudaBilateral:method:
-   *
-   * exact (default): OpenCV's bilateralFilter within ±1, whose cost grows
-   * with the square of the window. grid: the bilateral grid (Chen, Paris &
-   * Durand 2007), an approximation whose cost per pixel does not depend on
-   * the window (docs/kernels.md defines it exactly), meant for sigma-space
-   * >= 8; diameter is not used. Ignored in mode=gaussian.
-   */
-  g_object_class_install_property (gobject_class, PROP_METHOD,
-      g_param_spec_enum ("method", "Method",
-          "How mode=bilateral is computed: exact (OpenCV's bilateralFilter, "
-          "cost grows with the window's area) or grid (bilateral grid "
-          "approximation, cost independent of the window; for sigma-space "
-          ">= 8; diameter not used)",
-          GST_TYPE_CUDA_BILATERAL_METHOD, DEFAULT_METHOD, live));
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_METHOD, 0);
-  /**
-   * GstCudaBilateral:temporal-strength:
-   *
-   * The temporal filter's gain a, 0 (off, the default) to 0.95: output
-   * Y = B + a g (Y_prev - B), B the spatial result, Y_prev the previous
-   * output, g = exp (-D^2 / (2 temporal-sigma^2)), D = |B - Y_prev| (summed
-   * over the colour channels of RGB and Y444). One frame of state on the
-   * GPU, no frame held back; it starts again after a flush, a new stream,
-   * a segment other than the one in force, new caps or a discontinuity,
-   * and for a plane once filter-luma or filter-chroma turns it on again.
-   */
-  g_object_class_install_property (gobject_class, PROP_TEMPORAL_STRENGTH,
-      g_param_spec_double ("temporal-strength", "Temporal strength",
-          "How far each pixel moves towards the previous output frame where "
-          "the two are close (temporal denoising, no added latency), 0 to "
-          "0.95; 0: off", 0.0, CBF_PARAMS_TEMPORAL_STRENGTH_MAX,
-          DEFAULT_TEMPORAL_STRENGTH, live));
-  /**
-   * GstCudaBilateral:temporal-sigma:
-   *
-   * The temporal filter's gate in 8-bit levels, scaled to the samples'
-   * depth as sigma-color is: a change from the previous output well above
-   * it counts as motion and passes within one frame (user guide).
-   */
-  g_object_class_install_property (gobject_class, PROP_TEMPORAL_SIGMA,
-      g_param_spec_double ("temporal-sigma", "Temporal sigma",
-          "Changes from the previous output well above this (in 8-bit "
-          "levels) count as motion and are not averaged", MIN_TEMPORAL_SIGMA,
-          MAX_SIGMA_COLOR, DEFAULT_TEMPORAL_SIGMA, live));
-  /**
-   * GstCudaBilateral:temporal-motion:
-   *
-   * none (default): the temporal filter reads the previous output at the
-   * same pixel, so that it averages only where the picture holds still.
-   * compensated: it reads the previous output warped along the motion
-   * found from the current frame (block matching on luma, sub-pixel,
-   * on the GPU; RGB's luma is (R + 2 G + B) / 4), gates on the 3 x 3 mean
-   * of the difference, and starts again at a scene cut, which
-   * #GstCudaBilateral:scene-cuts counts and a "cudabilateral-scene-cut"
-   * element message announces. temporal-sigma also sets how much noise
-   * the motion search expects. A frame of system memory then waits for
-   * all of its upload before its first band is filtered. Chroma follows
-   * luma's motion: with filter-luma=false there is none to follow, and
-   * chroma is filtered in space alone.
-   */
-  g_object_class_install_property (gobject_class, PROP_TEMPORAL_MOTION,
-      g_param_spec_enum ("temporal-motion", "Temporal motion",
-          "What the temporal filter follows: none (the same pixel of the "
-          "previous output) or compensated (the previous output moved along "
-          "the motion found in the video, reset at scene cuts)",
-          GST_TYPE_CUDA_BILATERAL_TEMPORAL_MOTION, DEFAULT_TEMPORAL_MOTION,
-          live));
-  gst_type_mark_as_plugin_api (GST_TYPE_CUDA_BILATERAL_TEMPORAL_MOTION, 0);
+  cbf_filter_props_install (gobject_class, PROP_FILTER);
   /**
    * GstCudaBilateral:scene-cuts:
    *
@@ -870,24 +630,6 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
           "Scene cuts found by temporal-motion=compensated, at which the "
           "temporal filter started again", 0, G_MAXUINT64, 0,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
-  /**
-   * GstCudaBilateral:noise-sigma:
-   *
-   * The noise of the video as a standard deviation in 8-bit levels, from
-   * which the element sets sigma-color to 2.5 x it and temporal-sigma to
-   * 1.38 x it - 1.5 (at least 0.5), replacing theirs; -1: measured from
-   * the frames (Immerkaer's estimator on luma over the flattest half of
-   * each frame, averaged over frames; read it in
-   * #GstCudaBilateral:measured-noise-sigma), the settings following it
-   * from the next frame; -2 (default, and any other value below 0): not
-   * used, sigma-color and temporal-sigma as set.
-   */
-  g_object_class_install_property (gobject_class, PROP_NOISE_SIGMA,
-      g_param_spec_double ("noise-sigma", "Noise sigma",
-          "The video's noise (standard deviation, 8-bit levels), which then "
-          "sets sigma-color (2.5 x) and temporal-sigma (1.38 x - 1.5); -1: "
-          "measured from the video; -2: not used", NOISE_SIGMA_UNSET,
-          MAX_NOISE_SIGMA, DEFAULT_NOISE_SIGMA, live));
   /**
    * GstCudaBilateral:measured-noise-sigma:
    *
@@ -949,16 +691,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
 static void
 gst_cuda_bilateral_init (GstCudaBilateral * self)
 {
-  self->params.diameter = DEFAULT_DIAMETER;
-  self->params.sigma_color = DEFAULT_SIGMA_COLOR;
-  self->params.sigma_space = DEFAULT_SIGMA_SPACE;
-  self->params.mode = DEFAULT_MODE;
-  self->params.method = DEFAULT_METHOD;
-  self->params.temporal_strength = DEFAULT_TEMPORAL_STRENGTH;
-  self->params.temporal_sigma = DEFAULT_TEMPORAL_SIGMA;
-  self->params.temporal_motion = DEFAULT_TEMPORAL_MOTION;
-  self->params.noise_sigma = DEFAULT_NOISE_SIGMA;
-  self->params.noise = CBF_NOISE_UNSET;
+  cbf_filter_props_init (&self->params);
   self->measured_noise = -1;
   self->params_dirty = TRUE;
   cbf_region_settings_init (&self->regions);
