@@ -8,119 +8,41 @@
  */
 
 #include "cbfframeplan.h"
+#include "cbfformats.h"
 
 #include <math.h>
 
-/* The entries of each layout, by CbfKernel. */
-static const CbfFilterFunc colour_first[CBF_N_KERNELS] = {
-  cbf_bilateral_colour_first, cbf_gaussian_colour_first,
-  cbf_grid_colour_first
-};
+/* The entries of each layout of bilateral.h's tables, by CbfKernel, in an
+ * array named after the layout. */
+/* *INDENT-OFF* */
+#define LAYOUT_ENTRIES(unused, layout, Layout) \
+  static const CbfFilterFunc layout[CBF_N_KERNELS] = { \
+    cbf_bilateral_##layout, cbf_gaussian_##layout, cbf_grid_##layout \
+  };
+CBF_LAYOUTS_8BIT (LAYOUT_ENTRIES, )
+CBF_LAYOUTS_DEEP (LAYOUT_ENTRIES, )
+#undef LAYOUT_ENTRIES
+/* *INDENT-ON* */
 
-static const CbfFilterFunc colour_last[CBF_N_KERNELS] = {
-  cbf_bilateral_colour_last, cbf_gaussian_colour_last, cbf_grid_colour_last
-};
+/* The layout of cbfformats.h's GRAY and YUV formats: no colour entries,
+ * their channels' are picked by cbf_frame_plan_init. */
+static const CbfFilterFunc by_channel[CBF_N_KERNELS] = { NULL };
 
-static const CbfFilterFunc colour_packed24[CBF_N_KERNELS] = {
-  cbf_bilateral_colour_packed24, cbf_gaussian_colour_packed24,
-  cbf_grid_colour_packed24
-};
-
-static const CbfFilterFunc colour_planar[CBF_N_KERNELS] = {
-  cbf_bilateral_colour_planar, cbf_gaussian_colour_planar,
-  cbf_grid_colour_planar
-};
-
-static const CbfFilterFunc channel[CBF_N_KERNELS] = {
-  cbf_bilateral_channel, cbf_gaussian_channel, cbf_grid_channel
-};
-
-static const CbfFilterFunc channel_pair[CBF_N_KERNELS] = {
-  cbf_bilateral_channel_pair, cbf_gaussian_channel_pair,
-  cbf_grid_channel_pair
-};
-
-static const CbfFilterFunc deep_channel[CBF_N_KERNELS] = {
-  cbf_bilateral_deep_channel, cbf_gaussian_deep_channel, cbf_grid_deep_channel
-};
-
-static const CbfFilterFunc deep_channel_pair[CBF_N_KERNELS] = {
-  cbf_bilateral_deep_channel_pair, cbf_gaussian_deep_channel_pair,
-  cbf_grid_deep_channel_pair
-};
-
-static const CbfFilterFunc deep12_channel[CBF_N_KERNELS] = {
-  cbf_bilateral_deep12_channel, cbf_gaussian_deep12_channel,
-  cbf_grid_deep12_channel
-};
-
-static const CbfFilterFunc deep12_channel_pair[CBF_N_KERNELS] = {
-  cbf_bilateral_deep12_channel_pair, cbf_gaussian_deep12_channel_pair,
-  cbf_grid_deep12_channel_pair
-};
-
-static const CbfFilterFunc deep_colour_planar[CBF_N_KERNELS] = {
-  cbf_bilateral_deep_colour_planar, cbf_gaussian_deep_colour_planar,
-  cbf_grid_deep_colour_planar
-};
-
-static const CbfFilterFunc deep10_colour_planar[CBF_N_KERNELS] = {
-  cbf_bilateral_deep10_colour_planar, cbf_gaussian_deep10_colour_planar,
-  cbf_grid_deep10_colour_planar
-};
-
-static const CbfFilterFunc deep_colour64[CBF_N_KERNELS] = {
-  cbf_bilateral_deep_colour64, cbf_gaussian_deep_colour64,
-  cbf_grid_deep_colour64
-};
-
-static const CbfFilterFunc deep_colour10a2[CBF_N_KERNELS] = {
-  cbf_bilateral_deep_colour10a2, cbf_gaussian_deep_colour10a2,
-  cbf_grid_deep_colour10a2
-};
-
-/* The entries that filter the three colour channels of @format together,
- * or NULL for formats filtered channel by channel; @bits is set to the
- * samples' bits. */
-static const CbfFilterFunc *
-colour_process_for_format (GstVideoFormat format, gint * bits)
+/* A line of cbfformats.h: the colour entries of the format's layout (or
+ * by_channel), its samples' bits. */
+typedef struct
 {
-  *bits = 8;
-  switch (format) {
-    case GST_VIDEO_FORMAT_RGBA:
-    case GST_VIDEO_FORMAT_BGRA:
-    case GST_VIDEO_FORMAT_RGBx:
-    case GST_VIDEO_FORMAT_BGRx:
-      return colour_first;
-    case GST_VIDEO_FORMAT_ARGB:
-    case GST_VIDEO_FORMAT_ABGR:
-    case GST_VIDEO_FORMAT_xRGB:
-    case GST_VIDEO_FORMAT_xBGR:
-      return colour_last;
-    case GST_VIDEO_FORMAT_RGB:
-    case GST_VIDEO_FORMAT_BGR:
-      return colour_packed24;
-    case GST_VIDEO_FORMAT_Y444:
-      return colour_planar;
-    case GST_VIDEO_FORMAT_RGBA64_LE:
-    case GST_VIDEO_FORMAT_BGRA64_LE:
-      *bits = 16;
-      return deep_colour64;
-    case GST_VIDEO_FORMAT_Y444_16LE:
-      *bits = 16;
-      return deep_colour_planar;
-    case GST_VIDEO_FORMAT_BGR10A2_LE:
-    case GST_VIDEO_FORMAT_RGB10A2_LE:
-      *bits = 10;
-      return deep_colour10a2;
-    case GST_VIDEO_FORMAT_Y444_10LE:
-    case GST_VIDEO_FORMAT_GBR_10LE:
-      *bits = 10;
-      return deep10_colour_planar;
-    default:
-      return NULL;
-  }
-}
+  GstVideoFormat format;
+  const CbfFilterFunc *colour;
+  gint bits;
+} FormatLayout;
+
+static const FormatLayout formats[] = {
+#define FORMAT_LAYOUT(format, layout, bits) \
+  { GST_VIDEO_FORMAT_##format, layout, bits },
+  CBF_FORMATS (FORMAT_LAYOUT)
+#undef FORMAT_LAYOUT
+};
 
 /* Bits of the samples of GRAY or YUV filtered channel by channel: 8 (a
  * byte each), or 10, 12 or 16 for samples in 16-bit little-endian
@@ -145,6 +67,64 @@ gray_or_yuv_bits (const GstVideoInfo * info)
       || depth + GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, 0) > 16)
     return 0;
   return depth;
+}
+
+/* Whether the colour channels of @info are the pixels the entries
+ * @colour read: in one plane of whole pixels (of 3, 4 or 8 bytes, the
+ * colour bytes of 32-bit ones first or last) or in three planes, one
+ * sample each, none subsampled, of @bits bits (the layout's) in the low
+ * bits of their containers. */
+static gboolean
+colour_layout_fits (const GstVideoInfo * info, const CbfFilterFunc * colour,
+    gint bits)
+{
+  gboolean planar = colour == colour_planar || colour == deep_colour_planar
+      || colour == deep10_colour_planar;
+  gint layout_bits = colour == deep_colour_planar || colour == deep_colour64 ?
+      16 : colour == deep10_colour_planar || colour == deep_colour10a2 ? 10 : 8;
+  gint pixel_bytes = planar ? (bits > 8 ? 2 : 1) : colour == colour_packed24 ?
+      3 : colour == deep_colour64 ? 8 : 4;
+  guint first = G_MAXUINT;
+  guint c;
+
+  if (bits != layout_bits || GST_VIDEO_FORMAT_INFO_IS_TILED (info->finfo)
+      || (bits > 8 && !GST_VIDEO_FORMAT_INFO_IS_LE (info->finfo))
+      || GST_VIDEO_INFO_N_COMPONENTS (info) < 3
+      || GST_VIDEO_INFO_N_PLANES (info) != (planar ? 3u : 1u))
+    return FALSE;
+  for (c = 0; c < 3; c++) {
+    if (GST_VIDEO_INFO_COMP_DEPTH (info, c) != (guint) bits
+        || GST_VIDEO_INFO_COMP_PSTRIDE (info, c) != pixel_bytes
+        || GST_VIDEO_FORMAT_INFO_SHIFT (info->finfo, c)
+        || GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, c)
+        || GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, c))
+      return FALSE;
+    first = MIN (first, GST_VIDEO_INFO_COMP_POFFSET (info, c));
+  }
+  return colour == colour_first ? first == 0 : colour == colour_last ?
+      first == 1 : TRUE;
+}
+
+/* The line of cbfformats.h of @info's format, where it fits the format;
+ * else NULL, as for a format not in the table. */
+static const FormatLayout *
+format_layout (const GstVideoInfo * info)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    const FormatLayout *f = &formats[i];
+
+    if (f->format != GST_VIDEO_INFO_FORMAT (info))
+      continue;
+    if (f->colour == by_channel ? gray_or_yuv_bits (info) == f->bits :
+        colour_layout_fits (info, f->colour, f->bits))
+      return f;
+    g_critical ("%s does not fit its line in cbfformats.h",
+        GST_VIDEO_INFO_NAME (info));
+    return NULL;
+  }
+  return NULL;
 }
 
 /* Adds the launch of component @c (1 channel) or of @n_views components
@@ -205,10 +185,9 @@ same_geometry (const GstVideoInfo * info, guint a, guint b)
 gboolean
 cbf_frame_plan_can_split (const GstVideoInfo * info)
 {
-  gint bits;
+  const FormatLayout *f = format_layout (info);
 
-  return GST_VIDEO_INFO_IS_YUV (info)
-      && colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
+  return GST_VIDEO_INFO_IS_YUV (info) && f && f->colour != by_channel;
 }
 
 /* The guide's siting (guide.h) of @info's chroma: its chroma-site's two
@@ -229,16 +208,18 @@ gboolean
 cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     gboolean by_plane)
 {
-  gint bits = 8;
-  const CbfFilterFunc *colour = by_plane && cbf_frame_plan_can_split (info) ?
-      NULL : colour_process_for_format (GST_VIDEO_INFO_FORMAT (info), &bits);
-  const CbfFilterFunc *one, *pair;
+  const FormatLayout *f = format_layout (info);
+  const CbfFilterFunc *colour, *one, *pair;
   CbfFilterFunc guided;
   guint p, c;
 
   memset (plan, 0, sizeof (*plan));
+  if (!f)
+    return FALSE;
+  colour = f->colour == by_channel || (by_plane
+      && cbf_frame_plan_can_split (info)) ? NULL : f->colour;
   plan->chroma_factor = 1;
-  plan->bits = bits;
+  plan->bits = f->bits;
   plan->n_planes = GST_VIDEO_INFO_N_PLANES (info);
   plan->width = GST_VIDEO_INFO_WIDTH (info);
   plan->height = GST_VIDEO_INFO_HEIGHT (info);
@@ -272,7 +253,7 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     pass->colour_offset = colour == colour_last ? 1 : 0;
     pass->colour_step = colour == deep_colour64 ? 2 : 1;
     pass->samples = colour == deep_colour10a2 ? CBF_MOTION_SAMPLES_10A2 :
-        bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
+        plan->bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
     plan->planes_with_luma = 0;
     for (v = 0; v < pass->n_views; v++) {
       pass->plane[v] = v;
@@ -281,9 +262,6 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     }
     return TRUE;
   }
-  plan->bits = gray_or_yuv_bits (info);
-  if (!plan->bits)
-    return FALSE;
   one = plan->bits == 8 ? channel : plan->bits == 16 ? deep_channel :
       deep12_channel;
   pair = plan->bits == 8 ? channel_pair : plan->bits == 16 ?

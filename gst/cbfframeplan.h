@@ -97,7 +97,7 @@ typedef struct
   gint bits;
 } CbfFramePlan;
 
-/* FALSE for a format the kernels cannot filter. YUV 4:4:4 formats
+/* FALSE for a format not in cbfformats.h. YUV 4:4:4 formats
  * (Y444, Y444_10LE, Y444_16LE) are filtered as colour, their three
  * channels together, unless @by_plane: then plane by plane as the other
  * YUV formats are, luma on its own and chroma with chroma's weights. */

@@ -151,6 +151,7 @@
 #include "cbfregions.h"
 #include "cbfplaneprops.h"
 #include "cbffilterprops.h"
+#include "cbfformats.h"
 
 #if CBF_HAVE_CUDA_MEMORY
 #define GST_USE_UNSTABLE_API    /* GStreamer's CUDA library, 1.22 */
@@ -215,36 +216,66 @@ struct _GstCudaBilateral
   gdouble measured_noise;
 };
 
-#define FORMATS "{ RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, " \
-    "BGR, Y444, I420, YV12, NV12, NV21, YUY2, UYVY, GRAY8, P010_10LE, " \
-    "P012_LE, P016_LE, I420_10LE, I420_12LE, I422_10LE, I422_12LE, " \
-    "Y444_10LE, Y444_16LE, GBR_10LE, GRAY16_LE, BGR10A2_LE, RGB10A2_LE, " \
-    "RGBA64_LE, BGRA64_LE }"
+/* The formats of cbfformats.h, in its order. */
+static const GstVideoFormat formats[] = {
+#define FORMAT(format, layout, bits) GST_VIDEO_FORMAT_##format,
+  CBF_FORMATS (FORMAT)
+#undef FORMAT
+};
 
-/* Progressive frames only: a window across the lines of an interlaced
- * frame would mix its two fields (deinterlace first). At most
- * CBF_MAX_HEIGHT rows, the kernels' launch limit: said in the caps, so
- * that negotiation (a videoscale upstream, say) can keep within it. */
-#define VIDEO_CAPS(features) "video/x-raw" features ", format = (string) " \
-    FORMATS ", width = (int) [ 1, max ], height = (int) [ 1, " \
-    G_STRINGIFY (CBF_MAX_HEIGHT) " ], framerate = (fraction) [ 0, max ], " \
-    "interlace-mode = (string) progressive"
+/* The caps of @formats in system memory. Progressive frames only: a
+ * window across the lines of an interlaced frame would mix its two fields
+ * (deinterlace first). At most CBF_MAX_HEIGHT rows, the kernels' launch
+ * limit: said in the caps, so that negotiation (a videoscale upstream,
+ * say) can keep within it. */
+static GstCaps *
+video_caps (void)
+{
+  GValue list = G_VALUE_INIT;
+  GstStructure *s = gst_structure_new_empty ("video/x-raw");
+  guint i;
 
-/* CUDA memory first: preferred where both sides can have it, so frames
- * that are on the GPU stay there. The element never changes the kind of
- * memory: cudaupload and cudadownload do. */
+  g_value_init (&list, GST_TYPE_LIST);
+  for (i = 0; i < G_N_ELEMENTS (formats); i++) {
+    GValue format = G_VALUE_INIT;
+
+    g_value_init (&format, G_TYPE_STRING);
+    g_value_set_static_string (&format,
+        gst_video_format_to_string (formats[i]));
+    gst_value_list_append_and_take_value (&list, &format);
+  }
+  gst_structure_take_value (s, "format", &list);
+  gst_structure_set (s, "width", GST_TYPE_INT_RANGE, 1, G_MAXINT,
+      "height", GST_TYPE_INT_RANGE, 1, CBF_MAX_HEIGHT,
+      "framerate", GST_TYPE_FRACTION_RANGE, 0, 1, G_MAXINT, 1,
+      "interlace-mode", G_TYPE_STRING, "progressive", NULL);
+  return gst_caps_new_full (s, NULL);
+}
+
+/* Both pads take the same caps. CUDA memory first: preferred where both
+ * sides can have it, so frames that are on the GPU stay there. The element
+ * never changes the kind of memory: cudaupload and cudadownload do. */
+static void
+add_pad_templates (GstElementClass * element_class)
+{
+  GstCaps *caps = gst_caps_new_empty ();
+
 #if CBF_HAVE_CUDA_MEMORY
-#define CAPS VIDEO_CAPS ("(" GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY ")") "; " \
-    VIDEO_CAPS ("")
-#else
-#define CAPS VIDEO_CAPS ("")
+  {
+    GstCaps *cuda = video_caps ();
+
+    gst_caps_set_features_simple (cuda,
+        gst_caps_features_new (GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, NULL));
+    gst_caps_append (caps, cuda);
+  }
 #endif
-
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
-
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS));
+  gst_caps_append (caps, video_caps ());
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template (element_class,
+      gst_pad_template_new ("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref (caps);
+}
 
 G_DEFINE_TYPE (GstCudaBilateral, gst_cuda_bilateral, GST_TYPE_CBF_FILTER);
 
@@ -670,8 +701,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
       "bilateral grid for large windows (method=grid), a strength mask "
       "(mask-location), regions from analytics metadata (regions) and a "
       "temporal filter (temporal-strength).", "gst-cudabilateral authors");
-  gst_element_class_add_static_pad_template (element_class, &sink_template);
-  gst_element_class_add_static_pad_template (element_class, &src_template);
+  add_pad_templates (element_class);
 
   gobject_class->finalize = gst_cuda_bilateral_finalize;
   trans_class->start = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_start);

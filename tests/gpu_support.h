@@ -8,6 +8,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
+#include "../gst/cbfformats.h"
+
 /* How many CUDA devices there are: 0 (saying why: no NVIDIA driver, or
  * none that sees a device; the caller then exits 77, "skipped"), or -1
  * (saying why) where a driver is installed but CUDA cannot use it, which
@@ -115,14 +117,28 @@ GstBuffer *padded_buffer_new (const GstVideoInfo * base, gboolean padded,
  * does not know. */
 gint format_bits (GstVideoFormat format);
 
-/* Every format the element takes (its caps' list), for the tests that run
- * them all: static const gchar *fmts[] = { GPU_TEST_ALL_FORMATS }; */
-#define GPU_TEST_ALL_FORMATS "RGBA", "BGRA", "ARGB", "ABGR", "RGBx", "BGRx", \
-  "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12", "NV21", \
-  "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE", "I420_10LE", \
-  "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE", "Y444_16LE", \
-  "GBR_10LE", "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE", "RGBA64_LE", \
-  "BGRA64_LE"
+/* Every format the element takes, in its caps' order (cbfformats.h), for
+ * the tests that run them all: static const gchar *fmts[] = {
+ * GPU_TEST_ALL_FORMATS }; GPU_TEST_8BIT_FORMATS and GPU_TEST_DEEP_FORMATS
+ * the same for those of 8 bits and of 10 to 16 bits. */
+#define GPU_TEST_FORMAT_NAME(format, layout, bits) #format,
+#define GPU_TEST_ALL_FORMATS CBF_FORMATS (GPU_TEST_FORMAT_NAME)
+#define GPU_TEST_FORMAT_8BIT(format, layout, bits) \
+  GPU_TEST_IF_8BIT_##bits (#format)
+#define GPU_TEST_FORMAT_DEEP(format, layout, bits) \
+  GPU_TEST_IF_DEEP_##bits (#format)
+#define GPU_TEST_8BIT_FORMATS CBF_FORMATS (GPU_TEST_FORMAT_8BIT)
+#define GPU_TEST_DEEP_FORMATS CBF_FORMATS (GPU_TEST_FORMAT_DEEP)
+/* By the bits of a line of cbfformats.h: its name or nothing (bits
+ * missing here fail to compile). */
+#define GPU_TEST_IF_8BIT_8(name) name,
+#define GPU_TEST_IF_8BIT_10(name)
+#define GPU_TEST_IF_8BIT_12(name)
+#define GPU_TEST_IF_8BIT_16(name)
+#define GPU_TEST_IF_DEEP_8(name)
+#define GPU_TEST_IF_DEEP_10(name) name,
+#define GPU_TEST_IF_DEEP_12(name) name,
+#define GPU_TEST_IF_DEEP_16(name) name,
 
 /* The largest difference from the reference a filtered sample of @format
  * may show: 1 at 8, 10 and 12 bits, 16 at 16 bits (the 12-bit precision

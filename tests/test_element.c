@@ -15,13 +15,8 @@
 #include "gpu_support.h"
 #include "cbfengine.h"
 
-static const gchar *supported[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
-  "NV21", "YUY2", "UYVY", "GRAY8", "P010_10LE", "P012_LE", "P016_LE",
-  "I420_10LE", "I420_12LE", "I422_10LE", "I422_12LE", "Y444_10LE",
-  "Y444_16LE", "GBR_10LE", "GRAY16_LE", "BGR10A2_LE", "RGB10A2_LE",
-  "RGBA64_LE", "BGRA64_LE"
-};
+/* The formats of cbfformats.h, in the order the caps list them. */
+static const gchar *supported[] = { GPU_TEST_ALL_FORMATS };
 
 /* Refused, among them deep formats of other layouts or byte orders:
  * big-endian samples, packed 4:2:2 (Y210), 12-bit colour, alpha first. */
@@ -97,6 +92,28 @@ GST_START_TEST (test_registration)
     fail_unless (gst_caps_features_is_equal (gst_caps_get_features (caps, 0),
             GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY));
 #endif
+    /* Each memory's formats: cbfformats.h's, in its order, the order
+     * negotiation prefers; and the same other fields. */
+    for (i = 0; i < gst_caps_get_size (caps); i++) {
+      GstStructure *s = gst_structure_copy (gst_caps_get_structure (caps, i));
+      const GValue *formats = gst_structure_get_value (s, "format");
+      GstStructure *rest = gst_structure_from_string ("video/x-raw, "
+          "width = (int) [ 1, max ], height = (int) [ 1, 65535 ], "
+          "framerate = (fraction) [ 0, max ], "
+          "interlace-mode = (string) progressive", NULL);
+      guint f;
+
+      fail_unless (formats && GST_VALUE_HOLDS_LIST (formats));
+      fail_unless_equals_int (gst_value_list_get_size (formats),
+          G_N_ELEMENTS (supported));
+      for (f = 0; f < G_N_ELEMENTS (supported); f++)
+        fail_unless_equals_string (g_value_get_string
+            (gst_value_list_get_value (formats, f)), supported[f]);
+      gst_structure_remove_field (s, "format");
+      fail_unless (gst_structure_is_equal (s, rest), "%" GST_PTR_FORMAT, s);
+      gst_structure_free (s);
+      gst_structure_free (rest);
+    }
     for (i = 0; i < G_N_ELEMENTS (supported); i++) {
       GstCaps *c = video_caps (supported[i], 1, 1);
       GstCaps *cuda = video_caps_with (CUDA_MEMORY, supported[i], 1, 1);
@@ -129,14 +146,15 @@ GST_END_TEST;
 
 /* Every format the pad templates offer, in every memory, has a frame plan
  * (the engine made for it, which needs no device), at a size and at odd
- * and one-pixel sizes: a format added to the caps without one fails here,
- * in CI, not at a user's configure. */
+ * and one-pixel sizes: a line of cbfformats.h that does not fit its format
+ * (the plan checks it against GStreamer's description) fails here, in CI,
+ * not at a user's configure. Formats outside the table have none. */
 GST_START_TEST (test_every_caps_format_has_a_plan)
 {
   static const gint sizes[][2] = { {64, 48}, {7, 5}, {1, 1} };
   GstElementFactory *factory = gst_element_factory_find ("cudabilateral");
   const GList *templates;
-  guint n_formats = 0;
+  guint n_formats = 0, r;
 
   fail_unless (factory != NULL);
   for (templates = gst_element_factory_get_static_pad_templates (factory);
@@ -178,6 +196,19 @@ GST_START_TEST (test_every_caps_format_has_a_plan)
   fail_unless_equals_int (n_formats, 2 * (1 + CBF_HAVE_CUDA_MEMORY) *
       G_N_ELEMENTS (supported));
   gst_object_unref (factory);
+
+  /* And the plan takes none but those, not even formats its kernels could
+   * filter (Y42B, NV16, Y444_12LE). */
+  for (r = 0; r < G_N_ELEMENTS (refused); r++) {
+    GstVideoInfo info;
+    GError *error = NULL;
+
+    fail_unless (gst_video_info_set_format (&info,
+            gst_video_format_from_string (refused[r]), 64, 48));
+    fail_if (cbf_engine_new (&info, &error), "a frame plan for %s", refused[r]);
+    fail_unless (error != NULL);
+    g_error_free (error);
+  }
 }
 
 GST_END_TEST;

@@ -22,18 +22,12 @@
 
 #include "gpu_support.h"
 
-static const gchar *formats[] = { "RGBA", "BGRA", "ARGB", "ABGR", "RGBx",
-  "BGRx", "xRGB", "xBGR", "RGB", "BGR", "Y444", "I420", "YV12", "NV12",
-  "NV21", "YUY2", "UYVY", "GRAY8"
-};
+/* The formats of 8 bits, compared with the 8-bit reference. */
+static const gchar *formats[] = { GPU_TEST_8BIT_FORMATS };
 
 /* The formats of 10 to 16 bits, compared with the double-precision deep
  * reference. */
-static const gchar *deep_formats[] = { "GRAY16_LE", "P010_10LE", "P012_LE",
-  "P016_LE", "I420_10LE", "I422_10LE", "I420_12LE", "I422_12LE",
-  "Y444_16LE", "Y444_10LE", "GBR_10LE", "RGBA64_LE", "BGRA64_LE",
-  "BGR10A2_LE", "RGB10A2_LE"
-};
+static const gchar *deep_formats[] = { GPU_TEST_DEEP_FORMATS };
 
 typedef enum
 {
