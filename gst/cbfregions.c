@@ -41,20 +41,22 @@ cbf_regions_parse_types (const gchar * list)
   return (gchar **) g_ptr_array_free (types, FALSE);
 }
 
-static gboolean
-type_wanted (const gchar * const *types, GQuark type)
+gboolean
+cbf_regions_type_wanted (const gchar * const *types, GQuark type)
 {
   const gchar *name = g_quark_to_string (type);
 
   return !types || (name && g_strv_contains (types, name));
 }
 
-/* Adds the box at (@x, @y), @w x @h, grown by @padding and clipped, when
- * anything of it is left. 64-bit, so that no coordinate a meta can hold
- * overflows. */
-static void
-add_box (gint64 x, gint64 y, gint64 w, gint64 h, gint padding, gint width,
-    gint height, CbfRegionBox * boxes, guint max, guint * n)
+/* Adds the box at (@x, @y), @w x @h, of type @type, grown by @padding and
+ * clipped, when anything of it is left, and where it came from to
+ * @origins (NULL: not asked), not tracked. 64-bit, so that no coordinate a
+ * meta can hold overflows. Returns whether it added it. */
+static gboolean
+add_box (gint64 x, gint64 y, gint64 w, gint64 h, GQuark type, gint padding,
+    gint width, gint height, CbfRegionBox * boxes, CbfRegionOrigin * origins,
+    guint max, guint * n)
 {
   gint64 x0 = CLAMP (x - padding, 0, width);
   gint64 y0 = CLAMP (y - padding, 0, height);
@@ -62,17 +64,50 @@ add_box (gint64 x, gint64 y, gint64 w, gint64 h, gint padding, gint width,
   gint64 y1 = CLAMP (y + h + padding, 0, height);
 
   if (*n >= max || w <= 0 || h <= 0 || x1 <= x0 || y1 <= y0)
-    return;
+    return FALSE;
   boxes[*n].x0 = (gint32) x0;
   boxes[*n].y0 = (gint32) y0;
   boxes[*n].x1 = (gint32) x1;
   boxes[*n].y1 = (gint32) y1;
+  if (origins) {
+    CbfRegionOrigin *o = &origins[*n];
+
+    o->type = type;
+    o->x = x;
+    o->y = y;
+    o->w = w;
+    o->h = h;
+    o->tracked = FALSE;
+    o->track_id = 0;
+  }
   (*n)++;
+  return TRUE;
 }
 
+#if CBF_HAVE_ANALYTICS
+/* The track id of the detection @od: that of a tracking mtd it relates to
+ * (a tracker relates each detection to its track's mtd), if any. */
+static gboolean
+detection_track_id (GstAnalyticsRelationMeta * rmeta, GstAnalyticsODMtd * od,
+    guint64 * id)
+{
+  GstAnalyticsTrackingMtd trk;
+  gpointer state = NULL;
+  GstClockTime first_seen, last_seen;
+  gboolean lost;
+
+  return gst_analytics_relation_meta_get_direct_related (rmeta, od->id,
+      GST_ANALYTICS_REL_TYPE_ANY, gst_analytics_tracking_mtd_get_mtd_type (),
+      &state, &trk)
+      && gst_analytics_tracking_mtd_get_info (&trk, id, &first_seen,
+      &last_seen, &lost);
+}
+#endif
+
 guint
-cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
-    const gchar * const *types, gint padding, CbfRegionBox * boxes, guint max)
+cbf_regions_collect_origins (GstBuffer * buffer, gint width, gint height,
+    const gchar * const *types, gint padding, CbfRegionBox * boxes,
+    CbfRegionOrigin * origins, guint max)
 {
   gpointer state = NULL;
   GstMeta *meta;
@@ -82,9 +117,13 @@ cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
               GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
     GstVideoRegionOfInterestMeta *roi = (GstVideoRegionOfInterestMeta *) meta;
 
-    if (type_wanted (types, roi->roi_type))
-      add_box (roi->x, roi->y, roi->w, roi->h, padding, width, height, boxes,
-          max, &n);
+    /* A box region-hold held, not a detection. */
+    if (gst_video_region_of_interest_meta_get_param (roi,
+            CBF_REGIONS_HELD_PARAM))
+      continue;
+    if (cbf_regions_type_wanted (types, roi->roi_type))
+      add_box (roi->x, roi->y, roi->w, roi->h, roi->roi_type, padding, width,
+          height, boxes, origins, max, &n);
   }
 #if CBF_HAVE_ANALYTICS
   {
@@ -95,17 +134,32 @@ cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
     state = NULL;
     while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
             gst_analytics_od_mtd_get_mtd_type (), &od)) {
+      GQuark type = gst_analytics_od_mtd_get_obj_type (&od);
       gint x, y, w, h;
       gfloat confidence;
+      guint64 id;
 
-      if (type_wanted (types, gst_analytics_od_mtd_get_obj_type (&od))
+      if (cbf_regions_type_wanted (types, type)
           && gst_analytics_od_mtd_get_location (&od, &x, &y, &w, &h,
-              &confidence))
-        add_box (x, y, w, h, padding, width, height, boxes, max, &n);
+              &confidence)
+          && add_box (x, y, w, h, type, padding, width, height, boxes,
+              origins, max, &n) && origins
+          && detection_track_id (rmeta, &od, &id)) {
+        origins[n - 1].tracked = TRUE;
+        origins[n - 1].track_id = id;
+      }
     }
   }
 #endif
   return n;
+}
+
+guint
+cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
+    const gchar * const *types, gint padding, CbfRegionBox * boxes, guint max)
+{
+  return cbf_regions_collect_origins (buffer, width, height, types, padding,
+      boxes, NULL, max);
 }
 
 GType
@@ -134,6 +188,7 @@ void
 cbf_region_settings_init (CbfRegionSettings * settings)
 {
   memset (settings, 0, sizeof (*settings));
+  settings->hold_growth = CBF_REGION_HOLD_GROWTH_DEFAULT;
 }
 
 void
@@ -204,6 +259,47 @@ cbf_region_settings_install (GObjectClass * klass, guint first_id)
       g_param_spec_double ("region-feather", "Region feather",
           "Width in pixels of the soft edge around each region; 0: hard",
           0.0, MAX_REGION_PIXELS, 0.0, live | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaBilateral:region-hold:
+   *
+   * Frames a box is still filtered after the metadata stops carrying it
+   * (a detector that misses a face for a frame or two): the box held
+   * moves on at the speed its centre had between the last two frames it
+   * was seen in, grows by region-hold-growth on each side every frame,
+   * is clipped to the frame, and goes after this many frames, once it has
+   * left the frame, or when a box seen again takes it over. A box seen is
+   * the same object as a box of the frame before by its track id where
+   * the metadata tracks the detections (an analytics tracking mtd,
+   * GStreamer 1.24 on: a new id is a new object, the old one is held),
+   * else by overlap (of the same type). Nothing is held across a flush,
+   * seek, new segment or stream, discontinuity or caps change. Each held
+   * box the output carries as a ROI meta of its type, with a param
+   * structure "cudabilateral/held" (its frames-held); such metas are
+   * never taken for detections. 0 (the default): only the frame's own
+   * boxes.
+   */
+  g_object_class_install_property (klass, first_id + CBF_REGION_PROP_HOLD,
+      g_param_spec_uint ("region-hold", "Region hold",
+          "Frames a region is still filtered after the metadata stops "
+          "carrying it, moved along its last motion; 0: only the frame's "
+          "own regions", 0, CBF_REGION_HOLD_MAX, 0,
+          live | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaBilateral:region-hold-growth:
+   *
+   * Pixels a box held by region-hold grows on each side for every frame
+   * it is held (before region-padding), as where the object is grows
+   * less certain with each frame it is not seen. The default, 2, keeps
+   * a face that turns or slows within the box for a few frames at
+   * 720p/1080p at little cost in area; 0 keeps the box's size.
+   */
+  g_object_class_install_property (klass,
+      first_id + CBF_REGION_PROP_HOLD_GROWTH,
+      g_param_spec_double ("region-hold-growth", "Region hold growth",
+          "Pixels a held region (region-hold) grows on each side for each "
+          "frame it is held; 0: its size stays", 0.0,
+          CBF_REGION_HOLD_GROWTH_MAX, CBF_REGION_HOLD_GROWTH_DEFAULT,
+          live | GST_PARAM_CONTROLLABLE));
 }
 
 void
@@ -225,6 +321,12 @@ cbf_region_settings_set (CbfRegionSettings * settings, guint which,
       break;
     case CBF_REGION_PROP_FEATHER:
       settings->feather = g_value_get_double (value);
+      break;
+    case CBF_REGION_PROP_HOLD:
+      settings->hold = g_value_get_uint (value);
+      break;
+    case CBF_REGION_PROP_HOLD_GROWTH:
+      settings->hold_growth = g_value_get_double (value);
       break;
     default:
       g_assert_not_reached ();
@@ -248,21 +350,36 @@ cbf_region_settings_get (const CbfRegionSettings * settings, guint which,
     case CBF_REGION_PROP_FEATHER:
       g_value_set_double (value, settings->feather);
       break;
+    case CBF_REGION_PROP_HOLD:
+      g_value_set_uint (value, settings->hold);
+      break;
+    case CBF_REGION_PROP_HOLD_GROWTH:
+      g_value_set_double (value, settings->hold_growth);
+      break;
     default:
       g_assert_not_reached ();
   }
 }
 
 gboolean
-cbf_region_settings_collect (const CbfRegionSettings * settings,
-    GstBuffer * buffer, gint width, gint height, CbfRegionSet * set)
+cbf_region_settings_collect_origins (const CbfRegionSettings * settings,
+    GstBuffer * buffer, gint width, gint height, CbfRegionSet * set,
+    CbfRegionOrigin * origins)
 {
   if (settings->mode == CBF_REGIONS_NONE)
     return FALSE;
-  set->n = cbf_regions_collect (buffer, width, height,
+  set->n = cbf_regions_collect_origins (buffer, width, height,
       (const gchar * const *) settings->type_list, settings->padding,
-      set->boxes, CBF_MAX_REGIONS);
+      set->boxes, origins, CBF_MAX_REGIONS);
   set->feather = (float) settings->feather;
   set->outside = settings->mode == CBF_REGIONS_OUTSIDE;
   return TRUE;
+}
+
+gboolean
+cbf_region_settings_collect (const CbfRegionSettings * settings,
+    GstBuffer * buffer, gint width, gint height, CbfRegionSet * set)
+{
+  return cbf_region_settings_collect_origins (settings, buffer, width, height,
+      set, NULL);
 }

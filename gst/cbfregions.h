@@ -27,16 +27,44 @@ G_BEGIN_DECLS
  * or NULL list, which takes every type. Free with g_strfreev. */
 gchar **cbf_regions_parse_types (const gchar * list);
 
+/* Whether a region of @type is one @types names (NULL: every type). */
+gboolean cbf_regions_type_wanted (const gchar * const *types, GQuark type);
+
+/* The name of the param structure of the ROI metas region-hold adds for
+ * the boxes it holds (cbfregiontrack.h); cbf_regions_collect skips the ROI
+ * metas that carry one: a held box is not a detection. */
+#define CBF_REGIONS_HELD_PARAM "cudabilateral/held"
+
 /* Collects into @boxes (room for @max) the regions of @buffer for a
  * @width x @height frame: each box whose type (the ROI meta's roi_type,
  * the detection's object type) is one of @types (NULL: every type), grown
  * by @padding pixels on every side (a negative padding shrinks it) and
  * clipped to the frame. Boxes that are then empty or outside the frame,
  * whatever their coordinates, are ignored, as are those past @max, in the
- * order the metadata holds them. Returns how many it kept. */
+ * order the metadata holds them (the ROI metas, then the detections), and
+ * the ROI metas with a CBF_REGIONS_HELD_PARAM param. Returns how many it
+ * kept. */
 guint cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
     const gchar * const *types, gint padding, CbfRegionBox * boxes,
     guint max);
+
+/* Where a collected box came from: its type, the box as the metadata
+ * holds it (before padding and clipping) and, where the metadata tracks
+ * it (an analytics tracking mtd related to the detection, GStreamer 1.24
+ * on), its track id. */
+typedef struct
+{
+  GQuark type;
+  gint64 x, y, w, h;
+  gboolean tracked;
+  guint64 track_id;             /* when tracked */
+} CbfRegionOrigin;
+
+/* cbf_regions_collect, and into @origins (room for @max; NULL: none),
+ * beside each box kept, where it came from. */
+guint cbf_regions_collect_origins (GstBuffer * buffer, gint width,
+    gint height, const gchar * const *types, gint padding,
+    CbfRegionBox * boxes, CbfRegionOrigin * origins, guint max);
 
 /* What regions= takes: none (the whole frame filtered), inside the boxes
  * or outside them. */
@@ -58,6 +86,8 @@ enum
   CBF_REGION_PROP_TYPES,
   CBF_REGION_PROP_PADDING,
   CBF_REGION_PROP_FEATHER,
+  CBF_REGION_PROP_HOLD,
+  CBF_REGION_PROP_HOLD_GROWTH,
   CBF_REGION_N_PROPS
 };
 
@@ -69,13 +99,21 @@ typedef struct
   gchar **type_list;            /* parsed (cbf_regions_parse_types) */
   gint padding;
   gdouble feather;
+  guint hold;                   /* frames a box not seen again is kept */
+  gdouble hold_growth;          /* pixels a side a held box grows a frame */
 } CbfRegionSettings;
+
+/* region-hold's and region-hold-growth's largest values and defaults. */
+#define CBF_REGION_HOLD_MAX 300
+#define CBF_REGION_HOLD_GROWTH_MAX 100.0
+#define CBF_REGION_HOLD_GROWTH_DEFAULT 2.0
 
 void cbf_region_settings_init (CbfRegionSettings * settings);
 void cbf_region_settings_clear (CbfRegionSettings * settings);
 
-/* Installs regions, region-types, region-padding and region-feather on
- * @klass with the ids @first_id + CBF_REGION_PROP_*. */
+/* Installs regions, region-types, region-padding, region-feather,
+ * region-hold and region-hold-growth on @klass with the ids @first_id +
+ * CBF_REGION_PROP_*. */
 void cbf_region_settings_install (GObjectClass * klass, guint first_id);
 
 /* Sets or gets property @which (CBF_REGION_PROP_*). */
@@ -85,9 +123,17 @@ void cbf_region_settings_get (const CbfRegionSettings * settings, guint which,
     GValue * value);
 
 /* The regions of @buffer for a @width x @height frame by @settings, into
- * @set; FALSE, @set untouched, for regions=none. */
+ * @set (the boxes seen in this frame: region-hold is
+ * cbf_region_track_collect's); FALSE, @set untouched, for regions=none. */
 gboolean cbf_region_settings_collect (const CbfRegionSettings * settings,
     GstBuffer * buffer, gint width, gint height, CbfRegionSet * set);
+
+/* cbf_region_settings_collect, and into @origins (room for
+ * CBF_MAX_REGIONS; NULL: none) where each box came from
+ * (cbf_regions_collect_origins). */
+gboolean cbf_region_settings_collect_origins (const CbfRegionSettings *
+    settings, GstBuffer * buffer, gint width, gint height, CbfRegionSet * set,
+    CbfRegionOrigin * origins);
 
 G_END_DECLS
 
