@@ -7,8 +7,9 @@
  * and gaussian); method=grid against the reference grid on real pictures;
  * the strength mask; alpha passing unchanged; and, with GStreamer's CUDA
  * library, cudaupload ! cudabilateral ! cudadownload giving the bytes the
- * system-memory path gives. Output buffers are poisoned first. Exits 77
- * without a CUDA device. */
+ * system-memory path gives. Output buffers are poisoned first. The deep
+ * frames and the check of an output against the reference are in
+ * deep_support.c. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -18,6 +19,7 @@
 #include "golden.h"
 #include <cuda_runtime_api.h>
 
+#include "deep_support.h"
 #include "gpu_support.h"
 #include "reference.h"
 
@@ -30,106 +32,6 @@ static const gchar *deep_formats[] = { "GRAY16_LE", "P010_10LE", "P012_LE",
   "Y444_16LE", "Y444_10LE", "GBR_10LE", "RGBA64_LE", "BGRA64_LE",
   "BGR10A2_LE", "RGB10A2_LE"
 };
-
-static gint
-deep_bits (const gchar * format)
-{
-  gint bits = format_bits (gst_video_format_from_string (format));
-
-  fail_unless (bits > 8, "%s has no deep bits", format);
-  return bits;
-}
-
-/* channel_random's gradient, edge and noise, scaled from 8-bit levels to
- * @bits bits with noise in the bits below too. */
-static Channel
-deep_channel_random (gint width, gint height, gint bits, guint32 seed)
-{
-  Channel base = channel_random (width, height, seed);
-  Channel ch = channel_new (width, height, bits);
-  GRand *rand = g_rand_new_with_seed (seed ^ 0x5a5a);
-  gint top = (1 << bits) - 1, fine = MAX (top / 255, 1);
-  gsize k;
-
-  for (k = 0; k < (gsize) width * height; k++) {
-    gint v = base.data[k] * top / 255 + g_rand_int_range (rand, 0, fine);
-
-    ch.data[k] = (guint16) MIN (v, top);
-  }
-  g_rand_free (rand);
-  channels_free (&base, 1);
-  return ch;
-}
-
-/* Uniform noise over @bits bits: alpha, which must come back unchanged. */
-static Channel
-deep_channel_noise (gint width, gint height, gint bits, guint32 seed)
-{
-  Channel ch = channel_new (width, height, bits);
-  GRand *rand = g_rand_new_with_seed (seed);
-  gsize k;
-
-  for (k = 0; k < (gsize) width * height; k++)
-    ch.data[k] = (guint16) g_rand_int_range (rand, 0, 1 << bits);
-  g_rand_free (rand);
-  return ch;
-}
-
-/* Whether component @c of @info is alpha (copied, never filtered). */
-static gboolean
-is_alpha (const GstVideoInfo * info, guint c)
-{
-  return GST_VIDEO_INFO_HAS_ALPHA (info) && c == GST_VIDEO_COMP_A;
-}
-
-/* Input channels of @format's component sizes; alpha random over its
- * depth. */
-static guint
-deep_channels_for_format (const gchar * format, gint width, gint height,
-    guint32 seed, Channel * ch)
-{
-  GstVideoInfo info = info_for (format, width, height);
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (&info), c;
-
-  for (c = 0; c < n; c++) {
-    gint w = GST_VIDEO_INFO_COMP_WIDTH (&info, c);
-    gint h = GST_VIDEO_INFO_COMP_HEIGHT (&info, c);
-
-    ch[c] = is_alpha (&info, c) ?
-        deep_channel_noise (w, h, GST_VIDEO_INFO_COMP_DEPTH (&info, c),
-        seed + c) : deep_channel_random (w, h, deep_bits (format), seed + c);
-  }
-  return n;
-}
-
-/* Fails unless @out (the element's components of a frame of @info) is
- * the reference @expected (its filtered components, @n_expected) within
- * @tolerance, alpha @in's exactly (@alpha_what: what to call it); returns
- * the largest difference of a value. */
-static gint
-assert_deep_output (const GstVideoInfo * info, const Channel * out,
-    const Channel * in, const Channel * expected, guint n_expected,
-    gint tolerance, const gchar * what, const gchar * alpha_what)
-{
-  guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
-  const gchar *format = GST_VIDEO_INFO_NAME (info);
-  gint worst = 0;
-  gsize k;
-
-  for (c = 0; c < n; c++) {
-    gboolean alpha = is_alpha (info, c);
-    const Channel *e = alpha ? &in[c] : &expected[c];
-
-    fail_unless (alpha != (c < n_expected), "%s component %u: %s, but the "
-        "reference %s it", format, c, alpha ? "alpha" : "not alpha",
-        c < n_expected ? "filtered" : "did not filter");
-    assert_channel_matches (&out[c], e, alpha ? 0 : tolerance,
-        alpha ? alpha_what : what, format, c);
-    for (k = 0; k < (gsize) out[c].width * out[c].height; k++)
-      worst = MAX (worst, ABS ((gint) out[c].data[k] - e->data[k]));
-  }
-  return worst;
-}
 
 /* One frame of @format through the element with @p against the
  * reference; returns the largest difference of a filtered value. */
