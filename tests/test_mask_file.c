@@ -17,13 +17,11 @@
  * header says twice its height, a progressive JPEG without its last scan
  * and one of a scan per component without its last (jpegdec made up the
  * missing part); whole ones of these kinds (Adam7, more data than needed,
- * progressive) still load. The loader the element uses: the latest request
- * wins whichever load finishes first (a change made during start is not
- * lost), a failed reload while running (of a missing file or any of those
- * incomplete pictures) is a warning and keeps the mask, at start an error.
- * And an element whose start failed is a stopped element: setting
- * properties then posts nothing. The element-level tests of the running
- * cases are in test_mask. */
+ * progressive) still load. The loader's rules (the latest request wins,
+ * a failed reload keeps the mask, a failed start stops the element) are
+ * tested in test_mask_loader, the element-level tests of the running cases
+ * in test_mask; the files both mask file tests write are made by
+ * mask_file_support.c. */
 
 /* O_CLOEXEC and mkfifo under -std=c11. */
 #define _XOPEN_SOURCE 700
@@ -46,31 +44,9 @@
 
 #include "cbfmaskloader.h"
 #include "gpu_support.h"
+#include "mask_file_support.h"
 #include "picture_bytes.h"
 #include "mask.h"
-
-static gchar *
-temp_path (const gchar * name)
-{
-  gchar *base = g_strdup_printf ("cbf-maskfile-%d-%s", (int) getpid (), name);
-  gchar *path = g_build_filename (g_get_tmp_dir (), base, NULL);
-
-  g_free (base);
-  return path;
-}
-
-/* A GRAY8 PNG of @width x @height, every pixel @value. */
-static gchar *
-png_file (const gchar * name, gint width, gint height, guint8 value)
-{
-  gchar *path = temp_path (name);
-  guint8 *pixels = g_malloc ((gsize) width * height);
-
-  memset (pixels, value, (gsize) width * height);
-  write_gray_png (path, pixels, width, height);
-  g_free (pixels);
-  return path;
-}
 
 /* Starts cudabilateral with @location as its mask: the start must fail
  * with an element error within a second, naming @location and containing
@@ -159,15 +135,6 @@ GST_START_TEST (test_too_many_pixels)
 }
 
 GST_END_TEST;
-
-static gchar *
-bytes_file (const gchar * name, const guint8 * data, gsize size)
-{
-  gchar *path = temp_path (name);
-
-  fail_unless (g_file_set_contents (path, (const gchar *) data, size, NULL));
-  return path;
-}
 
 /* A field of /proc/self/status in KiB, or -1. */
 static gint64
@@ -478,55 +445,6 @@ GST_START_TEST (test_other_kinds_refused)
 
 GST_END_TEST;
 
-/* Runs @launch (ending in a filesink) to its end. */
-static void
-run_to_eos (const gchar * launch)
-{
-  GError *error = NULL;
-  GstElement *pipeline = gst_parse_launch (launch, &error);
-  GstBus *bus;
-  GstMessage *msg;
-
-  fail_unless (pipeline != NULL, "%s: %s", launch, error ? error->message : "");
-  bus = gst_element_get_bus (pipeline);
-  fail_unless (gst_element_set_state (pipeline, GST_STATE_PLAYING) !=
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_timed_pop_filtered (bus, 10 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  fail_unless (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS, "%s failed",
-      launch);
-  gst_message_unref (msg);
-  gst_element_set_state (pipeline, GST_STATE_NULL);
-  gst_object_unref (bus);
-  gst_object_unref (pipeline);
-}
-
-/* The loader's mask in place, copied under its lock, with its first pixel
- * (-1 without a mask). */
-typedef struct
-{
-  CbfMask mask;
-  gint first;
-} Peeked;
-
-static void
-copy_mask (const CbfMask * mask, gpointer user_data)
-{
-  Peeked *peeked = user_data;
-
-  peeked->mask = *mask;
-  peeked->first = mask->pixels ? mask->pixels[0] : -1;
-}
-
-static Peeked
-peek (CbfMaskLoader * loader)
-{
-  Peeked peeked;
-
-  cbf_mask_loader_peek (loader, copy_mask, &peeked);
-  return peeked;
-}
-
 /* PNG and JPEG masks still load: a gray PNG with every pixel as written; a
  * gray JPEG (made from a PNG of one value) with that value; a colour JPEG
  * (4:2:0, as cameras write them) with its size. Through the element's
@@ -746,120 +664,6 @@ GST_START_TEST (test_picture_probe)
 
 GST_END_TEST;
 
-/* The whole of the file at @path. */
-static GByteArray *
-file_bytes (const gchar * path)
-{
-  gchar *data;
-  gsize size;
-
-  fail_unless (g_file_get_contents (path, &data, &size, NULL));
-  return g_byte_array_new_take ((guint8 *) data, size);
-}
-
-/* A JPEG that jpegenc writes of one picture of @source (a launch line). */
-static GByteArray *
-jpegenc_bytes (const gchar * source)
-{
-  gchar *path = temp_path ("jpegenc.jpg");
-  gchar *launch = g_strdup_printf ("%s ! jpegenc ! filesink location=%s",
-      source, path);
-  GByteArray *jpeg;
-
-  run_to_eos (launch);
-  jpeg = file_bytes (path);
-  g_unlink (path);
-  g_free (launch);
-  g_free (path);
-  return jpeg;
-}
-
-/* The camera-like JPEG the incomplete ones are made of: 64x48, 4:2:0. */
-#define CAMERA_JPEG "videotestsrc num-buffers=1 pattern=smpte ! " \
-    "video/x-raw,format=I420,width=64,height=48"
-
-/* Kind @i of picture whose data does not hold all of it, written to a file
- * (NULL past the last kind), and what the refusal must say: gray PNGs of
- * 32x24 whose zlib stream ends after 12 rows (and after 12 and a half),
- * is cut in its middle, or lacks only its checksum; an Adam7 PNG of 5x3
- * (its third pass empty: 22 bytes of image data) one byte short; a JPEG
- * from jpegenc cut in the middle of its scan, the same with an
- * end-of-image marker put back, and the whole one whose frame header says
- * twice its height; a progressive JPEG without its last scan and a
- * sequential one of a scan per component without its last. The decoders
- * took all but the cut PNGs, the missing part uninitialised (pngdec) or
- * made up (jpegdec); libpng failed on those without saying why. */
-static gchar *
-incomplete_file (guint i, const gchar ** reason)
-{
-  const guint64 row = 33;
-  GByteArray *bytes = NULL;
-  gchar *name, *path;
-  gsize first = 0, last = 0;
-  guint8 *pixels;
-
-  switch (i) {
-    case 0:
-      bytes = png_zeros_bytes (32, 24, FALSE, 12 * row, 0);
-      *reason = "the PNG's image data holds 12 of its 24 rows";
-      break;
-    case 1:
-      bytes = png_zeros_bytes (32, 24, FALSE, 12 * row + 20, 0);
-      *reason = "the PNG's image data holds 12 of its 24 rows";
-      break;
-    case 2:
-      bytes = png_zeros_bytes (32, 24, FALSE, 24 * row, 30);
-      *reason = "the PNG's image data is cut short (its zlib stream does "
-          "not end) after 23 of its 24 rows";
-      break;
-    case 3:
-      bytes = png_zeros_bytes (32, 24, FALSE, 24 * row, 4);
-      *reason = "the PNG's image data is cut short (its zlib stream does "
-          "not end) after 24 of its 24 rows";
-      break;
-    case 4:
-      bytes = png_zeros_bytes (5, 3, TRUE, 21, 0);
-      *reason = "the PNG's image data holds 21 of the 22 bytes its "
-          "interlaced picture needs";
-      break;
-    case 5:
-    case 6:
-      bytes = jpegenc_bytes (CAMERA_JPEG);
-      find_marker (bytes, 0xda, &first, &last);
-      first += 2 + (bytes->data[first + 2] << 8 | bytes->data[first + 3]);
-      cut_jpeg (bytes, (first + bytes->len - 2) / 2, i == 6);
-      *reason = i == 5 ? "the JPEG picture is cut short: its data ends at "
-          "byte" : "the JPEG's data ends after";
-      break;
-    case 7:
-      bytes = jpegenc_bytes (CAMERA_JPEG);
-      find_marker (bytes, 0xc0, &first, &last);
-      fail_unless (bytes->data[first + 5] == 0 && bytes->data[first + 6] == 48);
-      bytes->data[first + 6] = 96;
-      *reason = "the JPEG's data ends after 48 of its 96 rows";
-      break;
-    case 8:
-    case 9:
-      pixels = gradient_pixels (64, 48);
-      bytes = libjpeg_bytes (pixels, 64, 48, i == 8 ? 1 : 3, i == 8);
-      g_free (pixels);
-      find_marker (bytes, 0xda, &first, &last);
-      cut_jpeg (bytes, last, TRUE);
-      *reason = i == 8 ? "the progressive JPEG picture is incomplete: its "
-          "scans leave coefficient 1 of its component 1 short of its lowest "
-          "bits" : "the JPEG picture is incomplete: none of its scans holds "
-          "its component 3";
-      break;
-    default:
-      return NULL;
-  }
-  name = g_strdup_printf ("incomplete-%u.%s", i, i < 5 ? "png" : "jpg");
-  path = bytes_file (name, bytes->data, bytes->len);
-  g_free (name);
-  g_byte_array_unref (bytes);
-  return path;
-}
-
 /* Pictures whose data does not hold all of them are refused before any
  * decoder runs, the message saying what is missing: by the loader, and at
  * the element's start as an error naming the file. */
@@ -959,204 +763,6 @@ GST_START_TEST (test_whole_pictures_load)
 
 GST_END_TEST;
 
-/* The first message of @type on @bus, or NULL. */
-static GError *
-pop (GstBus * bus, GstMessageType type)
-{
-  GstMessage *msg = gst_bus_pop_filtered (bus, type);
-  GError *error = NULL;
-
-  if (!msg)
-    return NULL;
-  if (type == GST_MESSAGE_ERROR)
-    gst_message_parse_error (msg, &error, NULL);
-  else
-    gst_message_parse_warning (msg, &error, NULL);
-  gst_message_unref (msg);
-  return error;
-}
-
-/* The loader the element uses: a failed load while running warns and keeps
- * the mask in place, for a missing file as for every kind of picture whose
- * data does not hold all of it; at start it is an error. */
-GST_START_TEST (test_failed_reload_keeps_mask)
-{
-  GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
-  GstBus *bus = gst_bus_new ();
-  gchar *good = png_file ("good.png", 20, 10, 77);
-  const gchar *missing = "/nonexistent/cbf-mask.png";
-  CbfMaskLoader *loader = cbf_mask_loader_new ();
-  const gchar *reason;
-  gchar *broken;
-  GError *error;
-  guint serial, i;
-  Peeked m;
-
-  gst_element_set_bus (owner, bus);
-  fail_unless (cbf_mask_loader_load (loader, owner, good,
-          cbf_mask_loader_request (loader), FALSE));
-  m = peek (loader);
-  fail_unless (m.mask.pixels != NULL && m.mask.width == 20
-      && m.mask.height == 10 && m.first == 77);
-  serial = m.mask.serial;
-
-  fail_if (cbf_mask_loader_load (loader, owner, missing,
-          cbf_mask_loader_request (loader), FALSE));
-  error = pop (bus, GST_MESSAGE_WARNING);
-  fail_unless (error != NULL, "no warning for a failed reload");
-  fail_unless (strstr (error->message, missing) != NULL, "%s", error->message);
-  g_error_free (error);
-  fail_if (pop (bus, GST_MESSAGE_ERROR) != NULL, "a failed reload is an "
-      "error");
-  m = peek (loader);
-  fail_unless (m.mask.serial == serial && m.mask.width == 20
-      && m.first == 77, "the mask in use was not kept");
-
-  for (i = 0; (broken = incomplete_file (i, &reason)); i++) {
-    fail_if (cbf_mask_loader_load (loader, owner, broken,
-            cbf_mask_loader_request (loader), FALSE), "%s was taken", broken);
-    error = pop (bus, GST_MESSAGE_WARNING);
-    fail_unless (error != NULL, "no warning for %s", broken);
-    fail_unless (strstr (error->message, broken) != NULL
-        && strstr (error->message, reason) != NULL
-        && strstr (error->message, "The mask in use is kept") != NULL, "%s",
-        error->message);
-    g_error_free (error);
-    fail_if (pop (bus, GST_MESSAGE_ERROR) != NULL, "a failed reload is an "
-        "error");
-    m = peek (loader);
-    fail_unless (m.mask.serial == serial && m.mask.width == 20
-        && m.first == 77, "%s replaced the mask in use", broken);
-    g_unlink (broken);
-    g_free (broken);
-  }
-
-  fail_if (cbf_mask_loader_load (loader, owner, missing,
-          cbf_mask_loader_request (loader), TRUE));
-  error = pop (bus, GST_MESSAGE_ERROR);
-  fail_unless (error != NULL, "no error for a failed load at start");
-  g_error_free (error);
-
-  cbf_mask_loader_free (loader);
-  gst_element_set_bus (owner, NULL);
-  gst_object_unref (bus);
-  gst_object_unref (owner);
-  g_unlink (good);
-  g_free (good);
-}
-
-GST_END_TEST;
-
-typedef struct
-{
-  CbfMaskLoader *loader;
-  GstElement *owner;
-  const gchar *location;
-  guint64 ticket;
-} Load;
-
-static gpointer
-run_load (gpointer data)
-{
-  Load *load = data;
-
-  cbf_mask_loader_load (load->loader, load->owner, load->location,
-      load->ticket, TRUE);
-  return NULL;
-}
-
-/* Requests are ordered by their tickets, not by when their loads finish:
- * a slow load requested first (the start's) cannot replace the mask of a
- * request made after it (a change of mask-location during the start). */
-GST_START_TEST (test_latest_request_wins)
-{
-  GstElement *owner = gst_element_factory_make ("cudabilateral", NULL);
-  gchar *slow = png_file ("slow.png", 4096, 2048, 11);
-  gchar *quick = png_file ("quick.png", 16, 8, 22);
-  CbfMaskLoader *loader = cbf_mask_loader_new ();
-  Load first;
-  GThread *thread;
-  guint64 ticket;
-  Peeked m;
-
-  /* In order: the later ticket's mask put in place first stays. */
-  first = (Load) {
-  loader, owner, slow, cbf_mask_loader_request (loader)};
-  ticket = cbf_mask_loader_request (loader);
-  fail_unless (cbf_mask_loader_load (loader, owner, quick, ticket, FALSE));
-  m = peek (loader);
-  fail_unless (m.mask.ticket == ticket && m.mask.width == 16);
-  run_load (&first);
-  m = peek (loader);
-  fail_unless (m.mask.width == 16 && m.first == 22,
-      "an earlier request replaced a later one");
-
-  /* At once: the first (slow) load runs in a thread while the second is
-   * requested and loaded; whichever ends last, the second stays. */
-  first.ticket = cbf_mask_loader_request (loader);
-  thread = g_thread_new ("slow-load", run_load, &first);
-  ticket = cbf_mask_loader_request (loader);
-  fail_unless (cbf_mask_loader_load (loader, owner, quick, ticket, FALSE));
-  g_thread_join (thread);
-  m = peek (loader);
-  fail_unless (m.mask.ticket == ticket && m.mask.width == 16
-      && m.first == 22, "the later request's mask was lost");
-
-  /* And no mask (stop) is a request like the others. */
-  fail_unless (cbf_mask_loader_load (loader, owner, NULL,
-          cbf_mask_loader_request (loader), TRUE));
-  m = peek (loader);
-  fail_unless (m.mask.pixels == NULL);
-
-  cbf_mask_loader_free (loader);
-  gst_object_unref (owner);
-  g_unlink (slow);
-  g_unlink (quick);
-  g_free (slow);
-  g_free (quick);
-}
-
-GST_END_TEST;
-
-/* A start that fails (here for a device that does not exist, after the
- * mask was read) leaves a stopped element: changing mask-location in NULL
- * reads nothing and posts nothing. */
-GST_START_TEST (test_failed_start_is_stopped)
-{
-  GstElement *pipeline = gst_parse_launch ("videotestsrc num-buffers=1 ! "
-      "video/x-raw,format=GRAY8,width=16,height=8 ! cudabilateral name=f "
-      "cuda-device-id=4096 ! fakesink", NULL);
-  GstElement *e = gst_bin_get_by_name (GST_BIN (pipeline), "f");
-  GstBus *bus = gst_element_get_bus (pipeline);
-  gchar *good = png_file ("start.png", 16, 8, 200);
-  GstMessage *msg;
-
-  g_object_set (e, "mask-location", good, NULL);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_PAUSED),
-      GST_STATE_CHANGE_FAILURE);
-  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error for the failed start");
-  gst_message_unref (msg);
-  fail_unless_equals_int (gst_element_set_state (pipeline, GST_STATE_NULL),
-      GST_STATE_CHANGE_SUCCESS);
-  gst_bus_set_flushing (bus, TRUE);
-  gst_bus_set_flushing (bus, FALSE);
-
-  g_object_set (e, "mask-location", "/nonexistent/cbf-mask.png", NULL);
-  g_object_set (e, "mask-location", good, NULL);
-  msg = gst_bus_pop (bus);
-  fail_unless (msg == NULL, "%s posted after a failed start",
-      msg ? GST_MESSAGE_TYPE_NAME (msg) : "");
-
-  gst_object_unref (bus);
-  gst_object_unref (e);
-  gst_object_unref (pipeline);
-  g_unlink (good);
-  g_free (good);
-}
-
-GST_END_TEST;
-
 static Suite *
 mask_file_suite (void)
 {
@@ -1174,9 +780,6 @@ mask_file_suite (void)
   tcase_add_test (tc, test_picture_probe);
   tcase_add_test (tc, test_incomplete_pictures_refused);
   tcase_add_test (tc, test_whole_pictures_load);
-  tcase_add_test (tc, test_failed_reload_keeps_mask);
-  tcase_add_test (tc, test_latest_request_wins);
-  tcase_add_test (tc, test_failed_start_is_stopped);
   return s;
 }
 
