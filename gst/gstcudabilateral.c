@@ -149,6 +149,7 @@
 #include "cbfengine.h"
 #include "cbfmaskloader.h"
 #include "cbfregions.h"
+#include "cbfregiontrack.h"
 #include "cbfplaneprops.h"
 #include "cbffilterprops.h"
 #include "cbfformats.h"
@@ -202,6 +203,9 @@ struct _GstCudaBilateral
   /* The regions of the frame about to be filtered, from its metadata. */
   gboolean regions_on;
   CbfRegionSet region_set;
+  /* region-hold's boxes, from frame to frame; the held ones go on the
+   * output as ROI metas. */
+  CbfRegionTrack region_track;
   /* Set where the next frame follows no previous one (a flush, a new
    * segment or stream, a discontinuity), taken by prepare; the last
    * segment, which a repeated one does not change. */
@@ -380,6 +384,7 @@ gst_cuda_bilateral_configure (GstCbfFilter * filter, const GstVideoInfo * info)
   }
   self->width = GST_VIDEO_INFO_WIDTH (info);
   self->height = GST_VIDEO_INFO_HEIGHT (info);
+  cbf_region_track_reset (&self->region_track);
   /* A new engine has no parameters yet; the mask depends on the size. */
   GST_OBJECT_LOCK (self);
   self->params_dirty = TRUE;
@@ -555,10 +560,31 @@ gst_cuda_bilateral_before_transform (GstBaseTransform * trans,
       (trans, buffer);
   if (GST_BUFFER_IS_DISCONT (buffer))
     g_atomic_int_set (&self->restart, TRUE);
+  /* Nothing held across what restarts the temporal filter (prepare takes
+   * the flag, after this). */
+  if (g_atomic_int_get (&self->restart))
+    cbf_region_track_reset (&self->region_track);
   GST_OBJECT_LOCK (self);
-  self->regions_on = cbf_region_settings_collect (&self->regions, buffer,
-      self->width, self->height, &self->region_set);
+  self->regions_on = cbf_region_track_collect (&self->region_track,
+      &self->regions, buffer, self->width, self->height, &self->region_set);
   GST_OBJECT_UNLOCK (self);
+}
+
+/* The boxes region-hold held in this frame as ROI metas on its output
+ * (cbf_region_track_add_metas), so that downstream sees what was
+ * filtered. */
+static GstFlowReturn
+gst_cuda_bilateral_transform (GstBaseTransform * trans, GstBuffer * inbuf,
+    GstBuffer * outbuf)
+{
+  GstCudaBilateral *self = GST_CUDA_BILATERAL (trans);
+  GstFlowReturn ret =
+      GST_BASE_TRANSFORM_CLASS (gst_cuda_bilateral_parent_class)->transform
+      (trans, inbuf, outbuf);
+
+  if (ret == GST_FLOW_OK && self->regions_on)
+    cbf_region_track_add_metas (&self->region_track, outbuf);
+  return ret;
 }
 
 static void
@@ -633,6 +659,7 @@ gst_cuda_bilateral_finalize (GObject * object)
 
   g_free (self->mask_location);
   cbf_region_settings_clear (&self->regions);
+  cbf_region_track_clear (&self->region_track);
   cbf_mask_loader_free (self->mask);
   G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }
@@ -709,6 +736,7 @@ gst_cuda_bilateral_class_init (GstCudaBilateralClass * klass)
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_sink_event);
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cuda_bilateral_before_transform);
+  trans_class->transform = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_transform);
   filter_class->configure = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_configure);
   filter_class->prepare = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_prepare);
   filter_class->filter = GST_DEBUG_FUNCPTR (gst_cuda_bilateral_filter);
@@ -725,6 +753,7 @@ gst_cuda_bilateral_init (GstCudaBilateral * self)
   self->measured_noise = -1;
   self->params_dirty = TRUE;
   cbf_region_settings_init (&self->regions);
+  cbf_region_track_init (&self->region_track);
   cbf_plane_props_init (&self->params);
   self->mask = cbf_mask_loader_new ();
 }

@@ -498,6 +498,91 @@ GST_START_TEST (test_regions_controlled)
 
 GST_END_TEST;
 
+/* region-hold: a face seen in frames 0 and 1 (moving 4 pixels right a
+ * frame), missed in frames 2 to 4, with region-hold=2 and no growth: held
+ * where its velocity takes it in frames 2 and 3 (x = 18, then 22), gone
+ * in frame 4 (the output is the input). The boxes are worked out here,
+ * every format; the held frames carry the held box as a ROI meta with the
+ * element's param, the seen and the dropped ones none. */
+#define HOLD_FRAMES 5
+GST_START_TEST (test_regions_hold)
+{
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  static const gint seen_x[] = { 10, 14 }, held_x[] = { 18, 22 };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++) {
+    const gchar *format = all_formats[f];
+    GstVideoInfo info = info_for (format, W, H);
+    GstHarness *h = filter_harness_new (format, W, H, &p);
+    Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+    Channel filtered[GST_VIDEO_MAX_COMPONENTS];
+    guint n = channels_for_format (format, W, H, 40 + f, in), n_filtered;
+    guint k, c;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
+    g_object_set (h->element, "region-hold", 2, "region-hold-growth", 0.0,
+        NULL);
+    n_filtered = channels_reference_for_format (&info, in, &p, filtered);
+    for (k = 0; k < HOLD_FRAMES; k++) {
+      GstBuffer *buf = frame_from_channels (format, W, H, in, FALSE, k);
+      GstVideoRegionOfInterestMeta *roi;
+      gboolean held = k == 2 || k == 3;
+      gint x = k < 2 ? seen_x[k] : held ? held_x[k - 2] : -1;
+      int rb[1][4] = { {x, 8, x + 20, 24} };
+      gchar *what = g_strdup_printf ("region-hold=2 frame %u", k);
+      GstBuffer *result;
+      GstVideoFrame frame;
+      gpointer state = NULL;
+      guint n_held = 0;
+
+      if (k < 2)
+        gst_buffer_add_video_region_of_interest_meta (buf, "face",
+            seen_x[k], 8, 20, 16);
+      gpu_test_poison_output_pool (h->element);
+      result = gst_harness_push_and_pull (h, buf);
+      fail_unless (result != NULL);
+      fail_unless (gst_video_frame_map (&frame, &info, result, GST_MAP_READ));
+      for (c = 0; c < n; c++)
+        out[c] = read_component (&frame, c);
+      gst_video_frame_unmap (&frame);
+      check_regions (&info, in, filtered, out, n_filtered, rb, x < 0 ? 0 : 1,
+          0, FALSE, NULL, what);
+      for (c = n_filtered; c < n; c++)
+        assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
+      while ((roi = (GstVideoRegionOfInterestMeta *)
+              gst_buffer_iterate_meta_filtered (result, &state,
+                  GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+        GstStructure *param = gst_video_region_of_interest_meta_get_param
+            (roi, "cudabilateral/held");
+        guint frames_held = 0;
+
+        if (!param)
+          continue;
+        n_held++;
+        fail_unless (held, "%s %s: a held box's meta on a frame that holds "
+            "none", what, format);
+        fail_unless (roi->x == (guint) x && roi->y == 8 && roi->w == 20
+            && roi->h == 16, "%s %s: held meta at %u,%u %ux%u", what, format,
+            roi->x, roi->y, roi->w, roi->h);
+        fail_unless (gst_structure_get_uint (param, "frames-held",
+                &frames_held));
+        fail_unless_equals_int (frames_held, k - 1);
+        fail_unless_equals_string (g_quark_to_string (roi->roi_type), "face");
+      }
+      fail_unless_equals_int (n_held, held ? 1 : 0);
+      channels_free (out, n);
+      gst_buffer_unref (result);
+      g_free (what);
+    }
+    channels_free (filtered, n_filtered);
+    channels_free (in, n);
+    filter_harness_free (h);
+  }
+}
+
+GST_END_TEST;
+
 /* The output buffer keeps the regions' metas (the frame keeps its size). */
 GST_START_TEST (test_regions_meta_kept)
 {
@@ -705,6 +790,7 @@ regions_gpu_suite (void)
   tcase_add_test (tc, test_regions_temporal);
   tcase_add_test (tc, test_regions_controlled);
   tcase_add_test (tc, test_regions_meta_kept);
+  tcase_add_test (tc, test_regions_hold);
   tcase_add_test (tc, test_regions_wrap);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_regions_cuda_memory);
