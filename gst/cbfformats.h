@@ -32,17 +32,17 @@
 #define __CBF_FORMATS_H__
 
 #define CBF_FORMATS(X) \
-  X (RGBA, colour_first, 8) \
-  X (BGRA, colour_first, 8) \
-  X (ARGB, colour_last, 8) \
-  X (ABGR, colour_last, 8) \
-  X (RGBx, colour_first, 8) \
-  X (BGRx, colour_first, 8) \
-  X (xRGB, colour_last, 8) \
-  X (xBGR, colour_last, 8) \
-  X (RGB, colour_packed24, 8) \
-  X (BGR, colour_packed24, 8) \
-  X (Y444, colour_planar, 8) \
+  X (RGBA, color_first, 8) \
+  X (BGRA, color_first, 8) \
+  X (ARGB, color_last, 8) \
+  X (ABGR, color_last, 8) \
+  X (RGBx, color_first, 8) \
+  X (BGRx, color_first, 8) \
+  X (xRGB, color_last, 8) \
+  X (xBGR, color_last, 8) \
+  X (RGB, color_packed24, 8) \
+  X (BGR, color_packed24, 8) \
+  X (Y444, color_planar, 8) \
   X (I420, by_channel, 8) \
   X (YV12, by_channel, 8) \
   X (NV12, by_channel, 8) \
@@ -57,13 +57,13 @@
   X (I420_12LE, by_channel, 12) \
   X (I422_10LE, by_channel, 10) \
   X (I422_12LE, by_channel, 12) \
-  X (Y444_10LE, deep10_colour_planar, 10) \
-  X (Y444_16LE, deep_colour_planar, 16) \
-  X (GBR_10LE, deep10_colour_planar, 10) \
+  X (Y444_10LE, deep10_color_planar, 10) \
+  X (Y444_16LE, deep_color_planar, 16) \
+  X (GBR_10LE, deep10_color_planar, 10) \
   X (GRAY16_LE, by_channel, 16) \
-  X (BGR10A2_LE, deep_colour10a2, 10) \
-  X (RGB10A2_LE, deep_colour10a2, 10) \
-  X (RGBA64_LE, deep_colour64, 16) \
-  X (BGRA64_LE, deep_colour64, 16)
+  X (BGR10A2_LE, deep_color10a2, 10) \
+  X (RGB10A2_LE, deep_color10a2, 10) \
+  X (RGBA64_LE, deep_color64, 16) \
+  X (BGRA64_LE, deep_color64, 16)
 
 #endif /* __CBF_FORMATS_H__ */

@@ -33,7 +33,7 @@ static const CbfFilterFunc by_channel[CBF_N_KERNELS] = { NULL };
 typedef struct
 {
   GstVideoFormat format;
-  const CbfFilterFunc *colour;
+  const CbfFilterFunc *color;
   gint bits;
 } FormatLayout;
 
@@ -75,15 +75,15 @@ gray_or_yuv_bits (const GstVideoInfo * info)
  * sample each, none subsampled, of @bits bits (the layout's) in the low
  * bits of their containers. */
 static gboolean
-colour_layout_fits (const GstVideoInfo * info, const CbfFilterFunc * colour,
+color_layout_fits (const GstVideoInfo * info, const CbfFilterFunc * color,
     gint bits)
 {
-  gboolean planar = colour == colour_planar || colour == deep_colour_planar
-      || colour == deep10_colour_planar;
-  gint layout_bits = colour == deep_colour_planar || colour == deep_colour64 ?
-      16 : colour == deep10_colour_planar || colour == deep_colour10a2 ? 10 : 8;
-  gint pixel_bytes = planar ? (bits > 8 ? 2 : 1) : colour == colour_packed24 ?
-      3 : colour == deep_colour64 ? 8 : 4;
+  gboolean planar = color == color_planar || color == deep_color_planar
+      || color == deep10_color_planar;
+  gint layout_bits = color == deep_color_planar || color == deep_color64 ?
+      16 : color == deep10_color_planar || color == deep_color10a2 ? 10 : 8;
+  gint pixel_bytes = planar ? (bits > 8 ? 2 : 1) : color == color_packed24 ?
+      3 : color == deep_color64 ? 8 : 4;
   guint first = G_MAXUINT;
   guint c;
 
@@ -101,7 +101,7 @@ colour_layout_fits (const GstVideoInfo * info, const CbfFilterFunc * colour,
       return FALSE;
     first = MIN (first, GST_VIDEO_INFO_COMP_POFFSET (info, c));
   }
-  return colour == colour_first ? first == 0 : colour == colour_last ?
+  return color == color_first ? first == 0 : color == color_last ?
       first == 1 : TRUE;
 }
 
@@ -117,8 +117,8 @@ format_layout (const GstVideoInfo * info)
 
     if (f->format != GST_VIDEO_INFO_FORMAT (info))
       continue;
-    if (f->colour == by_channel ? gray_or_yuv_bits (info) == f->bits :
-        colour_layout_fits (info, f->colour, f->bits))
+    if (f->color == by_channel ? gray_or_yuv_bits (info) == f->bits :
+        color_layout_fits (info, f->color, f->bits))
       return f;
     g_critical ("%s does not fit its line in cbfformats.h",
         GST_VIDEO_INFO_NAME (info));
@@ -187,7 +187,7 @@ cbf_frame_plan_can_split (const GstVideoInfo * info)
 {
   const FormatLayout *f = format_layout (info);
 
-  return GST_VIDEO_INFO_IS_YUV (info) && f && f->colour != by_channel;
+  return GST_VIDEO_INFO_IS_YUV (info) && f && f->color != by_channel;
 }
 
 /* The guide's siting (guide.h) of @info's chroma: its chroma-site's two
@@ -209,15 +209,15 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     gboolean by_plane)
 {
   const FormatLayout *f = format_layout (info);
-  const CbfFilterFunc *colour, *one, *pair;
+  const CbfFilterFunc *color, *one, *pair;
   CbfFilterFunc guided;
   guint p, c;
 
   memset (plan, 0, sizeof (*plan));
   if (!f)
     return FALSE;
-  colour = f->colour == by_channel || (by_plane
-      && cbf_frame_plan_can_split (info)) ? NULL : f->colour;
+  color = f->color == by_channel || (by_plane
+      && cbf_frame_plan_can_split (info)) ? NULL : f->color;
   plan->chroma_factor = 1;
   plan->bits = f->bits;
   plan->n_planes = GST_VIDEO_INFO_N_PLANES (info);
@@ -234,13 +234,13 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     plan->plane_pixel_bytes[p] = GST_VIDEO_INFO_COMP_PSTRIDE (info, c);
   }
 
-  if (colour) {
+  if (color) {
     /* The colour kernels take whole pixels (one view, from its first byte:
      * they know where the colour bytes are), or Y444's three planes. */
     CbfPass *pass;
     guint v;
 
-    add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), colour, FALSE);
+    add_pass (plan, info, 0, GST_VIDEO_INFO_N_PLANES (info), color, FALSE);
     pass = &plan->passes[0];
     pass->channels = 3;
     /* the colour layouts place their samples themselves */
@@ -248,11 +248,11 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
     /* Whole packed pixels: alpha or padding blends to itself. */
     if (pass->n_views == 1)
       pass->blend_bytes = pass->pixel_bytes;
-    if (colour == deep_colour10a2)
+    if (color == deep_color10a2)
       pass->blend_samples = CBF_SAMPLES_10A2;
-    pass->colour_offset = colour == colour_last ? 1 : 0;
-    pass->colour_step = colour == deep_colour64 ? 2 : 1;
-    pass->samples = colour == deep_colour10a2 ? CBF_MOTION_SAMPLES_10A2 :
+    pass->color_offset = color == color_last ? 1 : 0;
+    pass->color_step = color == deep_color64 ? 2 : 1;
+    pass->samples = color == deep_color10a2 ? CBF_MOTION_SAMPLES_10A2 :
         plan->bits > 8 ? CBF_MOTION_SAMPLES_16 : CBF_MOTION_SAMPLES_8;
     plan->planes_with_luma = 0;
     for (v = 0; v < pass->n_views; v++) {
@@ -342,7 +342,7 @@ cbf_pass_motion_view (const CbfPass * pass, const CbfPlane * planes, guint v,
     view->pitch[c] = p.pitch_bytes;
     if (pass->channels == 3 && pass->n_views == 1
         && pass->samples != CBF_MOTION_SAMPLES_10A2)
-      view->data[c] += pass->colour_offset + c * pass->colour_step;
+      view->data[c] += pass->color_offset + c * pass->color_step;
   }
 }
 

@@ -68,8 +68,8 @@ typedef struct
   /* Where a colour pass's three samples sit in its pixel: the first's
    * byte and the bytes from one to the next (packed), and how they are
    * held (motion.h); planar passes have one a view. */
-  gint colour_offset;
-  gint colour_step;
+  gint color_offset;
+  gint color_step;
   CbfMotionSamples samples;
 } CbfPass;
 

@@ -293,9 +293,9 @@ cbf_mask_picture_probe (const guint8 * data, gsize size,
 /* Bits of a PNG pixel of colour type @colour and bit depth @depth, or 0
  * where PNG has no such pixel. */
 static guint
-png_pixel_bits (guint8 colour, guint8 depth)
+png_pixel_bits (guint8 color, guint8 depth)
 {
-  switch (colour) {
+  switch (color) {
     case 0:                    /* gray */
       return depth == 1 || depth == 2 || depth == 4 || depth == 8
           || depth == 16 ? depth : 0;
@@ -305,7 +305,7 @@ png_pixel_bits (guint8 colour, guint8 depth)
     case 4:                    /* gray and alpha */
     case 6:                    /* RGB and alpha */
       return depth == 8 || depth == 16 ?
-          depth * (colour == 2 ? 3 : colour == 4 ? 2 : 4) : 0;
+          depth * (color == 2 ? 3 : color == 4 ? 2 : 4) : 0;
     default:
       return 0;
   }

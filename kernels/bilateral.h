@@ -80,14 +80,14 @@ cbf_tables_class_weights_offset (int radius)
  * that in a 16-byte aligned buffer the half floats start 16-byte aligned
  * too (free to read with vector loads). */
 CBF_CONSTEXPR int
-cbf_tables_colour_class_weights_offset (int radius)
+cbf_tables_color_class_weights_offset (int radius)
 {
   return (cbf_tables_class_weights_offset (radius) +
       cbf_distance_class (radius, radius * radius + 1) * 256 + 3) / 4 * 4;
 }
 
 /* Floats a class of colour weights takes: CBF_RANGE_LUT_LEN half floats. */
-#define CBF_COLOUR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
+#define CBF_COLOR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
 
 /* Floats before the one-channel kernel's integer weights (radius <=
  * CBF_FAST_MAX_RADIUS): after colour's, a multiple of 4 like them, so that
@@ -95,9 +95,9 @@ cbf_tables_colour_class_weights_offset (int radius)
 CBF_CONSTEXPR int
 cbf_tables_int_weights_offset (int radius)
 {
-  return cbf_tables_colour_class_weights_offset (radius) +
+  return cbf_tables_color_class_weights_offset (radius) +
       cbf_distance_class (radius, radius * radius + 1) *
-      CBF_COLOUR_CLASS_FLOATS;
+      CBF_COLOR_CLASS_FLOATS;
 }
 
 /* Floats a class of integer weights takes: 256 16-bit integers. */
@@ -164,7 +164,7 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     (cbf_distance_class): the GRAY8 weight
  *                                     space_lut[class] * range_lut[d], one
  *                                     multiply fewer per tap
- *   then, from cbf_tables_colour_class_weights_offset, CBF_RANGE_LUT_LEN
+ *   then, from cbf_tables_color_class_weights_offset, CBF_RANGE_LUT_LEN
  *                                     half floats (IEEE binary16, two a
  *                                     float, native byte order) per class:
  *                                     the colour weight, the same product
@@ -369,7 +369,7 @@ void cbf_deep_weights_init (CbfFilterParams * weights, int radius, int bits,
  * read (the window reaches them) but not written, so a frame can be
  * filtered in bands as its rows arrive. Of each pixel only the bytes the
  * entry filters are written. @src and @dst are one plane, or for the
- * channel_pair and colour_planar entries an array of two or three. Returns the launch error,
+ * channel_pair and color_planar entries an array of two or three. Returns the launch error,
  * if any (cudaErrorInvalidValue for sizes or pixel_bytes the entry does not
  * take); errors during execution surface at the caller's next
  * synchronisation. */
@@ -387,8 +387,8 @@ typedef CbfFilterEntry *CbfFilterFunc;
  * the grid's entries (gaussian.cu, grid.cu), the deep bilateral entries
  * and the frame plan's entries of each layout (cbfframeplan.c); the 8-bit
  * bilateral entries are written out in the kernel file of their family,
- * which compile in parallel (bilateral_channel.cu, bilateral_colour32.cu,
- * bilateral_colour24.cu, bilateral_planar.cu). The lines are in the order
+ * which compile in parallel (bilateral_channel.cu, bilateral_color32.cu,
+ * bilateral_color24.cu, bilateral_planar.cu). The lines are in the order
  * of the entries in the kernel files.
  *
  * The six 8-bit layouts, all CbfFilterEntry:
@@ -411,10 +411,10 @@ typedef CbfFilterEntry *CbfFilterFunc;
 #define CBF_LAYOUTS_8BIT(X, arg) \
   X (arg, channel, Channels<1>) \
   X (arg, channel_pair, Channels<2>) \
-  X (arg, colour_first, Colour32<0>) \
-  X (arg, colour_last, Colour32<1>) \
-  X (arg, colour_packed24, Colour24) \
-  X (arg, colour_planar, ColourPlanar)
+  X (arg, color_first, Color32<0>) \
+  X (arg, color_last, Color32<1>) \
+  X (arg, color_packed24, Color24) \
+  X (arg, color_planar, ColorPlanar)
 
 /* The eight layouts of samples of 10 to 16 bits, each in a 16-bit
  * little-endian container (pixel_bytes counts bytes, as above), or a
@@ -443,15 +443,15 @@ typedef CbfFilterEntry *CbfFilterFunc;
  * - cbf_FILTER_deep_colour10a2: 32-bit pixels, colour in bits 0..29 (three
  *   10-bit fields) and the 2-bit alpha copied unchanged (BGR10A2_LE,
  *   RGB10A2_LE). */
-#define CBF_LAYOUTS_DEEP_COLOUR(X, arg) \
-  X (arg, deep_colour_planar, DeepPlanar16) \
-  X (arg, deep10_colour_planar, DeepPlanar10) \
-  X (arg, deep_colour64, DeepColour64) \
-  X (arg, deep_colour10a2, DeepColour10A2)
+#define CBF_LAYOUTS_DEEP_COLOR(X, arg) \
+  X (arg, deep_color_planar, DeepPlanar16) \
+  X (arg, deep10_color_planar, DeepPlanar10) \
+  X (arg, deep_color64, DeepColor64) \
+  X (arg, deep_color10a2, DeepColor10A2)
 
 #define CBF_LAYOUTS_DEEP(X, arg) \
   CBF_LAYOUTS_DEEP_CHANNEL (X, arg) \
-  CBF_LAYOUTS_DEEP_COLOUR (X, arg)
+  CBF_LAYOUTS_DEEP_COLOR (X, arg)
 
 /* Declare @filter's entry of every layout: cbf_FILTER_channel and the
  * others of CBF_LAYOUTS_8BIT, or the deep ones. */
@@ -483,7 +483,7 @@ CbfFilterEntry cbf_bilateral_guided_channel_pair,
 cudaError_t cbf_bilateral_channel_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfFilterParams * weights, cudaStream_t stream);
-cudaError_t cbf_bilateral_colour_first_generic (const CbfPlane * src,
+cudaError_t cbf_bilateral_color_first_generic (const CbfPlane * src,
     const CbfPlane * dst, int row_begin, int row_end,
     const CbfFilterParams * weights, cudaStream_t stream);
 

@@ -17,7 +17,7 @@
  * index arithmetic), and the spatial weight comes with the range weight
  * from a table per distance class. The kernels themselves are
  * bilateral_fast_channel (bilateral_fast_channel.cuh) and
- * bilateral_fast_colour (bilateral_fast_colour.cuh). */
+ * bilateral_fast_color (bilateral_fast_color.cuh). */
 
 #ifndef CBF_BILATERAL_FAST_CUH
 #define CBF_BILATERAL_FAST_CUH
@@ -47,11 +47,11 @@ constexpr int kStaticSmemBytes = 48 * 1024;
 
 /* The block geometry at radius R of colour's shapes or of one channel's
  * with @kPlanes planes a launch (tunables.cuh). A kernel's shape adds its
- * tile entry, tile width and weights (ChannelShape, ColourShape). */
-template <int R, bool kColour, int kPlanes> struct FastGeometry
+ * tile entry, tile width and weights (ChannelShape, ColorShape). */
+template <int R, bool kColor, int kPlanes> struct FastGeometry
 {
   static constexpr FastShapeOf kOf
-      = kColour ? colour_shape (R, kPlanes > 1) : gray_shape (R, kPlanes);
+      = kColor ? color_shape (R, kPlanes > 1) : gray_shape (R, kPlanes);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;

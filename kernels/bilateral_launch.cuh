@@ -25,7 +25,7 @@
  *   and integer sums, an integer multiply-add and half an add; its tile
  *   of source bytes read four at a time, and the taps between a thread's
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
- *   bilateral_fast_colour.cuh, on bilateral_fast.cuh);
+ *   bilateral_fast_color.cuh, on bilateral_fast.cuh);
  * - the wide one, radius above CBF_FAST_MAX_RADIUS up to
  *   CBF_WIDE_MAX_RADIUS (for samples deeper than 8 bits every radius up
  *   to that): the same K x C outputs a thread with the radius known at run
@@ -42,7 +42,7 @@
 #define CBF_BILATERAL_LAUNCH_CUH
 
 #include "bilateral_fast_channel.cuh"
-#include "bilateral_fast_colour.cuh"
+#include "bilateral_fast_color.cuh"
 #include "bilateral_fast_deep.cuh"
 #include "bilateral_generic.cuh"
 #include "bilateral_stream.cuh"
@@ -60,7 +60,7 @@ cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
   if constexpr (T::kClassWeights)
     return launch_fast_channel<T, R> (io, row_begin, row_end, w, stream);
   else
-    return launch_fast_colour<T, R> (io, row_begin, row_end, w, stream);
+    return launch_fast_color<T, R> (io, row_begin, row_end, w, stream);
 }
 
 /* The wide kernel where it takes the radius and its shared memory fits

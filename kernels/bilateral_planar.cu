@@ -14,4 +14,4 @@
 
 #include "bilateral_launch.cuh"
 
-CBF_ENTRY (cbf_bilateral_colour_planar, launch, ColourPlanar)
+CBF_ENTRY (cbf_bilateral_color_planar, launch, ColorPlanar)

@@ -37,7 +37,7 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
 {
   constexpr int kWindow = 2 * R + 1;
   constexpr int kWords = kStreamPixels + 2 * R;
-  constexpr uint32_t kColourMask = Colour32<kFirst>::kColourMask;
+  constexpr uint32_t kColorMask = Color32<kFirst>::kColorMask;
   __shared__ float range_lut[CBF_RANGE_LUT_LEN];
   const int tid = threadIdx.x;
   for (int i = tid; i < CBF_RANGE_LUT_LEN; i += kBilateralStreamThreads)
@@ -65,10 +65,10 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
         break;
 #pragma unroll
       for (int k = 0; k < kWords; k++)
-        ring[j][k] = next.w[k] & kColourMask;
+        ring[j][k] = next.w[k] & kColorMask;
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++)
-        kept[j][p] = next.w[R + p] & ~kColourMask;
+        kept[j][p] = next.w[R + p] & ~kColorMask;
       if (s + 1 < s_end)
         next = stream_load<R> (io, s + 1, x, inside);
 
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++) {
         const uint32_t centre = ring[(j + 1 + R) % kWindow][p + R];
-        Colour::Sum sum;
+        Color::Sum sum;
 #pragma unroll
         for (int dy = -R; dy <= R; dy++)
 #pragma unroll
@@ -89,16 +89,16 @@ __global__ void __launch_bounds__ (kBilateralStreamThreads,
               const uint32_t word
                   = ring[(j + 1 + R + dy) % kWindow][p + R + dx];
               const float w
-                  = range_at (range_lut, Colour::lut_offset (word, centre))
+                  = range_at (range_lut, Color::lut_offset (word, centre))
                   * space.w[(dy + R) * (2 * R + 1) + dx + R];
               /* Colour::unpack's selectors, moved to byte kFirst. */
               constexpr uint32_t kByte = 0x10 * kFirst;
-              const Colour::Value value{ Colour::biased (word, 0x7604 + kByte),
-                Colour::biased (word, 0x7614 + kByte),
-                Colour::biased (word, 0x7624 + kByte) };
-              Colour::add (sum, value, w);
+              const Color::Value value{ Color::biased (word, 0x7604 + kByte),
+                Color::biased (word, 0x7614 + kByte),
+                Color::biased (word, 0x7624 + kByte) };
+              Color::add (sum, value, w);
             }
-        out[p] = (Colour::result<true> (io, y, x + p, sum) << (8 * kFirst))
+        out[p] = (Color::result<true> (io, y, x + p, sum) << (8 * kFirst))
             | kept[(j + 1 + R) % kWindow][p];
       }
       stream_store (io, y, x, inside, out);

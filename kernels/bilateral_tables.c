@@ -219,14 +219,14 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
    * count per v from cbf_distance_class alone costs O(r^4) each). */
   if (radius <= CBF_FAST_MAX_RADIUS) {
     float *class_weights = tables + cbf_tables_class_weights_offset (radius);
-    char *colour = (char *) (tables +
-        cbf_tables_colour_class_weights_offset (radius));
+    char *color = (char *) (tables +
+        cbf_tables_color_class_weights_offset (radius));
     char *int_weights = (char *) (tables +
         cbf_tables_int_weights_offset (radius));
     int n_classes = cbf_distance_class (radius, radius * radius + 1);
     int v, d, class_index = 0;
     for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
-        i < cbf_tables_colour_class_weights_offset (radius); i++)
+        i < cbf_tables_color_class_weights_offset (radius); i++)
       tables[i] = 0.f;
     for (v = 0; v <= radius * radius; v++) {
       if (!cbf_is_tap_distance (radius, v))
@@ -242,7 +242,7 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       }
       for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
         uint16_t h = half_bits (space_lut[v] * range_lut[d]);
-        memcpy (colour + 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d),
+        memcpy (color + 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d),
             &h, sizeof h);
       }
       class_index++;

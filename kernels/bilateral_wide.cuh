@@ -41,13 +41,13 @@
 namespace {
 
 /* The shape of layout T's wide kernel (tunables.cuh, kWideShape and
- * kWideDeepColourShape): K rows
+ * kWideDeepColorShape): K rows
  * of C outputs a thread; a warp's lanes kWarpCols threads across, its
  * warps kWarpsAcross across. */
 template <class T> struct WideShape
 {
   static constexpr WideShapeOf kOf
-      = T::kDeep && !T::kClassWeights ? kWideDeepColourShape : kWideShape;
+      = T::kDeep && !T::kClassWeights ? kWideDeepColorShape : kWideShape;
   static constexpr int K = kOf.rows;
   static constexpr int C = kOf.cols;
   static constexpr int kWarpCols = kOf.warp_cols;

@@ -212,9 +212,9 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
     gaussian_stream (Io io, int row_begin, int row_end, int strip_rows,
         const float *__restrict__ coeffs_dev)
 {
-  using Value = Colour::Value;
+  using Value = Color::Value;
   constexpr int kWindow = 2 * R + 1;
-  constexpr uint32_t kColourMask = Colour32<kFirst>::kColourMask;
+  constexpr uint32_t kColorMask = Color32<kFirst>::kColorMask;
 
   const int x
       = (blockIdx.x * kGaussStreamThreads + threadIdx.x) * kStreamPixels;
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
       Value v[kStreamPixels + 2 * R];
 #pragma unroll
       for (int k = 0; k < kStreamPixels + 2 * R; k++)
-        v[k] = stream_colour<kFirst> (row.w[k]);
+        v[k] = stream_color<kFirst> (row.w[k]);
 #pragma unroll
       for (int p = 0; p < kStreamPixels; p++) {
         Value h{ 0.f, 0.f, 0.f };
@@ -296,10 +296,10 @@ __global__ void __launch_bounds__ (kGaussStreamThreads, kGaussStreamMinBlocks)
           o.c1 += c[d] * r.c1;
           o.c2 += c[d] * r.c2;
         }
-        const uint32_t colour = (uint32_t)__float2int_rn (o.c0 * inv)
+        const uint32_t color = (uint32_t)__float2int_rn (o.c0 * inv)
             | ((uint32_t)__float2int_rn (o.c1 * inv) << 8)
             | ((uint32_t)__float2int_rn (o.c2 * inv) << 16);
-        out[p] = (colour << (8 * kFirst)) | (src[p] & ~kColourMask);
+        out[p] = (color << (8 * kFirst)) | (src[p] & ~kColorMask);
       }
       stream_store (io, y, x, inside, out);
     }

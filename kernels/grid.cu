@@ -261,7 +261,7 @@ extern "C" void cbf_grid_cells (double sigma_space, double sigma_color,
   if (sigma_color <= 0)
     sigma_color = 1;
   range_sigma
-      = channels == 1 ? sigma_color : CBF_GRID_COLOUR_RANGE * sigma_color;
+      = channels == 1 ? sigma_color : CBF_GRID_COLOR_RANGE * sigma_color;
   max_passes = channels == 1 ? CBF_GRID_MAX_RANGE_PASSES : 1;
 
   grid->cell_space = (float)fmax (

@@ -30,7 +30,7 @@
  * distance of the three channels, between a channel's own difference (a
  * change in one channel) and three times it (the same change in all
  * three); a channel's grid takes 0.4 sigma-color as its range sigma
- * (CBF_GRID_COLOUR_RANGE), the closest to the exact filter of the values
+ * (CBF_GRID_COLOR_RANGE), the closest to the exact filter of the values
  * tried (what-was-tried.md, "Grid").
  *
  * A one-channel grid (GRAY8, YUV) has range cells of sigma / sqrt (4.25)
@@ -60,7 +60,7 @@ extern "C" {
 #define CBF_GRID_MAX_RANGE_CELLS 96
 #define CBF_GRID_MIN_CELL_SPACE 4.0
 /* Colour: a channel's range sigma, as a fraction of sigma-color. */
-#define CBF_GRID_COLOUR_RANGE 0.4
+#define CBF_GRID_COLOR_RANGE 0.4
 /* One channel: at most this many blur passes along the range axis. */
 #define CBF_GRID_MAX_RANGE_PASSES 4
 

@@ -120,7 +120,7 @@ template <int kChannels> struct Channels
  * bytes 0..2 and 0 in byte 3, so one SIMD sum of absolute byte differences
  * is the L1 colour distance. The layouts below differ only in where the
  * three bytes live. */
-struct Colour
+struct Color
 {
   static constexpr bool kClassWeights = false;
   static constexpr int kGridLayers = 1;
@@ -256,12 +256,12 @@ struct Colour
 
 /* 32-bit pixels, colour in bytes kFirst..kFirst + 2 (little-endian), the
  * fourth byte (alpha or padding) copied through. */
-template <int kFirst> struct Colour32 : Colour
+template <int kFirst> struct Color32 : Color
 {
   static constexpr int kPixelBytes = 4;
   static constexpr int kPlanes = 1;
   static constexpr int kShift = 8 * kFirst;
-  static constexpr uint32_t kColourMask = 0xffffffu << kShift;
+  static constexpr uint32_t kColorMask = 0xffffffu << kShift;
 
   static __device__ __forceinline__ uint32_t word (const uint8_t *p)
   {
@@ -277,7 +277,7 @@ template <int kFirst> struct Colour32 : Colour
       const Io &io, int y, int x, const Sum &s)
   {
     const uint32_t passthrough
-        = word (io.template in<4> (0, y, x)) & ~kColourMask;
+        = word (io.template in<4> (0, y, x)) & ~kColorMask;
     *reinterpret_cast<uint32_t *> (io.template out<4> (0, y, x))
         = (result<kBiased> (io, y, x, s) << kShift) | passthrough;
   }
@@ -285,7 +285,7 @@ template <int kFirst> struct Colour32 : Colour
 
 /* 24-bit pixels (RGB, BGR): three byte accesses, as rows of them are not
  * 32-bit aligned. */
-struct Colour24 : Colour
+struct Color24 : Color
 {
   static constexpr int kPixelBytes = 3;
   static constexpr int kPlanes = 1;
@@ -309,7 +309,7 @@ struct Colour24 : Colour
 };
 
 /* One channel per plane (Y444). */
-struct ColourPlanar : Colour
+struct ColorPlanar : Color
 {
   static constexpr int kPixelBytes = 1;
   static constexpr int kPlanes = 3;

@@ -134,7 +134,7 @@ struct DeepChannels : Channels<kChannels>
  * halves are taken apart once for all the outputs that read it. Values are
  * exact: a half placed into the float 2^23 (whose unit in the last place
  * is 1), 2^23 subtracted. */
-template <int kRangeShift> struct DeepColour : Colour
+template <int kRangeShift> struct DeepColor : Color
 {
   typedef uint2 Word;
   static constexpr int kRangeLen = CBF_DEEP_RANGE_LUT_LEN;
@@ -215,9 +215,9 @@ template <int kRangeShift> struct DeepColour : Colour
 };
 
 /* One 16-bit channel per plane (Y444_16LE; Y444_10LE and GBR_10LE). */
-template <int kRangeShift> struct DeepPlanar : DeepColour<kRangeShift>
+template <int kRangeShift> struct DeepPlanar : DeepColor<kRangeShift>
 {
-  typedef DeepColour<kRangeShift> Base;
+  typedef DeepColor<kRangeShift> Base;
   static constexpr int kPixelBytes = 2;
   static constexpr int kPlanes = 3;
   /* 10-bit samples (range shift 0) are cut to 10 bits, so that a value
@@ -254,7 +254,7 @@ template <int kRangeShift> struct DeepPlanar : DeepColour<kRangeShift>
 /* 64-bit pixels of four 16-bit samples, colour in samples 0..2, the
  * fourth (alpha) copied through (RGBA64_LE, BGRA64_LE). Read as two 32-bit
  * words: rows need only the 4-byte alignment of 32-bit pixels. */
-struct DeepColour64 : DeepColour<5>
+struct DeepColor64 : DeepColor<5>
 {
   static constexpr int kPixelBytes = 8;
   static constexpr int kPlanes = 1;
@@ -284,7 +284,7 @@ struct DeepColour64 : DeepColour<5>
 
 /* 32-bit pixels of three 10-bit channels in bits 0..29 and a 2-bit alpha
  * copied through (BGR10A2_LE, RGB10A2_LE). */
-struct DeepColour10A2 : DeepColour<0>
+struct DeepColor10A2 : DeepColor<0>
 {
   static constexpr int kPixelBytes = 4;
   static constexpr int kPlanes = 1;

@@ -25,7 +25,7 @@ namespace {
  * and one tile word take both (the guide in byte 0, the channels in bytes
  * 1 and 2): the weight is found once for two outputs, by the colour
  * kernels' distance, table of weights and biased unpacking (Colour). */
-struct GuidedPair : Colour
+struct GuidedPair : Color
 {
   static constexpr int kPixelBytes = 0;
   static constexpr int kPlanes = 2;

@@ -140,13 +140,13 @@ __device__ __forceinline__ void build_levels (
 }
 
 /* The current frame's levels, from its samples of kind @S (the
- * CbfMotionSamples), @kColour: three channels. */
-template <int S, bool kColour>
+ * CbfMotionSamples), @kColor: three channels. */
+template <int S, bool kColor>
 __global__ void levels_of_view (
     CbfMotionView v, CbfMotionLuma luma, Level0 l0, Level l1, Level l2)
 {
   build_levels (
-      [&] (int x, int y) { return view_luma<S, kColour> (v, luma, x, y); }, l0,
+      [&] (int x, int y) { return view_luma<S, kColor> (v, luma, x, y); }, l0,
       l1, l2);
 }
 
@@ -746,18 +746,18 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
   const Level0 cur0 = level0_of (s->cur0, s), prev0 = level0_of (s->prev0, s);
   const Level cur1 = level_of (s->cur, s, 1), prev1 = level_of (s->prev, s, 1);
   const Level cur2 = level_of (s->cur, s, 2), prev2 = level_of (s->prev, s, 2);
-  const bool colour = cur->channels == 3;
+  const bool color = cur->channels == 3;
   switch (cur->samples) {
   case CBF_MOTION_SAMPLES_8:
-    (colour ? levels_of_view<CBF_MOTION_SAMPLES_8, true>
-            : levels_of_view<CBF_MOTION_SAMPLES_8,
-                false>)<<<grid0, tile, 0, stream>>> (
+    (color ? levels_of_view<CBF_MOTION_SAMPLES_8, true>
+           : levels_of_view<CBF_MOTION_SAMPLES_8,
+               false>)<<<grid0, tile, 0, stream>>> (
         *cur, *luma, cur0, cur1, cur2);
     break;
   case CBF_MOTION_SAMPLES_16:
-    (colour ? levels_of_view<CBF_MOTION_SAMPLES_16, true>
-            : levels_of_view<CBF_MOTION_SAMPLES_16,
-                false>)<<<grid0, tile, 0, stream>>> (
+    (color ? levels_of_view<CBF_MOTION_SAMPLES_16, true>
+           : levels_of_view<CBF_MOTION_SAMPLES_16,
+               false>)<<<grid0, tile, 0, stream>>> (
         *cur, *luma, cur0, cur1, cur2);
     break;
   default:
@@ -766,13 +766,13 @@ cudaError_t cbf_motion_estimate (const CbfMotionView *cur,
     break;
   }
   if (prev->samples == CBF_MOTION_SAMPLES_8) {
-    if (colour)
+    if (color)
       levels_of_state<<<grid0, tile, 0, stream>>> (
           state_of<3, false> (prev), *luma, prev0, prev1, prev2);
     else
       levels_of_state<<<grid0, tile, 0, stream>>> (
           state_of<1, false> (prev), *luma, prev0, prev1, prev2);
-  } else if (colour) {
+  } else if (color) {
     levels_of_state<<<grid0, tile, 0, stream>>> (
         state_of<3, true> (prev), *luma, prev0, prev1, prev2);
   } else {

@@ -23,7 +23,7 @@ constexpr int kW = kMotionTileW, kH = kMotionTileH;
 
 /* A strip of tiles a block of threads, down the frame, so that each block
  * adds its histogram to the frame's once. */
-template <int S, bool kColour>
+template <int S, bool kColor>
 __global__ void __launch_bounds__ (kW *kH) noise_histogram (CbfMotionView v,
     CbfMotionLuma luma, unsigned int *counts, unsigned int *kept, float *sums)
 {
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__ (kW *kH) noise_histogram (CbfMotionView v,
     __syncthreads ();
     for (int i = t; i < (kW + 4) * (kH + 4); i += kW * kH) {
       const int tx = i % (kW + 4), ty = i / (kW + 4);
-      tile[ty][tx] = view_luma<S, kColour> (v, luma,
+      tile[ty][tx] = view_luma<S, kColor> (v, luma,
           clampi (x0 + tx - 2, 0, w - 1), clampi (y0 + ty - 2, 0, h - 1));
     }
     __syncthreads ();
@@ -197,18 +197,18 @@ cudaError_t cbf_noise_measure (const CbfMotionView *frame,
   const dim3 grid ((frame->width + kW - 1) / kW,
       min ((frame->height + kH - 1) / kH, kNoiseStrips));
   const dim3 block (kW, kH);
-  const bool colour = frame->channels == 3;
+  const bool color = frame->channels == 3;
   switch (frame->samples) {
   case CBF_MOTION_SAMPLES_8:
-    (colour ? noise_histogram<CBF_MOTION_SAMPLES_8, true>
-            : noise_histogram<CBF_MOTION_SAMPLES_8,
-                false>)<<<grid, block, 0, stream>>> (
+    (color ? noise_histogram<CBF_MOTION_SAMPLES_8, true>
+           : noise_histogram<CBF_MOTION_SAMPLES_8,
+               false>)<<<grid, block, 0, stream>>> (
         *frame, *luma, s->counts, s->kept, s->sums);
     break;
   case CBF_MOTION_SAMPLES_16:
-    (colour ? noise_histogram<CBF_MOTION_SAMPLES_16, true>
-            : noise_histogram<CBF_MOTION_SAMPLES_16,
-                false>)<<<grid, block, 0, stream>>> (
+    (color ? noise_histogram<CBF_MOTION_SAMPLES_16, true>
+           : noise_histogram<CBF_MOTION_SAMPLES_16,
+               false>)<<<grid, block, 0, stream>>> (
         *frame, *luma, s->counts, s->kept, s->sums);
     break;
   default:

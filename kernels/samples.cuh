@@ -8,7 +8,7 @@
  */
 
 /* A sample of a CbfMotionView (motion.h), for the kernels that read
- * frames through one (motion.cu, noise.cu). */
+ * frames through one (motion_estimate.cu, motion_blend.cu, noise.cu). */
 
 #ifndef CBF_SAMPLES_CUH
 #define CBF_SAMPLES_CUH
@@ -36,8 +36,8 @@ __device__ __forceinline__ float sample_of (const uint8_t *row, int x,
 }
 
 /* The luma of pixel (@x, @y) of @v, whose samples are of kind @S, three
- * channels where @kColour, in 8-bit levels (CbfMotionLuma). */
-template <int S, bool kColour>
+ * channels where @kColor, in 8-bit levels (CbfMotionLuma). */
+template <int S, bool kColor>
 __device__ __forceinline__ float view_luma (
     const CbfMotionView &v, const CbfMotionLuma &luma, int x, int y)
 {
@@ -46,7 +46,7 @@ __device__ __forceinline__ float view_luma (
         (CbfMotionSamples)S, v.shift, v.mask, c);
   };
   float l = luma.weights[0] * at (v.data[0], v.pitch[0], 0);
-  if (kColour)
+  if (kColor)
     l += luma.weights[1] * at (v.data[1], v.pitch[1], 1)
         + luma.weights[2] * at (v.data[2], v.pitch[2], 2);
   return l * luma.to_8bit;

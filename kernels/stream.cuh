@@ -34,11 +34,11 @@ template <int R> struct StreamWords
 
 /* The colour bytes kFirst .. kFirst + 2 of a word, exactly, as floats. */
 template <int kFirst>
-__device__ __forceinline__ Colour::Value stream_colour (uint32_t word)
+__device__ __forceinline__ Color::Value stream_color (uint32_t word)
 {
-  return Colour::Value{ Colour::exact (word, 0x7440 + kFirst),
-    Colour::exact (word, 0x7441 + kFirst),
-    Colour::exact (word, 0x7442 + kFirst) };
+  return Color::Value{ Color::exact (word, 0x7440 + kFirst),
+    Color::exact (word, 0x7441 + kFirst),
+    Color::exact (word, 0x7442 + kFirst) };
 }
 
 /* Row @y's words x - R .. x + 3 + R, by the border rule past the edges;
@@ -131,7 +131,7 @@ template <class T> struct StreamLayout
   static constexpr bool kServed = false;
   static constexpr int kFirst = 0;
 };
-template <int F> struct StreamLayout<Colour32<F>>
+template <int F> struct StreamLayout<Color32<F>>
 {
   static constexpr bool kServed = true;
   static constexpr int kFirst = F;

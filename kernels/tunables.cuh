@@ -19,7 +19,7 @@ namespace {
 
 /* ------------------------------------------------------------------ */
 /* The specialised bilateral kernels (bilateral_fast.cuh and its
- * bilateral_fast_channel.cuh, bilateral_fast_colour.cuh) */
+ * bilateral_fast_channel.cuh, bilateral_fast_color.cuh) */
 
 /* A specialised kernel's shape: output rows and columns a thread (the
  * columns adjacent, so that a loaded neighbour serves both), blocks per SM
@@ -48,7 +48,7 @@ struct FastShapeOf
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
  * (what-was-tried.md, "Kernel shapes"). */
-__host__ __device__ constexpr FastShapeOf colour_shape (
+__host__ __device__ constexpr FastShapeOf color_shape (
     int radius, bool guided = false)
 {
   return radius == 2 || radius == 3 ? FastShapeOf{ 4, 2, 4, 8, false, true }
@@ -89,7 +89,7 @@ constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
 /* The deep specialised kernel (bilateral_fast_deep.cuh): its shape at
- * @radius, as colour_shape's; @table: a one-channel kernel that reads
+ * @radius, as color_shape's; @table: a one-channel kernel that reads
  * some range weights from its table (deep_table). With no table in
  * shared memory, registers bound the blocks an SM: colour 2 x 2 outputs a
  * thread and four blocks, one channel 2 x 4 and five, the fastest of the
@@ -98,9 +98,9 @@ constexpr int kIntWarpRows = 32 / kIntWarpCols;
  * table's kernel holds each output's tile word besides its range key:
  * three. */
 __host__ __device__ constexpr FastShapeOf deep_shape (
-    bool colour, int radius, bool table)
+    bool color, int radius, bool table)
 {
-  return colour     ? FastShapeOf{ 2, 2, radius >= 8 ? 3 : 4, 8 }
+  return color      ? FastShapeOf{ 2, 2, radius >= 8 ? 3 : 4, 8 }
       : table       ? FastShapeOf{ 2, 4, 3, 8 }
       : radius >= 8 ? FastShapeOf{ 2, 4, 4, 8 }
                     : FastShapeOf{ 2, 4, 5, 8 };
@@ -158,7 +158,7 @@ struct WideShapeOf
 constexpr WideShapeOf kWideShape{ 1, 8, 3, 8, 4, 4 };
 /* Deep colour (64-bit tile words and range keys, four sums an output)
  * spills at eight outputs a thread: four, in warps of 8 x 4 threads. */
-constexpr WideShapeOf kWideDeepColourShape{ 1, 4, 3, 8, 8, 4 };
+constexpr WideShapeOf kWideDeepColorShape{ 1, 4, 3, 8, 8, 4 };
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
  * and adjacent columns a thread (4 or 8: whole words of the byte tile),
@@ -273,10 +273,10 @@ constexpr int kGuideBlockX = 32;
 constexpr int kGuideBlockY = 8;
 
 /* ------------------------------------------------------------------ */
-/* The motion-compensated temporal filter (motion.cu). The estimator's
- * constants were chosen on a CPU model of it over the evaluation clips
- * (what-was-tried.md, "Motion-compensated temporal filter"); the noise
- * sigma they scale by is temporal-sigma's. */
+/* The motion-compensated temporal filter (motion_estimate.cu,
+ * motion_blend.cu). The estimator's constants were chosen on a CPU model
+ * of it over the evaluation clips (what-was-tried.md, "Motion-compensated
+ * temporal filter"); the noise sigma they scale by is temporal-sigma's. */
 
 /* Integer search at the coarsest level: +-kMotionSearch pixels there. */
 constexpr int kMotionSearch = 4;

@@ -92,24 +92,24 @@ channel_reference_grid (const Channel * in, const Params * p, gboolean chroma)
 void
 params_reference (const Params * p, const guint8 * src, gsize src_stride,
     guint8 * dst, gsize dst_stride, gint width, gint height,
-    gint pixel_bytes, gint colour_offset, gint channels)
+    gint pixel_bytes, gint color_offset, gint channels)
 {
   if (p->gaussian)
     cbf_reference_gaussian (src, src_stride, dst, dst_stride, width, height,
-        pixel_bytes, colour_offset, channels, p->diameter, p->sigma_space);
+        pixel_bytes, color_offset, channels, p->diameter, p->sigma_space);
   else
     cbf_reference_bilateral (src, src_stride, dst, dst_stride, width, height,
-        pixel_bytes, colour_offset, channels, p->diameter, p->sigma_color,
+        pixel_bytes, color_offset, channels, p->diameter, p->sigma_color,
         p->sigma_space);
 }
 
 void
 params_reference_grid (const Params * p, const guint8 * src,
     gsize src_stride, guint8 * dst, gsize dst_stride, gint width,
-    gint height, gint pixel_bytes, gint colour_offset, gint channels)
+    gint height, gint pixel_bytes, gint color_offset, gint channels)
 {
   cbf_reference_grid (src, src_stride, dst, dst_stride, width, height,
-      pixel_bytes, colour_offset, channels, p->sigma_color, p->sigma_space);
+      pixel_bytes, color_offset, channels, p->sigma_color, p->sigma_space);
 }
 
 static guint
@@ -119,12 +119,12 @@ channels_reference_of (const GstVideoInfo * info, const Channel * in,
   guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
   gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
   gint w = in[0].width, h = in[0].height;
-  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
+  gboolean color = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
       && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
   guint16 *packed, *result;
   gsize i;
 
-  if (!colour) {
+  if (!color) {
     for (c = 0; c < n; c++)
       expected[c] = channel_reference_at (&in[c], bits, p, c > 0, grid);
     return n;
@@ -196,10 +196,10 @@ channels_temporal_for_format (const GstVideoInfo * info, const Channel * in,
 {
   guint n = GST_VIDEO_INFO_N_COMPONENTS (info), c;
   gint bits = format_bits (GST_VIDEO_INFO_FORMAT (info));
-  gboolean colour = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
+  gboolean color = n >= 3 && GST_VIDEO_FORMAT_INFO_W_SUB (info->finfo, 1) == 0
       && GST_VIDEO_FORMAT_INFO_H_SUB (info->finfo, 1) == 0;
 
-  if (colour) {
+  if (color) {
     temporal_group (in, prev, 3, bits, p, grid, FALSE, strength, sigma,
         expected);
     return 3;

@@ -81,17 +81,17 @@ void write_gray_png (const gchar * path, const guint8 * pixels, gint width,
 void params_apply (GstElement * element, const Params * p);
 
 /* The C reference of @p's mode (cbf_reference_bilateral or
- * cbf_reference_gaussian) on @channels bytes at @colour_offset of each
+ * cbf_reference_gaussian) on @channels bytes at @color_offset of each
  * @pixel_bytes-byte pixel; the other bytes copied. */
 void params_reference (const Params * p, const guint8 * src, gsize src_stride,
     guint8 * dst, gsize dst_stride, gint width, gint height,
-    gint pixel_bytes, gint colour_offset, gint channels);
+    gint pixel_bytes, gint color_offset, gint channels);
 
 /* The same for method=grid in mode=bilateral: cbf_reference_grid with @p's
  * sigmas (its diameter unused). */
 void params_reference_grid (const Params * p, const guint8 * src,
     gsize src_stride, guint8 * dst, gsize dst_stride, gint width,
-    gint height, gint pixel_bytes, gint colour_offset, gint channels);
+    gint height, gint pixel_bytes, gint color_offset, gint channels);
 
 /* Caps and video info of a system-memory frame. */
 GstCaps *caps_for (const gchar * format, gint width, gint height);

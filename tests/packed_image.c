@@ -178,7 +178,7 @@ reference_of (const Image * im, const Params * p, gboolean grid)
 
   (grid ? params_reference_grid : params_reference) (p, im->pixels,
       im->stride, ref.pixels, ref.stride, im->width, im->height,
-      im->format->pixel_bytes, im->format->colour_offset, im->format->channels);
+      im->format->pixel_bytes, im->format->color_offset, im->format->channels);
   return ref;
 }
 
@@ -207,12 +207,12 @@ image_reference_border (const Image * im, const Params * p,
   if (p->gaussian)
     cbf_reference_gaussian_border (im->pixels, im->stride, ref.pixels,
         ref.stride, im->width, im->height, im->format->pixel_bytes,
-        im->format->colour_offset, im->format->channels, p->diameter,
+        im->format->color_offset, im->format->channels, p->diameter,
         p->sigma_space, rule, sample);
   else
     cbf_reference_bilateral_border (im->pixels, im->stride, ref.pixels,
         ref.stride, im->width, im->height, im->format->pixel_bytes,
-        im->format->colour_offset, im->format->channels, p->diameter,
+        im->format->color_offset, im->format->channels, p->diameter,
         p->sigma_color, p->sigma_space, rule, sample);
   return ref;
 }
@@ -226,7 +226,7 @@ image_assert_matches (const Image * out, const Image * expected,
   gint max_diff, fx, fy, x, y, b;
   guint bad = images_diff_beyond_one (out->pixels, out->stride,
       expected->pixels, expected->stride, out->width, out->height,
-      f->pixel_bytes, f->colour_offset, f->pixel_bytes, f->colour_offset,
+      f->pixel_bytes, f->color_offset, f->pixel_bytes, f->color_offset,
       f->channels, &max_diff, &fx, &fy);
 
   fail_unless (bad == 0, "%s (%s %dx%d): %u values off by more than 1, max "
@@ -235,7 +235,7 @@ image_assert_matches (const Image * out, const Image * expected,
   for (y = 0; y < out->height; y++)
     for (x = 0; x < out->width; x++)
       for (b = 0; b < f->pixel_bytes; b++) {
-        if (b >= f->colour_offset && b < f->colour_offset + f->channels)
+        if (b >= f->color_offset && b < f->color_offset + f->channels)
           continue;
         fail_unless_equals_int (out->pixels[y * out->stride +
                 x * f->pixel_bytes + b],
@@ -274,7 +274,7 @@ image_from_golden (const PackedFormat * f, const guint8 * pnm, gint width,
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++)
       for (c = 0; c < channels; c++)
-        im.pixels[y * im.stride + x * f->pixel_bytes + f->colour_offset + c] =
+        im.pixels[y * im.stride + x * f->pixel_bytes + f->color_offset + c] =
             pnm[(y * width + x) * channels + c];
   return im;
 }

@@ -17,16 +17,16 @@ typedef struct
 {
   const gchar *name;
   gint pixel_bytes;
-  gint colour_offset;           /* first filtered byte */
+  gint color_offset;           /* first filtered byte */
   gint channels;                /* filtered bytes */
 } PackedFormat;
 
 /* RGBA, BGRA, RGBx, BGRx, ARGB, ABGR, xRGB, xBGR (the colour formats,
- * N_PACKED_COLOUR of them) and GRAY8 (PACKED_GRAY8), in that order. */
+ * N_PACKED_COLOR of them) and GRAY8 (PACKED_GRAY8), in that order. */
 extern const PackedFormat packed_formats[];
 
-#define N_PACKED_COLOUR 8
-#define PACKED_GRAY8 (&packed_formats[N_PACKED_COLOUR])
+#define N_PACKED_COLOR 8
+#define PACKED_GRAY8 (&packed_formats[N_PACKED_COLOR])
 
 /* A frame in system memory, packed or with padded rows. */
 typedef struct

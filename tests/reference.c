@@ -26,7 +26,7 @@
 #define GRID_PAD 2
 #define GRID_MAX_RANGE_CELLS 96
 #define GRID_MIN_CELL_SPACE 4.0
-#define GRID_COLOUR_RANGE 0.4
+#define GRID_COLOR_RANGE 0.4
 #define GRID_MAX_RANGE_PASSES 4
 
 int
@@ -182,7 +182,7 @@ cbf_reference_space_weight (int dx, int dy, int radius, double sigma_space)
 static void
 exact_bilateral (const void *src, size_t src_stride, void *dst,
     size_t dst_stride, int bytes, int bits, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, CbfReferenceBorder border,
     int border_sample, double *values)
 {
@@ -218,14 +218,14 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
         int row = rows[y + tap_dy[t] + radius];
         int col = cols[x + tap_dx[t] + radius];
         size_t p = (size_t) row * src_stride + (size_t) col * pixel_samples +
-            colour_offset;
+            color_offset;
         int tap[3], distance = 0;
         double w;
 
         for (c = 0; c < channels; c++) {
           tap[c] = row < 0 || col < 0 ? border_sample :
               sample_at (src, p + c, bytes);
-          distance += abs (tap[c] - sample_at (src, centre + colour_offset + c,
+          distance += abs (tap[c] - sample_at (src, centre + color_offset + c,
                   bytes));
         }
         w = tap_w[t] * range[distance];
@@ -237,7 +237,7 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
           (const uint8_t *) src + centre * bytes,
           (size_t) pixel_samples * bytes);
       for (c = 0; c < channels; c++) {
-        sample_set (dst, out + colour_offset + c, bytes, lrint (sum[c] / wsum));
+        sample_set (dst, out + color_offset + c, bytes, lrint (sum[c] / wsum));
         if (values)
           values[((size_t) y * width + x) * channels + c] = sum[c] / wsum;
       }
@@ -253,7 +253,7 @@ exact_bilateral (const void *src, size_t src_stride, void *dst,
 void
 cbf_reference_bilateral_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, CbfReferenceBorder border,
     int border_sample)
 {
@@ -262,25 +262,25 @@ cbf_reference_bilateral_border (const uint8_t * src, size_t src_stride,
         pixel_bytes);
   else
     exact_bilateral (src, src_stride, dst, dst_stride, 1, 8, width, height,
-        pixel_bytes, colour_offset, channels, diameter, sigma_color,
+        pixel_bytes, color_offset, channels, diameter, sigma_color,
         sigma_space, border, border_sample, NULL);
 }
 
 void
 cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space)
 {
   cbf_reference_bilateral_border (src, src_stride, dst, dst_stride, width,
-      height, pixel_bytes, colour_offset, channels, diameter, sigma_color,
+      height, pixel_bytes, color_offset, channels, diameter, sigma_color,
       sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
 void
 cbf_reference_bilateral_deep_border (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
+    int pixel_samples, int color_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space,
     CbfReferenceBorder border, int border_sample)
 {
@@ -289,18 +289,18 @@ cbf_reference_bilateral_deep_border (const uint16_t * src, size_t src_stride,
         pixel_samples);
   else
     exact_bilateral (src, src_stride, dst, dst_stride, 2, bits, width,
-        height, pixel_samples, colour_offset, channels, diameter,
+        height, pixel_samples, color_offset, channels, diameter,
         sigma_color, sigma_space, border, border_sample, NULL);
 }
 
 void
 cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
+    int pixel_samples, int color_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space)
 {
   cbf_reference_bilateral_deep_border (src, src_stride, dst, dst_stride,
-      width, height, pixel_samples, colour_offset, channels, bits, diameter,
+      width, height, pixel_samples, color_offset, channels, bits, diameter,
       sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
@@ -355,7 +355,7 @@ cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma)
 }
 
 /* The separable Gaussian of both references, unrounded: channels
- * [@colour_offset, + @channels) of each pixel of @src (samples of
+ * [@color_offset, + @channels) of each pixel of @src (samples of
  * @sample_bytes; @src_stride and @pixel_samples in samples), filtered
  * along the rows, then along the columns, into width x height x channels
  * values. @float_sums: the coefficients rounded to float and every product
@@ -365,7 +365,7 @@ cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma)
  * @border_sample. */
 static double *
 separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
-    int width, int height, int pixel_samples, int colour_offset,
+    int width, int height, int pixel_samples, int color_offset,
     int channels, int diameter, double sigma_space, int float_sums,
     CbfReferenceBorder border, int border_sample)
 {
@@ -399,7 +399,7 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
           int col = cbf_reference_border_index (border, x + i, width);
           double term = coeffs[i + radius] * (double) (col < 0 ?
               border_sample : sample_at (src, y * src_stride +
-                  (size_t) col * pixel_samples + colour_offset + c,
+                  (size_t) col * pixel_samples + color_offset + c,
                   sample_bytes));
 
           sum = float_sums ? (float) (sum + (float) term) : sum + term;
@@ -428,11 +428,11 @@ separable_gaussian (const void *src, size_t src_stride, int sample_bytes,
 void
 cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_space, CbfReferenceBorder border, int border_sample)
 {
   double *sums = separable_gaussian (src, src_stride, 1, width, height,
-      pixel_bytes, colour_offset, channels, diameter, sigma_space, 1, border,
+      pixel_bytes, color_offset, channels, diameter, sigma_space, 1, border,
       border_sample);
   int x, y, c;
 
@@ -442,7 +442,7 @@ cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
 
       memcpy (out, src + y * src_stride + x * pixel_bytes, pixel_bytes);
       for (c = 0; c < channels; c++)
-        out[colour_offset + c] = (uint8_t) lrintf ((float)
+        out[color_offset + c] = (uint8_t) lrintf ((float)
             sums[((size_t) y * width + x) * channels + c]);
     }
   free (sums);
@@ -451,22 +451,22 @@ cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
 void
 cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_space)
 {
   cbf_reference_gaussian_border (src, src_stride, dst, dst_stride, width,
-      height, pixel_bytes, colour_offset, channels, diameter, sigma_space,
+      height, pixel_bytes, color_offset, channels, diameter, sigma_space,
       CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
 void
 cbf_reference_gaussian_deep_border (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_space, CbfReferenceBorder border, int border_sample)
 {
   double *sums = separable_gaussian (src, src_stride, 2, width, height,
-      pixel_samples, colour_offset, channels, diameter, sigma_space, 0,
+      pixel_samples, color_offset, channels, diameter, sigma_space, 0,
       border, border_sample);
   int x, y, c;
 
@@ -480,7 +480,7 @@ cbf_reference_gaussian_deep_border (const uint16_t * src, size_t src_stride,
         double sum = sums[((size_t) y * width + x) * channels + c];
 
         /* The coefficients' sum may exceed 1 by a rounding. */
-        out[colour_offset + c] = (uint16_t) (sum > 65535 ? 65535 : lrint (sum));
+        out[color_offset + c] = (uint16_t) (sum > 65535 ? 65535 : lrint (sum));
       }
     }
   free (sums);
@@ -489,11 +489,11 @@ cbf_reference_gaussian_deep_border (const uint16_t * src, size_t src_stride,
 void
 cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_space)
 {
   cbf_reference_gaussian_deep_border (src, src_stride, dst, dst_stride,
-      width, height, pixel_samples, colour_offset, channels, diameter,
+      width, height, pixel_samples, color_offset, channels, diameter,
       sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0);
 }
 
@@ -515,7 +515,7 @@ cbf_reference_grid_cells (int width, int height, int channels, int bits,
     sigma_space = 1;
   if (sigma_color <= 0)
     sigma_color = 1;
-  range_sigma = channels == 1 ? sigma_color : GRID_COLOUR_RANGE * sigma_color;
+  range_sigma = channels == 1 ? sigma_color : GRID_COLOR_RANGE * sigma_color;
   max_passes = channels == 1 ? GRID_MAX_RANGE_PASSES : 1;
   cells->cell_space = (float) fmax (sigma_space / sqrt (1 + splat_and_read),
       GRID_MIN_CELL_SPACE);
@@ -673,7 +673,7 @@ grid_channel (const void *src, size_t src_stride, void *dst,
 static void
 grid_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
     int bytes, int bits, int width, int height, int pixel_samples,
-    int colour_offset, int channels, double sigma_color, double sigma_space,
+    int color_offset, int channels, double sigma_color, double sigma_space,
     double *values)
 {
   int c;
@@ -685,27 +685,27 @@ grid_image (const void *src, size_t src_stride, void *dst, size_t dst_stride,
   /* One grid per channel, each placed and averaged by its own level. */
   for (c = 0; c < channels; c++)
     grid_channel (src, src_stride, dst, dst_stride, bytes, bits, width,
-        height, pixel_samples, colour_offset + c, channels, sigma_color,
+        height, pixel_samples, color_offset + c, channels, sigma_color,
         sigma_space, values ? values + c : NULL);
 }
 
 void
 cbf_reference_grid (const uint8_t * src, size_t src_stride, uint8_t * dst,
     size_t dst_stride, int width, int height, int pixel_bytes,
-    int colour_offset, int channels, double sigma_color, double sigma_space)
+    int color_offset, int channels, double sigma_color, double sigma_space)
 {
   grid_image (src, src_stride, dst, dst_stride, 1, 8, width, height,
-      pixel_bytes, colour_offset, channels, sigma_color, sigma_space, NULL);
+      pixel_bytes, color_offset, channels, sigma_color, sigma_space, NULL);
 }
 
 void
 cbf_reference_grid_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
+    int pixel_samples, int color_offset, int channels, int bits,
     double sigma_color, double sigma_space)
 {
   grid_image (src, src_stride, dst, dst_stride, 2, bits, width, height,
-      pixel_samples, colour_offset, channels, sigma_color, sigma_space, NULL);
+      pixel_samples, color_offset, channels, sigma_color, sigma_space, NULL);
 }
 
 /* ---------------------------------------------------------------- */
@@ -756,18 +756,18 @@ cbf_reference_mask_blend (int in, int filtered, int m)
 void
 cbf_reference_values (CbfReferenceMode mode, const void *src,
     size_t src_stride, int sample_bytes, int bits, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, double *values)
 {
   cbf_reference_values_border (mode, src, src_stride, sample_bytes, bits,
-      width, height, pixel_samples, colour_offset, channels, diameter,
+      width, height, pixel_samples, color_offset, channels, diameter,
       sigma_color, sigma_space, CBF_REFERENCE_BORDER_REFLECT_101, 0, values);
 }
 
 void
 cbf_reference_values_border (CbfReferenceMode mode, const void *src,
     size_t src_stride, int sample_bytes, int bits, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, CbfReferenceBorder border,
     int border_sample, double *values)
 {
@@ -777,7 +777,7 @@ cbf_reference_values_border (CbfReferenceMode mode, const void *src,
 
   if (mode == CBF_REFERENCE_GAUSSIAN) {
     double *sums = separable_gaussian (src, src_stride, sample_bytes, width,
-        height, pixel_samples, colour_offset, channels, diameter, sigma_space,
+        height, pixel_samples, color_offset, channels, diameter, sigma_space,
         sample_bytes == 1, border, border_sample);
 
     /* 8-bit sums are float sums, as the rounded reference takes them. */
@@ -790,18 +790,18 @@ cbf_reference_values_border (CbfReferenceMode mode, const void *src,
       for (x = 0; x < width; x++)
         for (c = 0; c < channels; c++)
           values[((size_t) y * width + x) * channels + c] = sample_at (src,
-              y * src_stride + (size_t) x * pixel_samples + colour_offset + c,
+              y * src_stride + (size_t) x * pixel_samples + color_offset + c,
               sample_bytes);
     return;
   }
   scratch = malloc (scratch_stride * height * sample_bytes);
   if (mode == CBF_REFERENCE_GRID)
     grid_image (src, src_stride, scratch, scratch_stride, sample_bytes, bits,
-        width, height, pixel_samples, colour_offset, channels, sigma_color,
+        width, height, pixel_samples, color_offset, channels, sigma_color,
         sigma_space, values);
   else
     exact_bilateral (src, src_stride, scratch, scratch_stride, sample_bytes,
-        bits, width, height, pixel_samples, colour_offset, channels,
+        bits, width, height, pixel_samples, color_offset, channels,
         diameter, sigma_color, sigma_space, border, border_sample, values);
   free (scratch);
 }
@@ -809,7 +809,7 @@ cbf_reference_values_border (CbfReferenceMode mode, const void *src,
 void
 cbf_reference_temporal (const double *values, const void *prev,
     size_t prev_stride, void *dst, size_t dst_stride, int sample_bytes,
-    int bits, int width, int height, int pixel_samples, int colour_offset,
+    int bits, int width, int height, int pixel_samples, int color_offset,
     int channels, double strength, double sigma)
 {
   double s = bits > 8 ? sigma * ((1 << bits) - 1) / 255.0 : sigma;
@@ -818,7 +818,7 @@ cbf_reference_temporal (const double *values, const void *prev,
   for (y = 0; y < height; y++)
     for (x = 0; x < width; x++) {
       const double *b = values + ((size_t) y * width + x) * channels;
-      size_t at = (size_t) x * pixel_samples + colour_offset;
+      size_t at = (size_t) x * pixel_samples + color_offset;
       double p[3] = { 0, 0, 0 }, d = 0, g = 0;
 
       if (prev) {

@@ -64,14 +64,14 @@ int cbf_reference_border_index (CbfReferenceBorder border, int p, int len);
  * border-value @value (8-bit levels): round (value (2^bits - 1) / 255). */
 int cbf_reference_border_sample (int value, int bits);
 
-/* Filters @channels (1 or 3) colour bytes starting at byte @colour_offset of
+/* Filters @channels (1 or 3) colour bytes starting at byte @color_offset of
  * each @pixel_bytes-byte pixel, as cv::bilateralFilter with BORDER_DEFAULT
  * does (within +-1: the weights and sums in double, the quotient rounded
  * half to even); the pixel's other bytes are copied from @src. Either
  * sigma at most 1e-6 copies @src, as OpenCV 5.0 does. */
 void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space);
 
 /* The same with the border rule @border; where it is
@@ -80,25 +80,25 @@ void cbf_reference_bilateral (const uint8_t * src, size_t src_stride,
  * here takes it). */
 void cbf_reference_bilateral_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, CbfReferenceBorder border,
     int border_sample);
 
 /* The filter on samples of @bits bits (9 to 16, each in a uint16_t, values
  * 0 to 2^bits - 1), in double precision: the circular window of
  * cbf_reference_radius (@diameter, @sigma_space), reflect-101 borders, the
- * L1 distance of the @channels samples from @colour_offset of each
+ * L1 distance of the @channels samples from @color_offset of each
  * @pixel_samples-sample pixel, the weights of cbf_reference_range_weight
  * and cbf_reference_space_weight (sigma-color given in 8-bit levels), and
  * the result rounded to the nearest, half to even. Strides are in samples;
  * the pixel's other samples are copied from @src. */
 void cbf_reference_bilateral_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
+    int pixel_samples, int color_offset, int channels, int bits,
     int diameter, double sigma_color, double sigma_space);
 void cbf_reference_bilateral_deep_border (const uint16_t * src,
     size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
-    int height, int pixel_samples, int colour_offset, int channels,
+    int height, int pixel_samples, int color_offset, int channels,
     int bits, int diameter, double sigma_color, double sigma_space,
     CbfReferenceBorder border, int border_sample);
 
@@ -122,11 +122,11 @@ void cbf_reference_gaussian_kernel (double *coeffs, int ksize, double sigma);
  * float and float sums, horizontal then vertical. */
 void cbf_reference_gaussian (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_space);
 void cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, int diameter,
+    int pixel_bytes, int color_offset, int channels, int diameter,
     double sigma_space, CbfReferenceBorder border, int border_sample);
 
 /* The same blur on samples of up to 16 bits (each in a uint16_t; strides
@@ -135,11 +135,11 @@ void cbf_reference_gaussian_border (const uint8_t * src, size_t src_stride,
  * deep formats' mode=gaussian must give within their tolerance. */
 void cbf_reference_gaussian_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_space);
 void cbf_reference_gaussian_deep_border (const uint16_t * src,
     size_t src_stride, uint16_t * dst, size_t dst_stride, int width,
-    int height, int pixel_samples, int colour_offset, int channels,
+    int height, int pixel_samples, int color_offset, int channels,
     int diameter, double sigma_space, CbfReferenceBorder border,
     int border_sample);
 
@@ -160,20 +160,20 @@ void cbf_reference_grid_cells (int width, int height, int channels,
     CbfReferenceGridCells * cells);
 
 /* The bilateral grid as the element computes it, on @channels (1 or 3)
- * bytes from @colour_offset of each @pixel_bytes-byte pixel (a grid per
+ * bytes from @color_offset of each @pixel_bytes-byte pixel (a grid per
  * channel for colour); the other bytes copied. Cell choices in float as
  * the GPU makes them, sums in double: the element's output is within +-1.
  * Either sigma at most 1e-6 copies @src. */
 void cbf_reference_grid (const uint8_t * src, size_t src_stride,
     uint8_t * dst, size_t dst_stride, int width, int height,
-    int pixel_bytes, int colour_offset, int channels, double sigma_color,
+    int pixel_bytes, int color_offset, int channels, double sigma_color,
     double sigma_space);
 
 /* The same on samples of @bits bits (9 to 16, strides and pixels in
  * samples), sigma-color in 8-bit levels. */
 void cbf_reference_grid_deep (const uint16_t * src, size_t src_stride,
     uint16_t * dst, size_t dst_stride, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int bits,
+    int pixel_samples, int color_offset, int channels, int bits,
     double sigma_color, double sigma_space);
 
 /* The strength mask as the element documents it: the @src_w x @src_h mask
@@ -195,7 +195,7 @@ int cbf_reference_mask_blend (int in, int filtered, int m);
 
 /* The temporal filter (the element's temporal-strength and
  * temporal-sigma). First the spatial result B before rounding, of @mode
- * on channels [@colour_offset, + @channels) of each @pixel_samples-sample
+ * on channels [@color_offset, + @channels) of each @pixel_samples-sample
  * pixel of @src (samples of @sample_bytes bytes, 1: 8 bits, 2: @bits;
  * strides in samples), as the rounded references above compute it (the
  * input itself where they copy it), into @values, width x height x
@@ -209,14 +209,14 @@ typedef enum
 
 void cbf_reference_values (CbfReferenceMode mode, const void *src,
     size_t src_stride, int sample_bytes, int bits, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, double *values);
 /* The same with the border rule @border (and @border_sample, as the
  * _border functions above take it); the grid has no border and ignores
  * them. */
 void cbf_reference_values_border (CbfReferenceMode mode, const void *src,
     size_t src_stride, int sample_bytes, int bits, int width, int height,
-    int pixel_samples, int colour_offset, int channels, int diameter,
+    int pixel_samples, int color_offset, int channels, int diameter,
     double sigma_color, double sigma_space, CbfReferenceBorder border,
     int border_sample, double *values);
 
@@ -227,7 +227,7 @@ void cbf_reference_values_border (CbfReferenceMode mode, const void *src,
  * even into the channels' samples of @dst (its other samples untouched). */
 void cbf_reference_temporal (const double *values, const void *prev,
     size_t prev_stride, void *dst, size_t dst_stride, int sample_bytes,
-    int bits, int width, int height, int pixel_samples, int colour_offset,
+    int bits, int width, int height, int pixel_samples, int color_offset,
     int channels, double strength, double sigma);
 
 /* A region's weight as the element documents it, in double: pixel (@x,

@@ -79,11 +79,11 @@ static const PackedFormat rgb24_formats[] = {
 
 /* The colour format of case @i: the 32-bit ones, then RGB and BGR. */
 static const PackedFormat *
-colour_format (guint i)
+color_format (guint i)
 {
-  i %= N_PACKED_COLOUR + G_N_ELEMENTS (rgb24_formats);
-  return i < N_PACKED_COLOUR ? &packed_formats[i] :
-      &rgb24_formats[i - N_PACKED_COLOUR];
+  i %= N_PACKED_COLOR + G_N_ELEMENTS (rgb24_formats);
+  return i < N_PACKED_COLOR ? &packed_formats[i] :
+      &rgb24_formats[i - N_PACKED_COLOR];
 }
 
 /* The border golden cases of @channels channels, of the bilateral filter
@@ -97,7 +97,7 @@ check_border_golden (gint channels, gboolean gaussian)
   for (i = 0; i < n_cases; i++) {
     const GoldenBorderCase *b = &cases[i];
     const GoldenCase *c = &b->c;
-    const PackedFormat *f = channels == 1 ? PACKED_GRAY8 : colour_format (i);
+    const PackedFormat *f = channels == 1 ? PACKED_GRAY8 : color_format (i);
     Params p = { c->diameter, c->sigma_color, c->sigma_space, gaussian };
     ImageBorder border = { b->border, (guint) b->border_value };
     gint w, h, ch;
@@ -136,7 +136,7 @@ GST_START_TEST (test_border_golden_gray8)
 
 GST_END_TEST;
 
-GST_START_TEST (test_border_golden_colour)
+GST_START_TEST (test_border_golden_color)
 {
   check_border_golden (3, FALSE);
 }
@@ -302,7 +302,7 @@ GST_END_TEST;
  * unchanged): the constant filled into the 10-bit fields of the 10A2
  * words and the 16-bit samples of RGBA64, with every window (the deep
  * kernels' specialised, wide and generic ones, the Gaussian's). */
-GST_START_TEST (test_border_deep_colour)
+GST_START_TEST (test_border_deep_color)
 {
   static const gchar *const formats[] = { "Y444_16LE", "GBR_10LE",
     "RGBA64_LE", "BGRA64_LE", "BGR10A2_LE", "RGB10A2_LE"
@@ -446,17 +446,17 @@ GST_START_TEST (test_border_mask)
             for (k = 0; k < pf->pixel_bytes; k++) {
               gint m = levels[y * w + x], src = image_byte (&in, x, y, k);
               gint got = image_byte (&out, x, y, k), want = src;
-              gboolean colour = k >= pf->colour_offset
-                  && k < pf->colour_offset + pf->channels;
+              gboolean color = k >= pf->color_offset
+                  && k < pf->color_offset + pf->channels;
 
-              if (colour) {
+              if (color) {
                 want = cbf_reference_mask_blend (src,
                     image_byte (&full, x, y, k), m);
                 if (ABS (cbf_reference_mask_blend (src,
                             image_byte (&plain, x, y, k), m) - want) > 1)
                   seen++;
               }
-              fail_unless (ABS (got - want) <= (colour && m ? 1 : 0),
+              fail_unless (ABS (got - want) <= (color && m ? 1 : 0),
                   "%s %s d=%d border=%s border-value=%u, mask level %d at "
                   "(%d, %d) byte %d: %d, expected %d", pf->name,
                   q->gaussian ? "gaussian" : "bilateral", q->diameter,
@@ -502,13 +502,13 @@ temporal_expected (const Image * in, const Image * prev, const Params * q,
         (gsize) in->width * pf->pixel_bytes);
   cbf_reference_values_border (q->gaussian ? CBF_REFERENCE_GAUSSIAN :
       CBF_REFERENCE_BILATERAL, in->pixels, in->stride, 1, 8, in->width,
-      in->height, pf->pixel_bytes, pf->colour_offset, pf->channels,
+      in->height, pf->pixel_bytes, pf->color_offset, pf->channels,
       q->diameter, q->sigma_color, q->sigma_space,
       cbf_reference_border_from_nick (rule ? rule->border : "reflect-101"),
       rule ? cbf_reference_border_sample ((gint) rule->value, 8) : 0, values);
   cbf_reference_temporal (values, prev ? prev->pixels : NULL,
       prev ? prev->stride : 0, e.pixels, e.stride, 1, 8, in->width,
-      in->height, pf->pixel_bytes, pf->colour_offset, pf->channels,
+      in->height, pf->pixel_bytes, pf->color_offset, pf->channels,
       prev ? STRENGTH : 0, TEMPORAL_SIGMA);
   g_free (values);
   return e;
@@ -524,7 +524,7 @@ images_apart (const Image * a, const Image * b)
 
   for (y = 0; y < a->height; y++)
     for (x = 0; x < a->width; x++)
-      for (k = pf->colour_offset; k < pf->colour_offset + pf->channels; k++)
+      for (k = pf->color_offset; k < pf->color_offset + pf->channels; k++)
         n += ABS (image_byte (a, x, y, k) - image_byte (b, x, y, k)) > 1;
   return n;
 }
@@ -670,13 +670,13 @@ border_suite (void)
 
   tcase_add_test (tc, test_border_properties);
   tcase_add_test (tc, test_border_golden_gray8);
-  tcase_add_test (tc, test_border_golden_colour);
+  tcase_add_test (tc, test_border_golden_color);
   tcase_add_test (tc, test_border_golden_gaussian);
   tcase_add_test (tc, test_border_bands);
   tcase_add_test (tc, test_border_deep_formats);
   tcase_add_test (tc, test_border_yuv420);
   tcase_add_test (tc, test_border_every_format);
-  tcase_add_test (tc, test_border_deep_colour);
+  tcase_add_test (tc, test_border_deep_color);
   tcase_add_test (tc, test_border_bands_in_a_row);
   tcase_add_test (tc, test_border_mask);
   tcase_add_test (tc, test_border_temporal);

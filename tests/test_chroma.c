@@ -300,22 +300,22 @@ GST_START_TEST (test_y444_by_plane)
   setups[4].guide = TRUE;
   for (f = 0; f < G_N_ELEMENTS (fmts); f++) {
     GstVideoInfo info = info_for (fmts[f], 64, 48);
-    Channel in[3], colour[3];
+    Channel in[3], color[3];
 
     picture_channels (fmts[f], 64, 48, 7, in);
-    channels_reference_for_format (&info, in, &setups[0].p, colour);
+    channels_reference_for_format (&info, in, &setups[0].p, color);
     for (s = 0; s < G_N_ELEMENTS (setups); s++) {
       Channel out[3];
 
       check_setup (fmts[f], 64, 48, &setups[s], 7, out);
       if (s == 0)
-        fail_unless (count_differing (&out[0], &colour[0],
+        fail_unless (count_differing (&out[0], &color[0],
                 2 * format_tolerance (GST_VIDEO_INFO_FORMAT (&info))) > 0,
             "%s filter-chroma=false: luma " "is the colour filter's", fmts[f]);
       channels_free (out, 3);
     }
     channels_free (in, 3);
-    channels_free (colour, 3);
+    channels_free (color, 3);
   }
 }
 

@@ -155,7 +155,7 @@ static guint
 check_golden_widened (gboolean gaussian)
 {
   static const gchar *gray[] = { "GRAY16_LE", NULL };
-  static const gchar *colour[] = { "Y444_16LE", "RGBA64_LE", NULL };
+  static const gchar *color[] = { "Y444_16LE", "RGBA64_LE", NULL };
   guint n_cases, i, f, c, n_checked = 0;
   GoldenCase *cases = gaussian ? golden_load_gaussian_cases (&n_cases) :
       golden_load_cases (&n_cases);
@@ -163,7 +163,7 @@ check_golden_widened (gboolean gaussian)
   for (i = 0; i < n_cases; i++) {
     const GoldenCase *gc = &cases[i];
     Params p = { gc->diameter, gc->sigma_color, gc->sigma_space, gaussian };
-    const gchar **fmts = gc->channels == 1 ? gray : colour;
+    const gchar **fmts = gc->channels == 1 ? gray : color;
     gint w, h, ch;
     guint8 *src = golden_load_pnm (gc->input, &w, &h, &ch);
     guint8 *dst = golden_load_pnm (gc->output, &w, &h, &ch);

@@ -27,7 +27,7 @@ check_golden (gint channels, gboolean gaussian)
   for (i = 0; i < n_cases; i++) {
     const GoldenCase *c = &cases[i];
     const PackedFormat *f =
-        channels == 1 ? PACKED_GRAY8 : &packed_formats[i % N_PACKED_COLOUR];
+        channels == 1 ? PACKED_GRAY8 : &packed_formats[i % N_PACKED_COLOR];
     Params p = { c->diameter, c->sigma_color, c->sigma_space, gaussian };
     gint w, h, ch;
     guint8 *src, *dst;
@@ -64,7 +64,7 @@ GST_START_TEST (test_golden_gray8)
 
 GST_END_TEST;
 
-GST_START_TEST (test_golden_colour)
+GST_START_TEST (test_golden_color)
 {
   check_golden (3, FALSE);
 }
@@ -139,7 +139,7 @@ golden_suite (void)
   Suite *s = test_suite_new ("cudabilateral-golden", 600, &tc);
 
   tcase_add_test (tc, test_golden_gray8);
-  tcase_add_test (tc, test_golden_colour);
+  tcase_add_test (tc, test_golden_color);
   tcase_add_test (tc, test_golden_gaussian);
   tcase_add_test (tc, test_sizes_and_radii);
   return s;

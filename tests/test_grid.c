@@ -24,7 +24,7 @@ image_psnr (const Image * out, const Image * expected)
   for (y = 0; y < out->height; y++)
     for (x = 0; x < out->width; x++)
       for (c = 0; c < f->channels; c++) {
-        gsize b = x * f->pixel_bytes + f->colour_offset + c;
+        gsize b = x * f->pixel_bytes + f->color_offset + c;
         double d = (double) out->pixels[y * out->stride + b] -
             expected->pixels[y * expected->stride + b];
         se += d * d;
@@ -45,7 +45,7 @@ image_psnr (const Image * out, const Image * expected)
 static const struct
 {
   gdouble sigma_space, sigma_color;
-  gdouble floor_gray, floor_colour;
+  gdouble floor_gray, floor_color;
 } grid_cases[] = {
   {8, 30, 43.0, 42.0}, {16, 30, 41.5, 40.5}, {32, 30, 40.0, 39.0},
   {8, 60, 38.0, 39.5}, {16, 60, 37.0, 38.5}, {32, 60, 35.5, 37.0},
@@ -68,19 +68,19 @@ GST_START_TEST (test_grid)
 {
   guint8 *gray = picture_crop ("camera.png", 1, 128, 96, GRID_W, GRID_H);
   guint8 *rgb = picture_crop ("astronaut.png", 3, 128, 32, GRID_W, GRID_H);
-  guint i, colour;
+  guint i, color;
 
-  for (colour = 0; colour < 2; colour++)
+  for (color = 0; color < 2; color++)
     for (i = 0; i < G_N_ELEMENTS (grid_cases); i++) {
       const PackedFormat *f =
-          !colour ? PACKED_GRAY8 : (i %
+          !color ? PACKED_GRAY8 : (i %
           2) ? &packed_formats[4] : &packed_formats[0];
-      Image in = image_from_golden (f, colour ? rgb : gray, GRID_W, GRID_H,
-          colour ? 3 : 1, 8, 30 + i);
+      Image in = image_from_golden (f, color ? rgb : gray, GRID_W, GRID_H,
+          color ? 3 : 1, 8, 30 + i);
       Params p = { 0, grid_cases[i].sigma_color, grid_cases[i].sigma_space,
         FALSE
       };
-      gdouble floor = colour ? grid_cases[i].floor_colour :
+      gdouble floor = color ? grid_cases[i].floor_color :
           grid_cases[i].floor_gray, db, db_input, db_reference;
       GstHarness *h = image_harness_new (&in, &p);
       Image out, reference, exact;
@@ -98,7 +98,7 @@ GST_START_TEST (test_grid)
       db_reference = image_psnr (&reference, &exact);
       g_print ("FIGURE grid %s %dx%d %s sigma-space %g sigma-color %g: "
           "%.2f dB against the exact filter (floor %.1f; unfiltered input "
-          "%.2f dB; reference grid %.2f dB)\n", colour ? "astronaut.png" :
+          "%.2f dB; reference grid %.2f dB)\n", color ? "astronaut.png" :
           "camera.png", GRID_W, GRID_H, f->name, p.sigma_space,
           p.sigma_color, db, floor, db_input, db_reference);
       fail_unless (db >= floor && floor >= db_input + 3, "%s %s: the grid "

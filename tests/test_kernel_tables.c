@@ -184,14 +184,14 @@ GST_START_TEST (test_kernel_tables)
       continue;
     for (v = 0; v <= r * r; v++) {
       const float *gray;
-      const guint16 *colour, *ints;
+      const guint16 *color, *ints;
       gdouble space_w;
 
       if (!tap_of_distance (r, v, &a, &b))
         continue;
       gray = tables + cbf_tables_class_weights_offset (r) + cls * 256;
-      colour = (const guint16 *) (tables +
-          cbf_tables_colour_class_weights_offset (r)) + cls * CBF_RANGE_LUT_LEN;
+      color = (const guint16 *) (tables +
+          cbf_tables_color_class_weights_offset (r)) + cls * CBF_RANGE_LUT_LEN;
       ints = (const guint16 *) (tables + cbf_tables_int_weights_offset (r)) +
           cls * 256;
       space_w = cbf_reference_space_weight (a, b, r, ss);
@@ -206,7 +206,7 @@ GST_START_TEST (test_kernel_tables)
               "the reference %.3f", cls * 256 + d, ints[d],
               want * CBF_INT_WEIGHT_ONE);
         }
-        assert_weight (half_value (colour[d]), want, 1.0 / 2048 + 2e-6,
+        assert_weight (half_value (color[d]), want, 1.0 / 2048 + 2e-6,
             ldexp (1, -25), "colour class weight", cls * CBF_RANGE_LUT_LEN + d);
       }
       cls++;

@@ -456,7 +456,7 @@ GST_START_TEST (test_png_and_jpeg_load)
   gchar *png = temp_path ("gradient.png");
   gchar *flat = png_file ("flat.png", 40, 24, 77);
   gchar *gray_jpeg = temp_path ("gray.jpg");
-  gchar *colour_jpeg = temp_path ("colour.jpg");
+  gchar *color_jpeg = temp_path ("colour.jpg");
   gchar *launch;
   GError *error = NULL;
   gint x, y, mw = 0, mh = 0;
@@ -493,11 +493,11 @@ GST_START_TEST (test_png_and_jpeg_load)
 
   launch = g_strdup_printf ("videotestsrc num-buffers=1 pattern=smpte ! "
       "video/x-raw,format=I420,width=64,height=48 ! jpegenc ! "
-      "filesink location=%s", colour_jpeg);
+      "filesink location=%s", color_jpeg);
   run_to_eos (launch);
   g_free (launch);
   loader = cbf_mask_loader_new ();
-  fail_unless (cbf_mask_loader_load (loader, owner, colour_jpeg,
+  fail_unless (cbf_mask_loader_load (loader, owner, color_jpeg,
           cbf_mask_loader_request (loader), TRUE));
   m = peek (loader);
   fail_unless (m.mask.pixels != NULL && m.mask.width == 64
@@ -508,11 +508,11 @@ GST_START_TEST (test_png_and_jpeg_load)
   g_unlink (png);
   g_unlink (flat);
   g_unlink (gray_jpeg);
-  g_unlink (colour_jpeg);
+  g_unlink (color_jpeg);
   g_free (png);
   g_free (flat);
   g_free (gray_jpeg);
-  g_free (colour_jpeg);
+  g_free (color_jpeg);
   g_free (gradient);
 }
 

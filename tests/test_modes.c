@@ -383,7 +383,7 @@ blend (guint8 in, guint8 filtered, guint8 m)
  * +-1) by that gray; alpha passes unchanged. The picture's channels
  * differ, so a mask read from one channel, or their mean, gives another
  * blend. */
-GST_START_TEST (test_colour_mask)
+GST_START_TEST (test_color_mask)
 {
   static const gchar *fmts[] = { "GRAY8", "RGBA" };
   const Params p = {.diameter = 9,.sigma_color = 40,.sigma_space = 4 };
@@ -613,7 +613,7 @@ modes_suite (void)
   tcase_add_test (tc, test_method_ignored_in_gaussian);
   tcase_add_test (tc, test_grid_ignores_diameter);
   tcase_add_test (tc, test_control_binding);
-  tcase_add_test (tc, test_colour_mask);
+  tcase_add_test (tc, test_color_mask);
   tcase_add_test (tc, test_filter_chroma_off);
   return s;
 }

@@ -177,7 +177,7 @@ check_blend (const gchar * format, gint w, gint h, double sx, double sy,
 {
   static const Params p = {.diameter = 3,.sigma_color = 30,.sigma_space = 5 };
   GstVideoInfo info = info_for (format, w, h);
-  gboolean colour = GST_VIDEO_INFO_N_COMPONENTS (&info) >= 3
+  gboolean color = GST_VIDEO_INFO_N_COMPONENTS (&info) >= 3
       && GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, 1) == 0
       && GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, 1) == 0;
   gint tol = format_tolerance (GST_VIDEO_INFO_FORMAT (&info));
@@ -218,7 +218,7 @@ check_blend (const gchar * format, gint w, gint h, double sx, double sy,
       for (i = 0; zero_field && i < 2 * bx * by; i++)
         fail_unless (field[i] == 0, "%s %s: motion %g in a frame too small "
             "to search", format, what, field[i]);
-      if (colour) {
+      if (color) {
         moved += reference_blend (b, prev, 0, 3, field, bx, by, w, h, ALONE,
             NULL, expected);
       } else {

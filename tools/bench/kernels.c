@@ -286,7 +286,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
                     SIGMA_COLOR, SIGMA_SPACE) * sizeof (float),
                 cudaMemcpyHostToDevice));
 
-        c.func = f == 0 ? cbf_bilateral_colour_first : cbf_bilateral_channel;
+        c.func = f == 0 ? cbf_bilateral_color_first : cbf_bilateral_channel;
         row.ours_ms = time_kernel (run_ours, &c, stream);
         /* The same launch with the temporal filter on: each run blends
          * with the state the last one left, of another noisy input. */
@@ -297,7 +297,7 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         row.temporal_ms = time_kernel (run_ours, &c, stream);
         c.out.state = NULL;
         c.weights.temporal_gain = 0;
-        c.func = f == 0 ? cbf_bilateral_colour_first_generic :
+        c.func = f == 0 ? cbf_bilateral_color_first_generic :
             cbf_bilateral_channel_generic;
         row.generic_ms = time_kernel (run_ours, &c, stream);
         npp_sigma_space = SIGMA_SPACE;
@@ -405,9 +405,9 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
     int w = 512, h = 512, stride;
     guint8 *pixels, *exact_out, *grid_out;
     CbfPlane in = {.pixel_bytes = bpp,.width = w,.height = h }, out;
-    CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_colour_first :
+    CbfFilterFunc exact_f = bpp == 4 ? cbf_bilateral_color_first :
         cbf_bilateral_channel;
-    CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_colour_first : cbf_grid_channel;
+    CbfFilterFunc grid_f = bpp == 4 ? cbf_grid_color_first : cbf_grid_channel;
 
     if (!g_file_test (images[im].path, G_FILE_TEST_EXISTS)) {
       fprintf (stderr, "grid PSNR: %s not found, skipped\n", images[im].path);
@@ -466,10 +466,10 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
           dev_tables, &exact, &grid, &scratch);
       c.radius = exact.radius;
       c.weights = exact;
-      c.func = cbf_bilateral_colour_first;
+      c.func = cbf_bilateral_color_first;
       row.exact_ms = time_kernel (run_ours, &c, stream);
       c.weights = grid;
-      c.func = cbf_grid_colour_first;
+      c.func = cbf_grid_color_first;
       row.grid_ms = time_kernel (run_ours, &c, stream);
       npp_sigma_space = row.sigma_space;
       npp_failed = 0;
@@ -518,7 +518,7 @@ run_npp_gauss (void *p, int input, cudaStream_t stream)
     npp_gauss_status = status;
 }
 
-/* mode=gaussian's kernel, RGBA (cbf_gaussian_colour_first: what the element
+/* mode=gaussian's kernel, RGBA (cbf_gaussian_color_first: what the element
  * launches for RGBA), one input and one output frame in device memory;
  * NPP's fixed-mask Gaussian beside it where it has the size. */
 void
@@ -537,7 +537,7 @@ bench_gaussian (const char *image, GArray * rows)
 
     /* NPP's Gaussian reads the RGBA inputs themselves: no packed copy. */
     kernel_ctx_init (&c, pixels, stride, w, h, 4, 0, 200);
-    c.func = cbf_gaussian_colour_first;
+    c.func = cbf_gaussian_color_first;
     for (d = 0; d < G_N_ELEMENTS (gaussian_diameters); d++) {
       GaussianRow row = { w, h, gaussian_diameters[d], 0, -1 };
       int ksize;

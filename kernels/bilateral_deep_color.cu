@@ -17,5 +17,5 @@
 
 #define CBF_BILATERAL_ENTRY(filter, layout, Layout)                            \
   CBF_ENTRY (cbf_##filter##_##layout, launch, Layout)
-CBF_LAYOUTS_DEEP_COLOUR (CBF_BILATERAL_ENTRY, bilateral)
+CBF_LAYOUTS_DEEP_COLOR (CBF_BILATERAL_ENTRY, bilateral)
 #undef CBF_BILATERAL_ENTRY

@@ -7,11 +7,13 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* Kernel entry for 24-bit pixels (RGB, BGR). The kernels are in
- * bilateral_launch.cuh and what it includes; each pixel layout is
+/* Kernel entries for the three colour bytes of 32-bit pixels (RGBA, BGRx,
+ * ARGB, ...). The kernels are in bilateral_launch.cuh and what it includes; each pixel layout is
  * compiled in a file of its own so that the long template instantiations
  * build in parallel. */
 
 #include "bilateral_launch.cuh"
 
-CBF_ENTRY (cbf_bilateral_colour_packed24, launch, Colour24)
+CBF_ENTRY (cbf_bilateral_color_first, launch, Color32<0>)
+CBF_ENTRY (cbf_bilateral_color_last, launch, Color32<1>)
+CBF_ENTRY (cbf_bilateral_color_first_generic, launch_generic, Color32<0>)

@@ -20,8 +20,8 @@
  * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
  * radius 8 (Colour) stays below one. */
 
-#ifndef CBF_BILATERAL_FAST_COLOUR_CUH
-#define CBF_BILATERAL_FAST_COLOUR_CUH
+#ifndef CBF_BILATERAL_FAST_COLOR_CUH
+#define CBF_BILATERAL_FAST_COLOR_CUH
 
 #include "bilateral_fast.cuh"
 
@@ -29,24 +29,24 @@ namespace {
 
 /* The shape of colour layout T at radius R. */
 template <class T, int R>
-struct ColourShape : FastGeometry<R, true, T::kGuided ? 2 : 1>
+struct ColorShape : FastGeometry<R, true, T::kGuided ? 2 : 1>
 {
   typedef FastGeometry<R, true, T::kGuided ? 2 : 1> Geometry;
   typedef uint32_t TileEntry;
   static constexpr int kTileW = Geometry::kMinTileW;
   /* the per-class half-float weights */
-  static constexpr int kLutLen = Geometry::kClasses * CBF_COLOUR_CLASS_FLOATS;
-  static constexpr int kLutOffset = cbf_tables_colour_class_weights_offset (R);
+  static constexpr int kLutLen = Geometry::kClasses * CBF_COLOR_CLASS_FLOATS;
+  static constexpr int kLutOffset = cbf_tables_color_class_weights_offset (R);
   static constexpr bool kWordCopy = Geometry::kOf.word_copy;
   static constexpr bool kBatchedFill = Geometry::kOf.batched_fill;
 };
 
 /* A thread's K x C outputs and their float sums. */
 template <class T, int R, int K, int C>
-struct ColourWindow : FastWalk<ColourWindow<T, R, K, C>, R, K, C>
+struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
 {
-  typedef FastWalk<ColourWindow, R, K, C> Walk;
-  static constexpr int kTileW = ColourShape<T, R>::kTileW;
+  typedef FastWalk<ColorWindow, R, K, C> Walk;
+  static constexpr int kTileW = ColorShape<T, R>::kTileW;
   /* tile, column dx = 0 of source row 0 */
   const uint32_t *col;
   const float *range_lut;
@@ -109,14 +109,14 @@ struct ColourWindow : FastWalk<ColourWindow<T, R, K, C>, R, K, C>
 };
 
 template <class T, int R>
-__global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
-    ColourShape<T, R>::kMinBlocks) bilateral_fast_colour (Io io, int row_begin,
+__global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
+    ColorShape<T, R>::kMinBlocks) bilateral_fast_color (Io io, int row_begin,
     int row_end, const float *__restrict__ tables)
 {
-  typedef ColourShape<T, R> Shape;
+  typedef ColorShape<T, R> Shape;
   constexpr int K = Shape::kRows;
   constexpr int C = Shape::kCols;
-  typedef ColourWindow<T, R, K, C> Window;
+  typedef ColorWindow<T, R, K, C> Window;
   constexpr int kTileW = Shape::kTileW;
   constexpr int kTileH = Shape::kTileH;
   FastBlock<Shape> block (row_begin);
@@ -149,13 +149,13 @@ __global__ void __launch_bounds__ (ColourShape<T, R>::kThreads,
 }
 
 template <class T, int R>
-cudaError_t launch_fast_colour (const Io &io, int row_begin, int row_end,
+cudaError_t launch_fast_color (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream)
 {
-  return launch_fast<T, ColourShape<T, R>> (
-      bilateral_fast_colour<T, R>, io, row_begin, row_end, w, stream);
+  return launch_fast<T, ColorShape<T, R>> (
+      bilateral_fast_color<T, R>, io, row_begin, row_end, w, stream);
 }
 
 } /* namespace */
 
-#endif /* CBF_BILATERAL_FAST_COLOUR_CUH */
+#endif /* CBF_BILATERAL_FAST_COLOR_CUH */

@@ -7,13 +7,11 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* Kernel entries for the three colour bytes of 32-bit pixels (RGBA, BGRx,
- * ARGB, ...). The kernels are in bilateral_launch.cuh and what it includes; each pixel layout is
+/* Kernel entry for 24-bit pixels (RGB, BGR). The kernels are in
+ * bilateral_launch.cuh and what it includes; each pixel layout is
  * compiled in a file of its own so that the long template instantiations
  * build in parallel. */
 
 #include "bilateral_launch.cuh"
 
-CBF_ENTRY (cbf_bilateral_colour_first, launch, Colour32<0>)
-CBF_ENTRY (cbf_bilateral_colour_last, launch, Colour32<1>)
-CBF_ENTRY (cbf_bilateral_colour_first_generic, launch_generic, Colour32<0>)
+CBF_ENTRY (cbf_bilateral_color_packed24, launch, Color24)
