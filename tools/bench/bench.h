@@ -125,6 +125,9 @@ typedef struct
   /* The whole process's CPU time (user and system) and minor page faults
    * over the timed frames, a frame (bench_pipeline's rows; else -1). */
   double cpu_ms_per_frame, faults_per_frame;
+  /* A system-memory row's frames/s over the copy ceiling measured just
+   * before it at its size (bench_transfers), else 0. */
+  double ceiling_share;
 } PipelineRow;
 
 typedef struct

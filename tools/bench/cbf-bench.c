@@ -150,10 +150,11 @@ write_json (const char *path, const char *commit, GArray * kernels,
         "\"frames\": %d, \"fps\": %.2f, \"latency_median_ms\": %.4f, "
         "\"latency_p99_ms\": %.4f, \"streams\": %d, "
         "\"min_stream_fps\": %.2f, \"cpu_ms_per_frame\": %.4f, "
-        "\"faults_per_frame\": %.2f}%s\n", r->name, r->width, r->height,
-        r->frames, r->fps, r->latency_median_ms, r->latency_p99_ms,
-        r->streams, r->min_stream_fps, r->cpu_ms_per_frame,
-        r->faults_per_frame, i + 1 < pipelines->len ? "," : "");
+        "\"faults_per_frame\": %.2f, \"ceiling_share\": %.4f}%s\n", r->name,
+        r->width, r->height, r->frames, r->fps, r->latency_median_ms,
+        r->latency_p99_ms, r->streams, r->min_stream_fps,
+        r->cpu_ms_per_frame, r->faults_per_frame, r->ceiling_share,
+        i + 1 < pipelines->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"live\": [\n");
   for (i = 0; i < live->len; i++)

@@ -156,6 +156,10 @@ row_wanted (const char *name)
   return !pipeline_filter || strstr (name, pipeline_filter) != NULL;
 }
 
+/* The copy ceiling (bench_transfers' frames/s) of the size being run,
+ * while the system-memory rows that are read against it run; else 0. */
+static double copy_ceiling_fps;
+
 /* What a bench function returns for a row it did not run. */
 static const PipelineRow not_run;
 
@@ -174,9 +178,12 @@ finish_pipeline_row (PipelineRow * row, double *lat)
   row->min_stream_fps = row->fps;
   row->latency_median_ms = percentile (lat, row->frames, 0.5);
   row->latency_p99_ms = percentile (lat, row->frames, 0.99);
+  row->ceiling_share = copy_ceiling_fps > 0 ? row->fps / copy_ceiling_fps : 0;
   printf ("pipeline %-44s %4dx%-4d %8.1f frames/s  latency median %6.3f ms"
       "  p99 %6.3f ms", row->name, row->width, row->height, row->fps,
       row->latency_median_ms, row->latency_p99_ms);
+  if (row->ceiling_share > 0)
+    printf ("  %.0f %% of the copy ceiling", 100 * row->ceiling_share);
   if (row->cpu_ms_per_frame >= 0)
     printf ("  CPU %.3f ms, %.1f page faults a frame", row->cpu_ms_per_frame,
         row->faults_per_frame);
@@ -295,7 +302,7 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     const char *last, int width, int height, int frames,
     FrameSource frame_source)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1, 0 };
   GError *error = NULL;
   GstElement *pipeline;
   GstElement *src, *e_first, *e_last;
@@ -478,7 +485,7 @@ static PipelineRow
 bench_streams (const char *name, const char *desc, int n, int width,
     int height, int frames, FrameSource source)
 {
-  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0, -1, -1 };
+  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0, -1, -1, 0 };
   StreamJob *jobs;
   GThread **threads;
   int i;
@@ -523,7 +530,7 @@ bench_streams (const char *name, const char *desc, int n, int width,
 static PipelineRow
 bench_decode (const char *name, const char *desc)
 {
-  PipelineRow row = { name, 0, 0, 0, -1, -1, -1, 1, -1, -1, -1 };
+  PipelineRow row = { name, 0, 0, 0, -1, -1, -1, 1, -1, -1, -1, 0 };
   GError *error = NULL;
   GstElement *pipeline;
   GstElement *sink;
@@ -584,9 +591,10 @@ bench_decode (const char *name, const char *desc)
  * host link can have episodes of tens of milliseconds in which such
  * copies take twice as long or more. */
 static PipelineRow
-bench_transfers (const char *name, int width, int height, int frames)
+bench_transfers (const char *name, int width, int height, int frames,
+    gboolean needed)
 {
-  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1 };
+  PipelineRow row = { name, width, height, frames, 0, 0, 0, 1, 0, -1, -1, 0 };
   const size_t size = (size_t) width * height * 4;
   const int warmup = 20, n_out = 2;
   guint8 *host_in[N_POOL_FRAMES], *host_out[2], *dev_in, *dev_out;
@@ -595,7 +603,7 @@ bench_transfers (const char *name, int width, int height, int frames)
   gint64 t0 = 0;
   int i;
 
-  if (!row_wanted (name))
+  if (!row_wanted (name) && !needed)
     return not_run;
   lat = g_new (double, frames);
 
@@ -666,18 +674,31 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
         "sync=false", filter);
     PipelineRow row;
 
-    row = bench_pipeline ("cudabilateral d=15, pinned input (pool)", desc,
-        "f", "f", w, h, frames, FRAMES_POOL);
-    append_row (rows, &row);
+    static const char *const system_rows[] = {
+      "cudabilateral d=15, pinned input (pool)",
+      "cudabilateral d=15, pageable input, recycled",
+      "cudabilateral d=15, pageable input, fresh"
+    };
+    gboolean any_system = row_wanted (system_rows[0])
+        || row_wanted (system_rows[1]) || row_wanted (system_rows[2]);
+
+    /* The copy ceiling first, which the system-memory rows are read
+     * against, measured in the same run whenever one of them runs. */
     row = bench_transfers ("cudaMemcpy up and down, pinned (no GStreamer)",
-        w, h, frames);
+        w, h, frames, any_system);
+    if (row_wanted (row.name))
+      append_row (rows, &row);
+    copy_ceiling_fps = row.name ? row.fps : 0;
+    row = bench_pipeline (system_rows[0], desc, "f", "f", w, h, frames,
+        FRAMES_POOL);
     append_row (rows, &row);
-    row = bench_pipeline ("cudabilateral d=15, pageable input, recycled",
-        desc, "f", "f", w, h, frames, FRAMES_RECYCLED);
+    row = bench_pipeline (system_rows[1], desc, "f", "f", w, h, frames,
+        FRAMES_RECYCLED);
     append_row (rows, &row);
-    row = bench_pipeline ("cudabilateral d=15, pageable input, fresh", desc,
-        "f", "f", w, h, frames / 2, FRAMES_FRESH);
+    row = bench_pipeline (system_rows[2], desc, "f", "f", w, h, frames / 2,
+        FRAMES_FRESH);
     append_row (rows, &row);
+    copy_ceiling_fps = 0;
     if (have_nvcodec) {
       /* Frames already in CUDA memory (the element's proposed CUDA pool,
        * filled once): the element alone, no transfer. */
