@@ -174,12 +174,11 @@ cbf_bands_release_copier (CbfBands * bands)
 gboolean
 cbf_bands_take_copier (CbfBands * bands, gchar ** warning)
 {
-  guint helpers = MIN (MAX_COPY_HELPERS, g_get_num_processors () / 2);
-
   *warning = NULL;
   if (bands->copier)
     return FALSE;
-  bands->copier = cbf_copier_acquire_shared (helpers + 1, warning);
+  bands->copier = cbf_copier_acquire_shared (MIN (MAX_COPY_HELPERS,
+          g_get_num_processors () / 2) + 1, warning);
   return TRUE;
 }
 
