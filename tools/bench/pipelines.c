@@ -485,7 +485,8 @@ static PipelineRow
 bench_streams (const char *name, const char *desc, int n, int width,
     int height, int frames, FrameSource source)
 {
-  PipelineRow row = { name, width, height, frames * n, 0, 0, 0, n, 0, -1, -1, 0 };
+  PipelineRow row =
+      { name, width, height, frames * n, 0, 0, 0, n, 0, -1, -1, 0 };
   StreamJob *jobs;
   GThread **threads;
   int i;
