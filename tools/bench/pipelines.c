@@ -160,6 +160,10 @@ row_wanted (const char *name)
  * while the system-memory rows that are read against it run; else 0. */
 static double copy_ceiling_fps;
 
+/* The regions rows: a 256 x 256 "face" box at the frame's centre on every
+ * frame whose number is a multiple of this (0: no box). */
+static int box_every;
+
 /* What a bench function returns for a row it did not run. */
 static const PipelineRow not_run;
 
@@ -407,6 +411,9 @@ bench_pipeline (const char *name, const char *desc, const char *first,
     }
     GST_BUFFER_OFFSET (buf) = i;
     GST_BUFFER_PTS (buf) = i * GST_MSECOND;
+    if (box_every > 0 && i % box_every == 0)
+      gst_buffer_add_video_region_of_interest_meta (buf, "face",
+          (width - 256) / 2, (height - 256) / 2, 256, 256);
     gst_app_src_push_buffer (GST_APP_SRC (src), buf);
   }
   wait_frames (&probe, frames + warmup + 1);
@@ -688,7 +695,7 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
      * against, measured in the same run whenever one of them runs. */
     row = bench_transfers ("cudaMemcpy up and down, pinned (no GStreamer)",
         w, h, frames, any_system);
-    if (row_wanted (row.name))
+    if (row.name && row_wanted (row.name))
       append_row (rows, &row);
     copy_ceiling_fps = row.name ? row.fps : 0;
     row = bench_pipeline (system_rows[0], desc, "f", "f", w, h, frames,
@@ -728,6 +735,37 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
             FRAMES_CUDA_POOL);
         append_row (rows, &row);
         g_free (temporal);
+      }
+      {
+        /* regions=inside with one box seen on every frame, against one
+         * seen every other frame and held (region-hold) in the others, and
+         * not held: a held box should cost what a seen one does. */
+        static const struct
+        {
+          const char *name, *props;
+          int every;
+        } boxes[] = {
+          {"cudabilateral d=15 regions, box seen every frame, CUDA memory",
+              "", 1},
+          {"cudabilateral d=15 regions, box every other frame held, CUDA "
+                "memory", "region-hold=1 region-hold-growth=0", 2},
+          {"cudabilateral d=15 regions, box every other frame, CUDA memory",
+              "", 2}
+        };
+        guint b;
+
+        for (b = 0; b < G_N_ELEMENTS (boxes); b++) {
+          gchar *regions = g_strdup_printf ("appsrc name=src ! %s "
+              "regions=inside %s ! fakesink sync=false", filter,
+              boxes[b].props);
+
+          box_every = boxes[b].every;
+          row = bench_pipeline (boxes[b].name, regions, "f", "f", w, h,
+              frames, FRAMES_CUDA_POOL);
+          append_row (rows, &row);
+          box_every = 0;
+          g_free (regions);
+        }
       }
       row = bench_pipeline ("cudaupload ! cudadownload (GStreamer)",
           "appsrc name=src ! cudaupload name=up ! "
