@@ -31,8 +31,8 @@ G_DECLARE_DERIVABLE_TYPE (GstCbfFilter, gst_cbf_filter, GST, CBF_FILTER,
  * @prepare: called once per frame before its first band, on the @stream
  *   its kernels run on (the compute stream, or for frames in CUDA memory
  *   the memory stream): apply parameter changes (upload tables), and
- *   return in
- *   @halo_rows how many rows above and below a band its kernel reads. If
+ *   return in @halo_rows how many rows above and below a band its kernel
+ *   reads. If
  *   it cannot (out of memory, say), it posts an element error
  *   (gst_cbf_filter_check) and returns FALSE; the frame is not filtered,
  *   and the next one calls it again.
