@@ -34,7 +34,14 @@
  * band's kernel waits for the upload of every row its window reaches (the
  * halo, brought by the band's own upload), its download for the kernel.
  * One synchronisation per frame, on the download stream, which by then
- * depends on all the work of the frame. */
+ * depends on all the work of the frame; or, for output into the element's
+ * own pinned memory, on the last upload only: the frame leaves while its
+ * last kernels and downloads run, whoever maps it waits for them
+ * (gstcbfpinnedallocator.h), and the next frame's uploads start at once,
+ * so that consecutive frames overlap as bands do. Frames then take turns
+ * between two device input buffers (a frame's uploads must not overwrite
+ * what the previous frame's kernels still read), and a band's kernel
+ * waits for the previous frame's download of the same rows. */
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -69,6 +76,9 @@ cbf_bands_make_events (CbfBands * bands)
       err = cudaEventCreateWithFlags (&bands->downloaded[i],
           cudaEventDisableTiming);
   }
+  for (i = 0; i < 2 && err == cudaSuccess; i++)
+    err = cudaEventCreateWithFlags (&bands->input_read[i],
+        cudaEventDisableTiming);
   return err;
 }
 
@@ -86,6 +96,11 @@ cbf_bands_destroy_events (CbfBands * bands)
       cudaEventDestroy (bands->downloaded[i]);
     bands->uploaded[i] = bands->filtered[i] = bands->downloaded[i] = NULL;
   }
+  for (i = 0; i < 2; i++) {
+    if (bands->input_read[i])
+      cudaEventDestroy (bands->input_read[i]);
+    bands->input_read[i] = NULL;
+  }
 }
 
 void
@@ -94,7 +109,8 @@ cbf_bands_free (CbfBands * bands)
   guint i;
 
   for (i = 0; i < bands->shape.n_planes; i++) {
-    cudaFree (bands->dev_in[i].data);
+    cudaFree (bands->dev_in[0][i].data);
+    cudaFree (bands->dev_in[1][i].data);
     cudaFree (bands->dev_out[i].data);
   }
   cudaFreeHost (bands->staging_in);
@@ -126,16 +142,18 @@ cbf_bands_set (CbfBands * bands, CbfDevice * dev, const CbfFrameShape * shape,
   }
   for (p = 0; p < shape->n_planes && !cuda_memory && err == cudaSuccess; p++) {
     const CbfPlaneShape *pb = &shape->planes[p];
-    CbfPlane *in = &bands->dev_in[p], *out = &bands->dev_out[p];
+    CbfPlane *planes[3] = { &bands->dev_in[0][p], &bands->dev_in[1][p],
+      &bands->dev_out[p]
+    };
+    guint i;
 
-    in->width = out->width = pb->width;
-    in->height = out->height = pb->height;
-    in->pixel_bytes = out->pixel_bytes = pb->pixel_bytes;
-    err = cudaMallocPitch ((void **) &in->data, &in->pitch_bytes,
-        pb->row_bytes, pb->height);
-    if (err == cudaSuccess)
-      err = cudaMallocPitch ((void **) &out->data, &out->pitch_bytes,
-          pb->row_bytes, pb->height);
+    for (i = 0; i < G_N_ELEMENTS (planes) && err == cudaSuccess; i++) {
+      planes[i]->width = pb->width;
+      planes[i]->height = pb->height;
+      planes[i]->pixel_bytes = pb->pixel_bytes;
+      err = cudaMallocPitch ((void **) &planes[i]->data,
+          &planes[i]->pitch_bytes, pb->row_bytes, pb->height);
+    }
   }
   if (err == cudaSuccess && !cuda_memory)
     err = cudaHostAlloc ((void **) &bands->staging_in, staging_size,
@@ -243,7 +261,7 @@ upload_band (CbfBands * bands, const CbfHostFrame * frame, guint band,
 
   for (p = 0; p < bands->shape.n_planes && err == cudaSuccess; p++) {
     const CbfPlaneShape *pb = &bands->shape.planes[p];
-    const CbfPlane *dev = &bands->dev_in[p];
+    const CbfPlane *dev = &bands->dev_in[bands->in_slot][p];
     const guint8 *data = frame->data[p];
     gsize stride = frame->stride[p];
 
@@ -329,14 +347,20 @@ download_band (CbfBands * bands, const CbfHostFrame * frame, guint band,
 cudaError_t
 cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
     const CbfHostFrame * in, const CbfHostFrame * out, gint halo_rows,
-    CbfFilterRowsFunc filter, gpointer user_data, const gchar ** what)
+    gboolean leave_download, CbfFilterRowsFunc filter, gpointer user_data,
+    const gchar ** what)
 {
-  cudaError_t err = cudaSuccess;
+  const guint slot = bands->in_slot;
+  cudaError_t err;
   guint b, copied_out = 0;
 
   g_return_val_if_fail ((in->pinned && out->pinned) || bands->copier,
       cudaErrorInvalidValue);
+  g_return_val_if_fail (!leave_download || out->pinned, cudaErrorInvalidValue);
 
+  /* The previous frame may still be running: this one's uploads go into
+   * the other input slot, once the frame before that has read it. */
+  err = cudaStreamWaitEvent (dev->upload_stream, bands->input_read[slot], 0);
   for (b = 0; b < bands->n_bands && err == cudaSuccess; b++) {
     gint begin, end;
 
@@ -345,17 +369,21 @@ cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
       err = cudaEventRecord (bands->uploaded[b], dev->upload_stream);
     if (err == cudaSuccess)
       err = cudaStreamWaitEvent (dev->compute_stream, bands->uploaded[b], 0);
+    /* Nor may the band's output rows be written before the previous
+     * frame's download of them. */
+    if (err == cudaSuccess)
+      err = cudaStreamWaitEvent (dev->compute_stream, bands->downloaded[b], 0);
     band_rows (bands, b, 0, &begin, &end);
     if (err == cudaSuccess && begin < end)
-      err = filter (user_data, bands->dev_in, bands->dev_out, begin, end,
-          dev->compute_stream);
+      err = filter (user_data, bands->dev_in[slot], bands->dev_out, begin,
+          end, dev->compute_stream);
     if (err == cudaSuccess)
       err = cudaEventRecord (bands->filtered[b], dev->compute_stream);
     if (err == cudaSuccess)
       err = cudaStreamWaitEvent (dev->download_stream, bands->filtered[b], 0);
     if (err == cudaSuccess)
       err = download_band (bands, out, b, dev->download_stream);
-    if (err == cudaSuccess && !out->pinned)
+    if (err == cudaSuccess)
       err = cudaEventRecord (bands->downloaded[b], dev->download_stream);
     /* Pageable output: the bands already in the staging buffer are copied
      * out while the next band is staged and copied in. */
@@ -363,16 +391,21 @@ cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
         && band_arrived (bands, copied_out))
       copy_out_band (bands, out, copied_out++);
   }
+  if (err == cudaSuccess)
+    err = cudaEventRecord (bands->input_read[slot], dev->compute_stream);
   if (err != cudaSuccess) {
     *what = "enqueuing a frame";
     cbf_device_synchronize (dev);
     return err;
   }
+  bands->in_slot = slot ^ 1;
 
   /* The frame's synchronisation: the download stream's last copy depends
    * on every kernel, and the last kernel on every upload; it also reports
    * errors of the kernels' execution. Pageable output waits band by band,
-   * each copied out as soon as it has arrived. */
+   * each copied out as soon as it has arrived; output left downloading
+   * waits for the uploads only, the input's last use (the kernels' errors
+   * then come with a later frame, or its reader's map). */
   for (; !out->pinned && copied_out < bands->n_bands; copied_out++) {
     err = cudaEventSynchronize (bands->downloaded[copied_out]);
     if (err != cudaSuccess)
@@ -380,7 +413,9 @@ cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
     copy_out_band (bands, out, copied_out);
   }
   if (err == cudaSuccess)
-    err = cudaStreamSynchronize (dev->download_stream);
+    err = leave_download ?
+        cudaEventSynchronize (bands->uploaded[bands->n_bands - 1]) :
+        cudaStreamSynchronize (dev->download_stream);
   if (err != cudaSuccess) {
     *what = "filtering a frame";
     cbf_device_synchronize (dev);

@@ -44,14 +44,18 @@ typedef struct
   cudaEvent_t uploaded[CBF_MAX_BANDS];  /* band's rows are on the device */
   cudaEvent_t filtered[CBF_MAX_BANDS];  /* band's output rows are ready */
   cudaEvent_t downloaded[CBF_MAX_BANDS];        /* and in host memory */
+  cudaEvent_t input_read[2];    /* every read of dev_in[slot] is done */
   CbfCopier *copier;            /* made at the first pageable frame */
 
   /* From cbf_bands_set to cbf_bands_free. Where each plane of frames of
-   * @shape lives: its device buffers are dev_in[p] and dev_out[p], its rows
-   * packed at staging_offset[p] in the staging buffers. */
+   * @shape lives: its device buffers are dev_in[slot][p] and dev_out[p], its
+   * rows packed at staging_offset[p] in the staging buffers. Frames take
+   * turns between two input slots, so that a frame's uploads do not wait
+   * for the previous frame's kernels. */
   CbfFrameShape shape;
   gsize staging_offset[GST_VIDEO_MAX_PLANES];
-  CbfPlane dev_in[GST_VIDEO_MAX_PLANES];
+  CbfPlane dev_in[2][GST_VIDEO_MAX_PLANES];
+  guint in_slot;
   CbfPlane dev_out[GST_VIDEO_MAX_PLANES];
   guint8 *staging_in;           /* pinned, for input that is not */
   guint8 *staging_out;          /* pinned, for output that is not */
@@ -83,12 +87,16 @@ void cbf_bands_release_copier (CbfBands * bands);
 
 /* Uploads, filters (@filter, once per band, with @halo_rows rows above
  * and below a band read by it) and downloads a frame in bands on @dev's
- * streams (see the top of cbfbands.c), and waits for it. Pageable frames
- * need the copier (cbf_bands_take_copier). On failure, @what says what
- * failed and the device's work is waited for. */
+ * streams (see the top of cbfbands.c), and waits for it; with
+ * @leave_download, pinned output only, it waits for the uploads alone
+ * (@in may then be reused) and leaves the downloads running on @dev's
+ * download stream, for the caller to mark. Pageable frames need the
+ * copier (cbf_bands_take_copier). On failure, @what says what failed and
+ * the device's work is waited for. */
 cudaError_t cbf_bands_filter_host_frame (CbfBands * bands, CbfDevice * dev,
     const CbfHostFrame * in, const CbfHostFrame * out, gint halo_rows,
-    CbfFilterRowsFunc filter, gpointer user_data, const gchar ** what);
+    gboolean leave_download, CbfFilterRowsFunc filter, gpointer user_data,
+    const gchar ** what);
 
 G_END_DECLS
 

@@ -32,6 +32,7 @@
 #include "cbfdevice.h"
 #include "cbfhostframe.h"
 #include "device.h"
+#include "gstcbfpinnedallocator.h"
 
 #include <dlfcn.h>
 
@@ -462,6 +463,36 @@ take_copier (GstCbfFilter * self)
       "memory by %u threads", cbf_copier_threads (priv->bands.copier));
 }
 
+/* Whether @outbuf is pinned memory of our own allocator throughout, which
+ * can be pushed while the GPU still copies the frame into it: whoever maps
+ * it waits for the copies, as for GstCudaMemory, so that the next frame's
+ * uploads and kernels overlap this one's downloads. */
+static gboolean
+output_takes_pending_write (GstCbfFilterPrivate * priv, GstBuffer * outbuf)
+{
+  guint i, n = gst_buffer_n_memory (outbuf);
+
+  for (i = 0; i < n; i++)
+    if (gst_buffer_peek_memory (outbuf, i)->allocator !=
+        priv->device.pinned_allocator)
+      return FALSE;
+  return n > 0;
+}
+
+/* Marks @outbuf's memory as written by the download stream's copies;
+ * where a mark cannot be made, waits for them instead. */
+static cudaError_t
+mark_output_pending (GstCbfFilterPrivate * priv, GstBuffer * outbuf)
+{
+  guint i, n = gst_buffer_n_memory (outbuf);
+
+  for (i = 0; i < n; i++)
+    if (!gst_cbf_pinned_memory_write_pending (gst_buffer_peek_memory (outbuf,
+                i), priv->device.download_stream))
+      return cudaStreamSynchronize (priv->device.download_stream);
+  return cudaSuccess;
+}
+
 /* A frame in system memory, whatever its layout. A buffer that does not
  * hold a frame of the caps is an element error and nothing is pushed
  * (GstVideoFilter's own transform would warn and push an unwritten
@@ -488,12 +519,15 @@ transform_system_memory (GstCbfFilter * self, GstBuffer * inbuf,
   }
   if (GST_CBF_FILTER_GET_CLASS (self)->prepare (self,
           priv->device.compute_stream, &halo_rows)) {
+    gboolean leave_download = output_takes_pending_write (priv, outbuf);
     cudaError_t err;
 
     if (!in.pinned || !out.pinned)
       take_copier (self);
     err = cbf_bands_filter_host_frame (&priv->bands, &priv->device, &in,
-        &out, halo_rows, filter_rows, self, &what);
+        &out, halo_rows, leave_download, filter_rows, self, &what);
+    if (err == cudaSuccess && leave_download)
+      err = mark_output_pending (priv, outbuf);
     if (gst_cbf_filter_check (self, err, what))
       ret = GST_FLOW_OK;
   }
@@ -629,6 +663,29 @@ gst_cbf_filter_transform (GstBaseTransform * trans, GstBuffer * inbuf,
     ret = transform_system_memory (self, inbuf, outbuf);
   gst_cbf_filter_pop_context (self);
   return ret;
+}
+
+/* Frames pushed while their downloads still ran (output_takes_pending_write)
+ * have finished before the end of the stream goes on, so that a failure
+ * of the last of them is the element's error, not only its reader's. */
+static gboolean
+gst_cbf_filter_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstCbfFilter *self = GST_CBF_FILTER (trans);
+  GstCbfFilterPrivate *priv = PRIV (self);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && priv->device.download_stream
+      && gst_cbf_filter_push_context (self)) {
+    cudaError_t err = cudaStreamSynchronize (priv->device.download_stream);
+
+    gst_cbf_filter_pop_context (self);
+    if (!gst_cbf_filter_check (self, err, "finishing the last frames")) {
+      gst_event_unref (event);
+      return FALSE;
+    }
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_cbf_filter_parent_class)->sink_event
+      (trans, event);
 }
 
 #if CBF_HAVE_CUDA_MEMORY
@@ -846,6 +903,7 @@ gst_cbf_filter_class_init (GstCbfFilterClass * klass)
   trans_class->before_transform =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_before_transform);
   trans_class->transform = GST_DEBUG_FUNCPTR (gst_cbf_filter_transform);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_cbf_filter_sink_event);
   trans_class->transform_meta =
       GST_DEBUG_FUNCPTR (gst_cbf_filter_transform_meta);
 #if CBF_HAVE_CUDA_MEMORY

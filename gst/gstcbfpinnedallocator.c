@@ -33,6 +33,11 @@ typedef struct
    * points into its parent's block. */
   guint8 *block;
   guint8 *data;
+  /* Of a block's memory: recorded after the copies that fill it, made at
+   * its first pending write; whether it is recorded and not yet waited
+   * for (atomic: any thread may map). */
+  cudaEvent_t written;
+  gint pending;
 } GstCbfPinnedMemory;
 
 G_DEFINE_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
@@ -86,6 +91,60 @@ gst_cbf_pinned_allocator_alloc (GstAllocator * allocator, gsize size,
   return GST_MEMORY_CAST (mem);
 }
 
+/* The memory whose block @memory is in: the one that holds its pending
+ * write. */
+static GstCbfPinnedMemory *
+block_owner (GstMemory * memory)
+{
+  return (GstCbfPinnedMemory *) (memory->parent ? memory->parent : memory);
+}
+
+/* Waits for the copies a pending write left filling @memory's block;
+ * FALSE if they failed, or cannot be waited for (logged). */
+static gboolean
+wait_written (GstMemory * memory)
+{
+  GstCbfPinnedAllocator *self = GST_CBF_PINNED_ALLOCATOR (memory->allocator);
+  GstCbfPinnedMemory *owner = block_owner (memory);
+  cudaError_t err = cudaErrorDeviceUninitialized;
+
+  if (!g_atomic_int_get (&owner->pending))
+    return TRUE;
+  if (cbf_context_push (self->context)) {
+    err = cudaEventSynchronize (owner->written);
+    cbf_context_pop ();
+  }
+  if (err != cudaSuccess) {
+    GST_ERROR_OBJECT (self, "the GPU's copies into %p failed: %s", owner,
+        cudaGetErrorString (err));
+    return FALSE;
+  }
+  g_atomic_int_set (&owner->pending, 0);
+  return TRUE;
+}
+
+gboolean
+gst_cbf_pinned_memory_write_pending (GstMemory * memory, cudaStream_t stream)
+{
+  GstCbfPinnedMemory *owner;
+
+  if (!gst_memory_is_type (memory, GST_CBF_PINNED_MEMORY_TYPE))
+    return FALSE;
+  owner = block_owner (memory);
+  if (!owner->written && cudaEventCreateWithFlags (&owner->written,
+          cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError ();
+    owner->written = NULL;
+    return FALSE;
+  }
+  if (cudaEventRecord (owner->written, stream) != cudaSuccess) {
+    cudaGetLastError ();
+    return FALSE;
+  }
+  g_atomic_int_set (&owner->pending, 1);
+  return TRUE;
+}
+
 static void
 gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
 {
@@ -95,7 +154,11 @@ gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   if (mem->block) {
     cudaError_t err = cudaErrorDeviceUninitialized;
 
+    /* No copy may still be writing into the block. */
+    wait_written (memory);
     if (cbf_context_push (self->context)) {
+      if (mem->written)
+        cudaEventDestroy (mem->written);
       err = cudaFreeHost (mem->block);
       cbf_context_pop ();
     }
@@ -106,10 +169,14 @@ gst_cbf_pinned_allocator_free (GstAllocator * allocator, GstMemory * memory)
   g_free (mem);
 }
 
+/* A memory whose pixels the GPU is still copying in is mapped once they
+ * are there, as GstCudaMemory is once its stream is done. */
 static gpointer
 pinned_mem_map (GstMemory * memory, G_GNUC_UNUSED gsize maxsize,
     G_GNUC_UNUSED GstMapFlags flags)
 {
+  if (!wait_written (memory))
+    return NULL;
   return ((GstCbfPinnedMemory *) memory)->data;
 }
 
@@ -144,6 +211,8 @@ pinned_mem_copy (GstMemory * memory, gssize offset, gssize size)
   GstAllocationParams params;
   GstMemory *copy;
 
+  if (!wait_written (memory))
+    return NULL;
   if (size == -1)
     size = memory->size > (gsize) offset ? memory->size - offset : 0;
   gst_allocation_params_init (&params);

@@ -12,6 +12,8 @@
 
 #include <gst/gst.h>
 
+#include <cuda_runtime_api.h>
+
 #include "cbfcontext.h"
 
 G_BEGIN_DECLS
@@ -29,6 +31,14 @@ G_DECLARE_FINAL_TYPE (GstCbfPinnedAllocator, gst_cbf_pinned_allocator,
  * primary one of device 0, say) is created for it. Its memory is portable:
  * every context can copy from it. */
 GstAllocator *gst_cbf_pinned_allocator_new (CbfContext * context);
+
+/* Marks @memory (of a pinned allocator, in whose context the caller is)
+ * as being written by the copies enqueued so far on @stream: mapping or
+ * copying it, from any thread, waits for them, and so does freeing it.
+ * FALSE, and nothing marked, for other memory or if the mark could not be
+ * recorded (then the caller waits itself). */
+gboolean gst_cbf_pinned_memory_write_pending (GstMemory * memory,
+    cudaStream_t stream);
 
 G_END_DECLS
 
