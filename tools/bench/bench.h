@@ -9,6 +9,7 @@
 #define CBF_BENCH_H
 
 #include <gst/gst.h>
+#include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 #include <cuda_runtime_api.h>
@@ -229,8 +230,10 @@ GstPadProbeReturn
 probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data);
 
 void
-record_time (Probe * p, GstPadProbeInfo * info, gint64 * times,
-    gconstpointer * mems);
+record_time (Probe * p, GstBuffer * buf, gint64 * times, gconstpointer * mems);
+
+void
+wait_output_ready (GstBuffer * buf);
 
 /* live.c */
 void

@@ -75,7 +75,8 @@ live_probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
 {
   LiveProbe *lp = data;
 
-  record_time (&lp->probe, info, lp->probe.t_in, lp->probe.mem_in);
+  record_time (&lp->probe, GST_PAD_PROBE_INFO_BUFFER (info), lp->probe.t_in,
+      lp->probe.mem_in);
   g_mutex_lock (&lp->probe.lock);
   lp->n_in++;
   g_mutex_unlock (&lp->probe.lock);
@@ -94,7 +95,10 @@ live_probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info,
   guint64 i = GST_BUFFER_OFFSET (GST_PAD_PROBE_INFO_BUFFER (info));
   int edge = i > lp->last;
 
-  record_time (&lp->probe, info, lp->probe.t_out, lp->probe.mem_out);
+  /* Out once readable, as the sink that reads it next would see it. */
+  wait_output_ready (GST_PAD_PROBE_INFO_BUFFER (info));
+  record_time (&lp->probe, GST_PAD_PROBE_INFO_BUFFER (info), lp->probe.t_out,
+      lp->probe.mem_out);
   lp->last_out = i;
   if (i >= lp->first && !lp->have_dropped[edge]) {
     lp->sink_dropped[edge] = sink_dropped_so_far (lp->sink);

@@ -36,10 +36,8 @@ probe_clear (Probe * p)
 /* Notes when the frame numbered by the buffer's offset passed, and in
  * which memory. */
 void
-record_time (Probe * p, GstPadProbeInfo * info, gint64 * times,
-    gconstpointer * mems)
+record_time (Probe * p, GstBuffer * buf, gint64 * times, gconstpointer * mems)
 {
-  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   guint64 i = GST_BUFFER_OFFSET (buf);
   if (i < (guint64) p->capacity) {
     times[i] = g_get_monotonic_time ();
@@ -52,7 +50,7 @@ GstPadProbeReturn
 probe_in (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  record_time (p, info, p->t_in, p->mem_in);
+  record_time (p, GST_PAD_PROBE_INFO_BUFFER (info), p->t_in, p->mem_in);
   return GST_PAD_PROBE_OK;
 }
 
@@ -66,30 +64,82 @@ count_out (Probe * p)
   g_mutex_unlock (&p->lock);
 }
 
+/* Waits until @buf's pixels can be read, as its reader would: the
+ * element may push a frame while the GPU still writes it. Output in CUDA
+ * memory counts once its GPU work is done (since GStreamer 1.24 it may
+ * leave the element with that work pending on its stream, which whatever
+ * reads it next waits for); other memory once it maps. */
+void
+wait_output_ready (GstBuffer * buf)
+{
+  GstMemory *mem = gst_buffer_n_memory (buf) ?
+      gst_buffer_peek_memory (buf, 0) : NULL;
+  GstMapInfo map;
+
+  if (!mem)
+    return;
+#if CBF_HAVE_CUDA_MEMORY
+  if (gst_is_cuda_memory (mem)) {
+#if GST_CHECK_VERSION (1, 24, 0)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
+#endif
+    return;
+  }
+#endif
+  if (!gst_buffer_map (buf, &map, GST_MAP_READ)) {
+    fprintf (stderr, "an output buffer does not map\n");
+    exit (1);
+  }
+  gst_buffer_unmap (buf, &map);
+}
+
+/* A frame out once readable, read in the streaming thread (a sink's or an
+ * encoder's own chain function without a queue before it). */
 GstPadProbeReturn
 probe_out (GstPad * pad G_GNUC_UNUSED, GstPadProbeInfo * info, gpointer data)
 {
   Probe *p = data;
-  record_time (p, info, p->t_out, p->mem_out);
+  GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+  wait_output_ready (buf);
+  record_time (p, buf, p->t_out, p->mem_out);
   count_out (p);
   return GST_PAD_PROBE_OK;
 }
 
-/* Output in CUDA memory counts once its GPU work is done. Since GStreamer
- * 1.24 it may leave the element with that work still pending on its
- * stream, which whatever reads it next (cudadownload, a display) waits
- * for; waiting here too keeps the row comparable across versions. */
-static GstPadProbeReturn
-probe_out_gpu_done (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+typedef struct
 {
-#if CBF_HAVE_CUDA_MEMORY && GST_CHECK_VERSION (1, 24, 0)
-  GstMemory *mem = gst_buffer_peek_memory (GST_PAD_PROBE_INFO_BUFFER (info),
-      0);
+  GstAppSink *sink;
+  Probe *probe;
+  gint stop;
+} SinkReader;
 
-  if (gst_is_cuda_memory (mem))
-    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (mem));
-#endif
-  return probe_out (pad, info, data);
+/* An application's thread pulling the frames of "appsink name=sink": each
+ * counts out once read (mapped), in the reader's own thread, as an
+ * application's frames do. Until told to stop: the sink gives nothing
+ * before it starts, and may hold frames past the last one counted. */
+static gpointer
+read_sink (gpointer data)
+{
+  SinkReader *r = data;
+
+  while (!g_atomic_int_get (&r->stop)) {
+    GstSample *sample = gst_app_sink_try_pull_sample (r->sink,
+        10 * GST_MSECOND);
+    GstBuffer *buf;
+
+    if (!sample) {
+      g_usleep (100);
+      continue;
+    }
+    buf = gst_sample_get_buffer (sample);
+
+    wait_output_ready (buf);
+    record_time (r->probe, buf, r->probe->t_out, r->probe->mem_out);
+    count_out (r->probe);
+    gst_sample_unref (sample);
+  }
+  return NULL;
 }
 
 /* Arrival times at a sink, in order. */
@@ -300,7 +350,9 @@ cuda_pool_of (G_GNUC_UNUSED GstElement * element)
 
 /* Runs @desc (appsrc name=src ! … ! fakesink), timing buffers from the sink
  * pad of element @first to the source pad of element @last, RGBA frames
- * from @frames. */
+ * from @frames; a frame is out once readable (probe_out). Where @desc ends
+ * in "appsink name=sink", a frame is out once the application's thread
+ * has read it (read_sink) instead. */
 static PipelineRow
 bench_pipeline (const char *name, const char *desc, const char *first,
     const char *last, int width, int height, int frames,
@@ -316,6 +368,9 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   GstBuffer *pushed[N_POOL_FRAMES] = { NULL };
   GstBufferPool *pool = NULL;
   Probe probe;
+  GstElement *sink;
+  SinkReader reader;
+  GThread *reader_thread = NULL;
   double *lat;
   gint64 t0 = 0, t1;
   struct rusage use0 = { 0 }, use1;
@@ -340,9 +395,16 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   pad_in = gst_element_get_static_pad (e_first, "sink");
   pad_out = gst_element_get_static_pad (e_last, "src");
   gst_pad_add_probe (pad_in, GST_PAD_PROBE_TYPE_BUFFER, probe_in, &probe, NULL);
-  gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER,
-      frame_source == FRAMES_CUDA_POOL ? probe_out_gpu_done : probe_out,
-      &probe, NULL);
+  sink = gst_bin_get_by_name (GST_BIN (pipeline), "sink");
+  if (sink && GST_IS_APP_SINK (sink)) {
+    reader.sink = GST_APP_SINK (sink);
+    reader.probe = &probe;
+    reader.stop = 0;
+    reader_thread = g_thread_new ("bench-reader", read_sink, &reader);
+  } else {
+    gst_pad_add_probe (pad_out, GST_PAD_PROBE_TYPE_BUFFER, probe_out, &probe,
+        NULL);
+  }
 
   caps = gst_caps_new_simple ("video/x-raw", "format", G_TYPE_STRING, "RGBA",
       "width", G_TYPE_INT, width, "height", G_TYPE_INT, height, "framerate",
@@ -447,8 +509,14 @@ bench_pipeline (const char *name, const char *desc, const char *first,
   }
   finish_pipeline_row (&row, lat);
 
+  if (reader_thread) {
+    g_atomic_int_set (&reader.stop, 1);
+    g_thread_join (reader_thread);
+  }
   gst_app_src_end_of_stream (GST_APP_SRC (src));
   gst_element_set_state (pipeline, GST_STATE_NULL);
+  if (sink)
+    gst_object_unref (sink);
   for (i = 0; i < n_pushed; i++)
     gst_buffer_unref (pushed[i]);
   if (pool) {
@@ -681,6 +749,10 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
     int frames = quick ? 100 : (w > 2000 ? 1000 : 3000);
     gchar *desc = g_strdup_printf ("appsrc name=src ! %s ! fakesink "
         "sync=false", filter);
+    /* Frames in system memory go to an application, which reads them in a
+     * thread of its own. */
+    gchar *app_desc = g_strdup_printf ("appsrc name=src ! %s ! appsink "
+        "name=sink sync=false max-buffers=4", filter);
     PipelineRow row;
 
     static const char *const system_rows[] = {
@@ -698,14 +770,14 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
     if (row.name && row_wanted (row.name))
       append_row (rows, &row);
     copy_ceiling_fps = row.name ? row.fps : 0;
-    row = bench_pipeline (system_rows[0], desc, "f", "f", w, h, frames,
+    row = bench_pipeline (system_rows[0], app_desc, "f", "f", w, h, frames,
         FRAMES_POOL);
     append_row (rows, &row);
-    row = bench_pipeline (system_rows[1], desc, "f", "f", w, h, frames,
+    row = bench_pipeline (system_rows[1], app_desc, "f", "f", w, h, frames,
         FRAMES_RECYCLED);
     append_row (rows, &row);
-    row = bench_pipeline (system_rows[2], desc, "f", "f", w, h, frames / 2,
-        FRAMES_FRESH);
+    row = bench_pipeline (system_rows[2], app_desc, "f", "f", w, h,
+        frames / 2, FRAMES_FRESH);
     append_row (rows, &row);
     copy_ceiling_fps = 0;
     if (have_nvcodec) {
@@ -782,6 +854,7 @@ bench_pipelines (GArray * rows, gboolean quick, const char *clip)
       append_row (rows, &row);
     }
     g_free (desc);
+    g_free (app_desc);
   }
 
   /* Many streams on one GPU: 1080p, each pipeline its own element. */
