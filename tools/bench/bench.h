@@ -48,6 +48,7 @@ extern int n_runs;
 extern gchar *latency_log_dir;
 extern const char *format_filter;
 extern const char *pipeline_filter;
+extern int diameter_filter;
 extern const char *chroma_dump_dir;
 extern char npp_version[64];
 

@@ -190,6 +190,8 @@ main (int argc, char **argv)
         "only the per-format frame rows", NULL},
     {"format", 0, 0, G_OPTION_ARG_STRING, &format_filter, "only the frame "
           "rows of this format", "FORMAT"},
+    {"diameter", 0, 0, G_OPTION_ARG_INT, &diameter_filter, "only the "
+          "bilateral kernel rows of this diameter", "D"},
     {"chroma-quality", 0, 0, G_OPTION_ARG_NONE, &chroma_quality_only,
           "only the chroma quality rows (PSNR with and without chroma-guide)",
         NULL},

@@ -253,6 +253,9 @@ kernel_ctx_free (KernelCtx * c)
   cudaFree (c->state);
 }
 
+/* --diameter: the bilateral kernel rows of this diameter only (0: all). */
+int diameter_filter;
+
 void
 bench_kernels (const char *image, GArray * rows, gboolean quick)
 {
@@ -278,7 +281,8 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
       for (d = 0; d < G_N_ELEMENTS (diameters); d++) {
         KernelRow row = { format, w, h, diameters[d], 0, 0, -1, 0 };
         c.radius = cbf_bilateral_radius (diameters[d], SIGMA_SPACE);
-        if (quick && diameters[d] != 15 && diameters[d] != 5)
+        if ((quick && diameters[d] != 15 && diameters[d] != 5)
+            || (diameter_filter && diameters[d] != diameter_filter))
           continue;
         CHECK (cudaMemcpy (dev_tables, host_tables,
                 cbf_engine_fill_weights (&c.weights, host_tables, dev_tables,
