@@ -154,6 +154,152 @@ cbf_regions_collect_origins (GstBuffer * buffer, gint width, gint height,
   return n;
 }
 
+void
+cbf_region_cell_buffer_clear (CbfRegionCellBuffer * buffer)
+{
+  g_clear_pointer (&buffer->storage, g_free);
+  g_clear_pointer (&buffer->selected, g_free);
+  buffer->storage_size = 0;
+  memset (&buffer->cells, 0, sizeof (buffer->cells));
+}
+
+#define CBF_MAX_CELLS_SPAN (1 << 24)
+
+#if CBF_HAVE_ANALYTICS && GST_CHECK_VERSION (1, 26, 0)
+/* Flags in @selected (by region id) the regions of @seg that @types take
+ * (cbf_regions_collect_cells); whether any is. */
+static gboolean
+select_regions (GstAnalyticsRelationMeta * rmeta,
+    GstAnalyticsSegmentationMtd * seg, const gchar * const *types,
+    guint8 * selected)
+{
+  const GQuark background = g_quark_from_static_string ("background");
+  GstAnalyticsClsMtd cls;
+  gpointer state = NULL;
+  gboolean classified, any = FALSE;
+  gsize i, n = gst_analytics_segmentation_mtd_get_region_count (seg);
+
+  classified = gst_analytics_relation_meta_get_direct_related (rmeta, seg->id,
+      GST_ANALYTICS_REL_TYPE_ANY, gst_analytics_cls_mtd_get_mtd_type (),
+      &state, &cls);
+  memset (selected, 0, 65536);
+  for (i = 0; i < n; i++) {
+    guint id = gst_analytics_segmentation_mtd_get_region_id (seg, i);
+    gboolean take;
+
+    if (classified) {
+      GQuark type = i < gst_analytics_cls_mtd_get_length (&cls) ?
+          gst_analytics_cls_mtd_get_quark (&cls, i) : 0;
+
+      take = type != 0 && (types ? cbf_regions_type_wanted (types, type)
+          : type != background);
+    } else {
+      take = !types && id != 0;
+    }
+    if (take && id < 65536) {
+      selected[id] = 1;
+      any = TRUE;
+    }
+  }
+  return any;
+}
+
+/* The cells of @mask (its video meta's GRAY8 or GRAY16) whose region id
+ * @selected flags, into @out; FALSE for another format or no cell taken. */
+static gboolean
+select_cells (GstBuffer * mask, const guint8 * selected,
+    CbfRegionCellBuffer * out)
+{
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (mask);
+  GstMapInfo map;
+  gboolean any = FALSE;
+  guint i, j;
+
+  if (!vmeta || vmeta->n_planes < 1 || vmeta->width == 0 || vmeta->height == 0
+      || (vmeta->format != GST_VIDEO_FORMAT_GRAY8
+          && vmeta->format != GST_VIDEO_FORMAT_GRAY16_LE
+          && vmeta->format != GST_VIDEO_FORMAT_GRAY16_BE))
+    return FALSE;
+  if (!gst_buffer_map (mask, &map, GST_MAP_READ))
+    return FALSE;
+  {
+    const gsize bytes = vmeta->format == GST_VIDEO_FORMAT_GRAY8 ? 1 : 2;
+    const gsize need = vmeta->offset[0] + (gsize) vmeta->stride[0] *
+        (vmeta->height - 1) + bytes * vmeta->width;
+
+    if (vmeta->stride[0] < (gint) (bytes * vmeta->width) || need > map.size) {
+      gst_buffer_unmap (mask, &map);
+      return FALSE;
+    }
+  }
+  if (out->storage_size < (gsize) vmeta->width * vmeta->height) {
+    out->storage_size = (gsize) vmeta->width * vmeta->height;
+    out->storage = g_realloc (out->storage, out->storage_size);
+  }
+  for (j = 0; j < vmeta->height; j++) {
+    const guint8 *row = map.data + vmeta->offset[0] + (gsize) j *
+        vmeta->stride[0];
+    guint8 *cells = out->storage + (gsize) j * vmeta->width;
+
+    for (i = 0; i < vmeta->width; i++) {
+      guint id = vmeta->format == GST_VIDEO_FORMAT_GRAY8 ? row[i] :
+          vmeta->format == GST_VIDEO_FORMAT_GRAY16_LE ?
+          GST_READ_UINT16_LE (row + 2 * i) : GST_READ_UINT16_BE (row + 2 * i);
+
+      cells[i] = selected[id];
+      any |= cells[i];
+    }
+  }
+  gst_buffer_unmap (mask, &map);
+  out->cells.cells = out->storage;
+  out->cells.cols = vmeta->width;
+  out->cells.rows = vmeta->height;
+  return any;
+}
+#endif
+
+gboolean
+cbf_regions_collect_cells (G_GNUC_UNUSED GstBuffer * buffer,
+    G_GNUC_UNUSED gint width, G_GNUC_UNUSED gint height,
+    G_GNUC_UNUSED const gchar * const *types,
+    G_GNUC_UNUSED CbfRegionCellBuffer * out)
+{
+#if CBF_HAVE_ANALYTICS && GST_CHECK_VERSION (1, 26, 0)
+  GstAnalyticsRelationMeta *rmeta =
+      gst_buffer_get_analytics_relation_meta (buffer);
+  GstAnalyticsSegmentationMtd seg;
+  gpointer state = NULL;
+
+  if (!out->selected)
+    out->selected = g_malloc (65536);
+  while (rmeta && gst_analytics_relation_meta_iterate (rmeta, &state,
+          gst_analytics_segmentation_mtd_get_mtd_type (), &seg)) {
+    gint x, y;
+    guint w, h;
+    GstBuffer *mask = gst_analytics_segmentation_mtd_get_mask (&seg, &x, &y,
+        &w, &h);
+    /* Rectangles up to 2^24 pixels a side, which the weights' floats
+     * hold exactly. */
+    gboolean taken = mask && w > 0 && h > 0 && w <= CBF_MAX_CELLS_SPAN
+        && h <= CBF_MAX_CELLS_SPAN && x > -CBF_MAX_CELLS_SPAN
+        && y > -CBF_MAX_CELLS_SPAN && x < width && y < height
+        && (gint64) x + w > 0 && (gint64) y + h > 0
+        && select_regions (rmeta, &seg, types, out->selected)
+        && select_cells (mask, out->selected, out);
+
+    gst_clear_buffer (&mask);
+    if (taken) {
+      out->cells.x = x;
+      out->cells.y = y;
+      out->cells.w = w;
+      out->cells.h = h;
+      return TRUE;
+    }
+  }
+#endif
+  return FALSE;
+}
+
 guint
 cbf_regions_collect (GstBuffer * buffer, gint width, gint height,
     const gchar * const *types, gint padding, CbfRegionBox * boxes, guint max)

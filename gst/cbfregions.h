@@ -66,6 +66,31 @@ guint cbf_regions_collect_origins (GstBuffer * buffer, gint width,
     gint height, const gchar * const *types, gint padding,
     CbfRegionBox * boxes, CbfRegionOrigin * origins, guint max);
 
+/* The cells of a segmentation mask that are of the regions' types, as
+ * cbf_regions_collect_cells gives them: @cells.cells points into
+ * @storage, which grows as masks need and is kept from frame to frame. */
+typedef struct
+{
+  CbfRegionCells cells;
+  guint8 *storage;
+  gsize storage_size;
+  guint8 *selected;             /* by region id: 65,536 flags */
+} CbfRegionCellBuffer;
+
+void cbf_region_cell_buffer_clear (CbfRegionCellBuffer * buffer);
+
+/* The first segmentation in @buffer's GstAnalyticsRelationMeta
+ * (GStreamer 1.26 on; always FALSE before) that holds a region of @types,
+ * as the cells of its mask (GRAY8 or GRAY16, a cell a mask pixel) over
+ * the rectangle of the @width x @height frame it names. A region's type
+ * is the class that a classification related to the segmentation gives
+ * its index; @types NULL takes every region but those of class
+ * "background", and, where no classification is related, every region
+ * but id 0. FALSE where no segmentation has a region taken, its mask is
+ * of another format, or its rectangle misses the frame. */
+gboolean cbf_regions_collect_cells (GstBuffer * buffer, gint width,
+    gint height, const gchar * const *types, CbfRegionCellBuffer * out);
+
 /* What regions= takes: none (the whole frame filtered), inside the boxes
  * or outside them. */
 typedef enum

@@ -79,6 +79,102 @@ cbf_region_weight (const CbfRegionBox * boxes, int n, float feather,
   return outside ? 255 - m : m;
 }
 
+/* A segmentation mask as regions: a grid of @cols x @rows cells laid over
+ * the frame's rectangle of columns [@x, @x + @w) and rows [@y, @y + @h),
+ * in luma pixels; cell (i, j) covers columns [x + i w / cols, x + (i + 1)
+ * w / cols) and rows likewise (integer division: each frame pixel in one
+ * cell, as nearest-neighbour scaling puts it), and is part of the region
+ * where @cells[j * cols + i] is nonzero (a pixel of a selected class). */
+typedef struct
+{
+  const uint8_t *cells;
+  int32_t cols, rows;
+  int32_t x, y, w, h;
+} CbfRegionCells;
+
+/* Column (or row) @i's first frame pixel of a grid of @n cells over
+ * [@origin, @origin + @size). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_region_cell_edge (int origin, int size, int n, int i)
+{
+  return origin + (int) ((int64_t) i * size / n);
+}
+
+/* The first cell of a grid of @n over [@origin, @origin + @size) whose far
+ * edge lies past @p, clamped to [0, n - 1] (p before the grid: 0). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_region_cell_after (int origin, int size, int n, float p)
+{
+  int lo = 0, hi = n - 1;
+
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+
+    if ((float) cbf_region_cell_edge (origin, size, n, mid + 1) > p)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/* The weight of pixel (@x, @y), as cbf_region_weight gives it, with every
+ * selected cell of @cells a box grown by @padding pixels on each side: 1
+ * inside one, falling linearly to 0 at @feather pixels from the nearest.
+ * Only the cells that reach within padding + feather of the pixel are
+ * looked at. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int
+cbf_region_cells_weight (const CbfRegionCells * g, int padding,
+    float feather, int outside, int fx, int fy, int x, int y)
+{
+  const float cx = ((float) x + 0.5f) * (float) fx;
+  const float cy = ((float) y + 0.5f) * (float) fy;
+  const float reach = (float) padding + (feather > 0.f ? feather : 0.f);
+  const int i0 = cbf_region_cell_after (g->x, g->w, g->cols, cx - reach);
+  const int i1 = cbf_region_cell_after (g->x, g->w, g->cols, cx + reach);
+  const int j0 = cbf_region_cell_after (g->y, g->h, g->rows, cy - reach);
+  const int j1 = cbf_region_cell_after (g->y, g->h, g->rows, cy + reach);
+  float best = 0.f;
+  int i, j, m;
+
+  for (j = j0; j <= j1; j++)
+    for (i = i0; i <= i1; i++) {
+      float left, right, top, bottom, dx, dy, w;
+
+      if (!g->cells[j * g->cols + i])
+        continue;
+      left = (float) (cbf_region_cell_edge (g->x, g->w, g->cols, i)
+          - padding) - cx;
+      right = cx - (float) (cbf_region_cell_edge (g->x, g->w, g->cols,
+              i + 1) + padding);
+      top = (float) (cbf_region_cell_edge (g->y, g->h, g->rows, j)
+          - padding) - cy;
+      bottom = cy - (float) (cbf_region_cell_edge (g->y, g->h, g->rows,
+              j + 1) + padding);
+      dx = left > 0.f ? left : right > 0.f ? right : 0.f;
+      dy = top > 0.f ? top : bottom > 0.f ? bottom : 0.f;
+      if (dx == 0.f && dy == 0.f)
+        w = 1.f;
+      else if (feather > 0.f)
+        w = 1.f - sqrtf (dx * dx + dy * dy) / feather;
+      else
+        w = 0.f;
+      if (w > best)
+        best = w;
+    }
+  m = (int) (255.f * best + 0.5f);
+  return outside ? 255 - m : m;
+}
+
 /* A region weight @m combined with the strength mask's value @mask there
  * by multiplying: round (m mask / 255) half up. */
 #ifdef __CUDACC__
