@@ -20,9 +20,10 @@ status=$?
 # reference and the kernels' tables against it, the element without a
 # device, the copier's threads, the mask file parser (the files it reads
 # are untrusted) and the loader's rules, the page-locking rules, the host
-# frames' mapping and checks and the regions read from metadata.
+# frames' mapping and checks and the regions read from metadata (boxes and
+# segmentation masks).
 cpu_tests=(reference kernel_tables element element-no-visible-gpu copier
-  mask_file mask_loader hostregister hostframe regions)
+  mask_file mask_loader hostregister hostframe regions region_cells)
 # Under valgrind: errors and definite leaks fail.
 rm -f build/meson-logs/testlog-valgrind.json
 if command -v valgrind >/dev/null; then
