@@ -265,8 +265,7 @@ GST_START_TEST (test_cells_unclassified)
 {
   static const guint not_zero[] = { 12, 31, 7, 0 };
   CbfRegionCellBuffer out;
-  GstBuffer *frame =
-      segmented_frame (GST_VIDEO_FORMAT_GRAY8, 0, 0, W, H, NULL);
+  GstBuffer *frame = segmented_frame (GST_VIDEO_FORMAT_GRAY8, 0, 0, W, H, NULL);
   gchar **types = types_of ("person");
 
   cell_buffer_init (&out);
