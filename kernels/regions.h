@@ -39,6 +39,30 @@ typedef struct
   int32_t x0, y0, x1, y1;
 } CbfRegionBox;
 
+/* What the box of columns [@x0, @x1) and rows [@y0, @y1) weighs at the
+ * point (@cx, @cy): 1 inside, max (0, 1 - d / @feather) at distance d
+ * outside (0 for no feather), before rounding. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline float
+cbf_region_box_reach (int x0, int y0, int x1, int y1, float feather,
+    float cx, float cy)
+{
+  const float left = (float) x0 - cx;
+  const float right = cx - (float) x1;
+  const float top = (float) y0 - cy;
+  const float bottom = cy - (float) y1;
+  const float dx = left > 0.f ? left : right > 0.f ? right : 0.f;
+  const float dy = top > 0.f ? top : bottom > 0.f ? bottom : 0.f;
+
+  if (dx == 0.f && dy == 0.f)
+    return 1.f;
+  if (feather > 0.f)
+    return 1.f - sqrtf (dx * dx + dy * dy) / feather;
+  return 0.f;
+}
+
 /* The weight, 0 to 255, of pixel (@x, @y) of a plane whose pixels stand
  * for @fx x @fy luma pixels (1, or 2 along a subsampled chroma axis): its
  * centre ((x + 0.5) fx, (y + 0.5) fy) in luma pixels, d its distance to
@@ -58,20 +82,9 @@ cbf_region_weight (const CbfRegionBox * boxes, int n, float feather,
   int i, m;
 
   for (i = 0; i < n; i++) {
-    const float left = (float) boxes[i].x0 - cx;
-    const float right = cx - (float) boxes[i].x1;
-    const float top = (float) boxes[i].y0 - cy;
-    const float bottom = cy - (float) boxes[i].y1;
-    const float dx = left > 0.f ? left : right > 0.f ? right : 0.f;
-    const float dy = top > 0.f ? top : bottom > 0.f ? bottom : 0.f;
-    float w;
+    const float w = cbf_region_box_reach (boxes[i].x0, boxes[i].y0,
+        boxes[i].x1, boxes[i].y1, feather, cx, cy);
 
-    if (dx == 0.f && dy == 0.f)
-      w = 1.f;
-    else if (feather > 0.f)
-      w = 1.f - sqrtf (dx * dx + dy * dy) / feather;
-    else
-      w = 0.f;
     if (w > best)
       best = w;
   }
@@ -148,26 +161,15 @@ cbf_region_cells_weight (const CbfRegionCells * g, int padding,
 
   for (j = j0; j <= j1; j++)
     for (i = i0; i <= i1; i++) {
-      float left, right, top, bottom, dx, dy, w;
+      float w;
 
       if (!g->cells[j * g->cols + i])
         continue;
-      left = (float) (cbf_region_cell_edge (g->x, g->w, g->cols, i)
-          - padding) - cx;
-      right = cx - (float) (cbf_region_cell_edge (g->x, g->w, g->cols,
-              i + 1) + padding);
-      top = (float) (cbf_region_cell_edge (g->y, g->h, g->rows, j)
-          - padding) - cy;
-      bottom = cy - (float) (cbf_region_cell_edge (g->y, g->h, g->rows,
-              j + 1) + padding);
-      dx = left > 0.f ? left : right > 0.f ? right : 0.f;
-      dy = top > 0.f ? top : bottom > 0.f ? bottom : 0.f;
-      if (dx == 0.f && dy == 0.f)
-        w = 1.f;
-      else if (feather > 0.f)
-        w = 1.f - sqrtf (dx * dx + dy * dy) / feather;
-      else
-        w = 0.f;
+      w = cbf_region_box_reach (cbf_region_cell_edge (g->x, g->w, g->cols,
+              i) - padding, cbf_region_cell_edge (g->y, g->h, g->rows,
+              j) - padding, cbf_region_cell_edge (g->x, g->w, g->cols,
+              i + 1) + padding, cbf_region_cell_edge (g->y, g->h, g->rows,
+              j + 1) + padding, feather, cx, cy);
       if (w > best)
         best = w;
     }
