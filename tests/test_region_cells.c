@@ -277,6 +277,26 @@ GST_START_TEST (test_cells_unclassified)
   g_strfreev (types);
   gst_buffer_unref (frame);
 
+  /* A mask whose video meta reaches past its memory: refused, nothing
+   * read past the end (valgrind would see it). */
+  {
+    static guint region_ids[] = { 0, 12 };
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 3 };
+    gint stride[GST_VIDEO_MAX_PLANES] = { 16 };
+    GstBuffer *mask = gst_buffer_new_allocate (NULL, 16, NULL);
+    GstAnalyticsSegmentationMtd seg;
+
+    frame = gst_buffer_new ();
+    gst_buffer_memset (mask, 0, 12, 16);
+    gst_buffer_add_video_meta_full (mask, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_GRAY8, 4, 3, 1, offset, stride);
+    fail_unless (gst_analytics_relation_meta_add_segmentation_mtd
+        (gst_buffer_add_analytics_relation_meta (frame), mask,
+            GST_SEGMENTATION_TYPE_SEMANTIC, 2, region_ids, 0, 0, W, H, &seg));
+    fail_if (cbf_regions_collect_cells (frame, W, H, NULL, &out));
+    gst_buffer_unref (frame);
+  }
+
   /* No segmentation at all. */
   frame = gst_buffer_new ();
   fail_if (cbf_regions_collect_cells (frame, W, H, NULL, &out));
