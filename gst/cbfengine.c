@@ -88,6 +88,10 @@ static const Holding holdings[] = {
   HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_fork),
   HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_weighed),
   HOLDING (HELD_EVENT, GROUP_REGIONS, sync.region_join),
+  HOLDING (HELD_PINNED, GROUP_REGIONS, cells_host),
+  HOLDING (HELD_MEMORY, GROUP_REGIONS, cells_dev),
+  HOLDING (HELD_MEMORY, GROUP_REGIONS, cells_index),
+  HOLDING (HELD_EVENT, GROUP_REGIONS, sync.cells_uploaded),
   HOLDING (HELD_PLANE, GROUP_GUIDE, guide),
 };
 
@@ -169,6 +173,8 @@ release_groups (CbfEngine * engine, guint groups)
   for (i = 0; i < G_N_ELEMENTS (holdings); i++)
     if (holdings[i].group & groups)
       release (engine, &holdings[i]);
+  if (groups & GROUP_TABLES)
+    cbf_engine_free_sized (engine);
 }
 
 /* Whether @p asks anything of YUV's planes one by one, which YUV 4:4:4
@@ -341,14 +347,6 @@ update_grid (Tables * tables, const CbfFramePlan * plan, gboolean chroma,
   return cudaSuccess;
 }
 
-/* Where the constant border's pixel lies in a Tables' buffers: after the
- * largest tables. */
-static gsize
-border_pixel_offset (void)
-{
-  return GST_ROUND_UP_16 (cbf_bilateral_tables_max_len () * sizeof (float));
-}
-
 /* The constant border's pixel of @plan's samples (CbfFilterParams):
  * @value (8-bit levels) scaled to their bits, in each sample, repeated. */
 static void
@@ -373,13 +371,14 @@ fill_border_pixel (guint8 * pixel, const CbfFramePlan * plan, guint value)
   }
 }
 
-/* Sized once for the largest radius, so a parameter change never
- * allocates. */
-static cudaError_t
-alloc_tables (Tables * tables)
+cudaError_t
+cbf_engine_alloc_tables (Tables * tables, gsize floats)
 {
-  gsize bytes = border_pixel_offset () + CBF_BORDER_PIXEL_BYTES;
+  gsize bytes;
   cudaError_t err;
+
+  tables->border_offset = GST_ROUND_UP_16 (floats * sizeof (float));
+  bytes = tables->border_offset + CBF_BORDER_PIXEL_BYTES;
 
   err = cudaMalloc ((void **) &tables->dev_tables, bytes);
   if (err == cudaSuccess)
@@ -419,15 +418,9 @@ cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
   return cbf_bilateral_tables_len (radius);
 }
 
-/* Fills @tables for the parameters and enqueues their upload on @stream:
- * the bilateral tables, or the Gaussian kernel (CBF_GAUSSIAN_MAX_KSIZE
- * floats at most, far less than the bilateral tables' maximum that the
- * buffers are sized for). The host copy is rewritten only once its last
- * upload is done: frames in CUDA memory may leave with their work
- * pending. */
-static cudaError_t
-update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
-    gint diameter, gdouble sigma_color, gdouble sigma_space,
+cudaError_t
+cbf_engine_update_tables (Tables * tables, const CbfFramePlan * plan,
+    CbfKernel kernel, gint diameter, gdouble sigma_color, gdouble sigma_space,
     const CbfParams * p, cudaStream_t stream)
 {
   gsize n_floats;
@@ -445,8 +438,8 @@ update_tables (Tables * tables, const CbfFramePlan * plan, CbfKernel kernel,
   tables->weights.border = p->border;
   tables->weights.border_pixel = NULL;
   if (err == cudaSuccess && p->border == CBF_BORDER_CONSTANT) {
-    guint8 *host = (guint8 *) tables->host_tables + border_pixel_offset ();
-    guint8 *dev = (guint8 *) tables->dev_tables + border_pixel_offset ();
+    guint8 *host = (guint8 *) tables->host_tables + tables->border_offset;
+    guint8 *dev = (guint8 *) tables->dev_tables + tables->border_offset;
 
     fill_border_pixel (host, plan, p->border_value);
     err = cudaMemcpyAsync (dev, host, CBF_BORDER_PIXEL_BYTES,
@@ -504,20 +497,25 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
 
   if (!engine->luma.dev_tables) {
     *what = "allocating the weight tables";
-    err = alloc_tables (&engine->luma);
+    err =
+        cbf_engine_alloc_tables (&engine->luma,
+        cbf_bilateral_tables_max_len ());
     if (err == cudaSuccess)
-      err = alloc_tables (&engine->chroma);
+      err =
+          cbf_engine_alloc_tables (&engine->chroma,
+          cbf_bilateral_tables_max_len ());
     if (err != cudaSuccess) {
       release_groups (engine, GROUP_TABLES);
       return err;
     }
   }
   *what = "uploading the weight tables";
-  err = update_tables (&engine->luma, plan, kernel, p->diameter,
+  err = cbf_engine_update_tables (&engine->luma, plan, kernel, p->diameter,
       p->sigma_color, p->sigma_space, p, stream);
   if (err == cudaSuccess)
-    err = update_tables (&engine->chroma, plan, kernel, chroma_diameter,
-        chroma_sigma_color, chroma_sigma_space, p, stream);
+    err =
+        cbf_engine_update_tables (&engine->chroma, plan, kernel,
+        chroma_diameter, chroma_sigma_color, chroma_sigma_space, p, stream);
   if (err == cudaSuccess && kernel == CBF_KERNEL_GRID) {
     *what = "allocating the bilateral grid";
     err = update_grid (&engine->luma, plan, FALSE, p->sigma_space,
@@ -529,6 +527,8 @@ apply_params (CbfEngine * engine, cudaStream_t stream, const gchar ** what)
   if (err != cudaSuccess)
     return err;
   engine->kernel = kernel;
+  /* region-size-scale's tables are made again as each is next needed. */
+  engine->generation++;
   return cudaSuccess;
 }
 
@@ -567,8 +567,8 @@ ensure_plane_of (CbfPlane * plane, gint width, gint height, gint bytes)
   return cudaMalloc ((void **) &plane->data, (size_t) width * bytes * height);
 }
 
-static cudaError_t
-ensure_device_plane (CbfPlane * plane, gint width, gint height)
+cudaError_t
+cbf_engine_ensure_plane (CbfPlane * plane, gint width, gint height)
 {
   return ensure_plane_of (plane, width, height, 1);
 }
@@ -617,26 +617,7 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
     return err;
   }
   if (engine->regions_on) {
-    const CbfPass *last = &engine->plan.passes[engine->plan.n_passes - 1];
-
-    *what = "allocating the regions' weights";
-    err = ensure_device_plane (&engine->region_luma,
-        engine->plan.passes[0].width, engine->plan.passes[0].height);
-    if (err == cudaSuccess && last->chroma)
-      err = ensure_device_plane (&engine->region_chroma, last->width,
-          last->height);
-    if (err == cudaSuccess && !engine->sync.region_side)
-      err = cudaStreamCreateWithFlags (&engine->sync.region_side,
-          cudaStreamNonBlocking);
-    if (err == cudaSuccess && !engine->sync.region_fork)
-      err = cudaEventCreateWithFlags (&engine->sync.region_fork,
-          cudaEventDisableTiming);
-    if (err == cudaSuccess && !engine->sync.region_weighed)
-      err = cudaEventCreateWithFlags (&engine->sync.region_weighed,
-          cudaEventDisableTiming);
-    if (err == cudaSuccess && !engine->sync.region_join)
-      err = cudaEventCreateWithFlags (&engine->sync.region_join,
-          cudaEventDisableTiming);
+    err = cbf_engine_prepare_regions (engine, stream, what);
     if (err != cudaSuccess)
       return err;
   }
@@ -646,10 +627,12 @@ cbf_engine_prepare (CbfEngine * engine, cudaStream_t stream,
   if (engine->kernel == CBF_KERNEL_GRID
       || engine->params.border == CBF_BORDER_WRAP || engine->motion_on)
     *halo_rows = engine->plan.passes[0].height;
-  /* Bands cut one-plane formats only, whose chroma rows are luma's. */
+  /* Bands cut one-plane formats only, whose chroma rows are luma's; the
+   * regions' windows read as far as their own diameters reach. */
   else
-    *halo_rows = MAX (engine->luma.weights.radius,
-        engine->chroma.weights.radius);
+    *halo_rows = MAX (MAX (engine->luma.weights.radius,
+            engine->chroma.weights.radius), engine->sized_on ?
+        engine->sized_reach : 0);
   return cudaSuccess;
 }
 
@@ -665,12 +648,12 @@ cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
   if (!engine->mask_on)
     return cudaSuccess;
   /* On @stream too, so the scaling kernels see it whole. */
-  err = ensure_device_plane (&engine->mask_raw, width, height);
+  err = cbf_engine_ensure_plane (&engine->mask_raw, width, height);
   if (err == cudaSuccess)
     err = cudaMemcpyAsync (engine->mask_raw.data, pixels,
         (size_t) width * height, cudaMemcpyHostToDevice, stream);
   if (err == cudaSuccess)
-    err = ensure_device_plane (&engine->mask_luma,
+    err = cbf_engine_ensure_plane (&engine->mask_luma,
         engine->plan.passes[0].width, engine->plan.passes[0].height);
   if (err == cudaSuccess)
     err = cbf_mask_scale (&engine->mask_raw, &engine->mask_luma, stream);
@@ -678,7 +661,7 @@ cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
    * filter it on its own (cbf_engine_set_params may change the plan). */
   if (err == cudaSuccess && GST_VIDEO_INFO_IS_YUV (info)
       && GST_VIDEO_INFO_N_COMPONENTS (info) >= 3) {
-    err = ensure_device_plane (&engine->mask_chroma,
+    err = cbf_engine_ensure_plane (&engine->mask_chroma,
         GST_VIDEO_INFO_COMP_WIDTH (info, GST_VIDEO_COMP_U),
         GST_VIDEO_INFO_COMP_HEIGHT (info, GST_VIDEO_COMP_U));
     if (err == cudaSuccess)
@@ -687,14 +670,6 @@ cbf_engine_set_mask (CbfEngine * engine, const guint8 * pixels, gint width,
   if (err != cudaSuccess)
     engine->mask_on = FALSE;
   return err;
-}
-
-void
-cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set)
-{
-  engine->regions_on = set != NULL;
-  if (set)
-    engine->regions = *set;
 }
 
 cudaError_t
@@ -722,14 +697,11 @@ cbf_engine_run (CbfEngine * engine, const CbfPlane * in, const CbfPlane * out,
     chroma.params = engine->chroma_writes_state ?
         &engine->identity_chroma : NULL;
   }
-  /* A window at the frame's edge holds what the other borders read there,
-   * not the far edge the wrapping border reads. */
-  CbfRegionRun regions = { &engine->regions, engine->temporal_on
-        || engine->kernel == CBF_KERNEL_GRID || engine->regions.outside
-        || engine->params.border == CBF_BORDER_WRAP,
+  CbfRegionRun regions = { &engine->regions, cbf_engine_regions_whole (engine),
     engine->sync.region_side, engine->sync.region_fork,
-    engine->sync.region_weighed,
-    engine->sync.region_join
+    engine->sync.region_weighed, engine->sync.region_join,
+    engine->sized_on ? (const CbfFilterParams * const (*)[2])
+    engine->sized_params : NULL
   };
 
   luma.weights = &engine->region_luma;
@@ -772,6 +744,8 @@ cbf_engine_device_holdings (const CbfEngine * engine)
 
   for (i = 0; i < G_N_ELEMENTS (holdings); i++)
     n += held (engine, &holdings[i]);
+  for (i = 0; i < G_N_ELEMENTS (engine->sized); i++)
+    n += engine->sized[i] != NULL;
   return n;
 }
 

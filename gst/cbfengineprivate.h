@@ -8,9 +8,11 @@
  */
 
 /* The engine's own fields and the functions its two files share:
- * cbfengine.c (parameters, tables, mask, regions, guide, what it holds on
- * the device, the frame's run) and cbfenginetemporal.c (the temporal
- * filter's state, the motion search and scene cuts, the noise measured).
+ * cbfengine.c (parameters, tables, mask, guide, what it holds on the
+ * device, the frame's run), cbfengineregions.c (the regions' weights,
+ * segmentation mask and window tables) and cbfenginetemporal.c (the
+ * temporal filter's state, the motion search and scene cuts, the noise
+ * measured).
  * Not for any other file. */
 
 #ifndef __CBF_ENGINE_PRIVATE_H__
@@ -30,9 +32,19 @@ typedef struct
   CbfFilterParams weights;
   float *host_tables;           /* pinned staging of the tables */
   float *dev_tables;
+  gsize border_offset;          /* bytes: where the border's pixel lies */
   cudaEvent_t uploaded;         /* the last upload from host_tables */
   CbfGridScratch grid;          /* method=grid's buffers, else empty */
 } Tables;
+
+/* region-size-scale: a window diameter's tables, luma's (or colour's) and
+ * chroma's, sized for that diameter, made for the parameters of
+ * @generation. */
+typedef struct
+{
+  Tables luma, chroma;
+  guint generation;
+} SizedTables;
 
 /* The engine's own stream and the events by which its work on it and its
  * copies to the host are ordered and waited for: the GPU state it keeps
@@ -45,6 +57,8 @@ typedef struct
    * weights are made and join it back. */
   cudaStream_t region_side;
   cudaEvent_t region_fork, region_weighed, region_join;
+  /* The last upload of a segmentation mask's cells from their staging. */
+  cudaEvent_t cells_uploaded;
   /* The scene-cut counts' and the noise estimates' copies to the host, two
    * frames' each. */
   cudaEvent_t cut_copied[2];
@@ -129,6 +143,22 @@ struct _CbfEngine
   gboolean regions_on;
   CbfRegionSet regions;
   CbfPlane region_luma, region_chroma;
+  /* region-size-scale: the tables of each window diameter the regions
+   * have asked for (made when first needed after the parameters last
+   * changed: @generation counts the changes), and the frame plan's view of
+   * them (CbfRegionRun). */
+  SizedTables *sized[CBF_REGION_MAX_DIAMETER + 1];
+  const CbfFilterParams *sized_params[CBF_REGION_MAX_DIAMETER + 1][2];
+  gboolean sized_on;
+  gint sized_reach;             /* the largest radius of the frame's */
+  guint generation;
+  /* A segmentation mask's cells: their pinned staging, their copy on the
+   * device and its index (CbfRegionCells' left, then right), each for
+   * @cells_room cells, grown as masks need. */
+  guint8 *cells_host;
+  guint8 *cells_dev;
+  gint32 *cells_index;
+  gsize cells_room;
 
   CbfEngineSync sync;
 
@@ -142,6 +172,33 @@ struct _CbfEngine
  * device. */
 void cbf_engine_derive_params (CbfEngine * engine);
 void cbf_engine_release_temporal (CbfEngine * engine);
+
+/* cbfengine.c: a Tables' buffers for tables of @floats floats at most (the
+ * engine's own: the largest radius), so that a parameter change never
+ * allocates; @tables filled for the parameters and their upload enqueued
+ * on @stream (the bilateral tables, or the Gaussian kernel), the host copy
+ * rewritten only once its last upload is done, as frames in CUDA memory
+ * may leave with their work pending; @plane made a packed 8-bit device
+ * buffer of @width x @height (kept where the size is the same). */
+cudaError_t cbf_engine_alloc_tables (Tables * tables, gsize floats);
+cudaError_t cbf_engine_update_tables (Tables * tables,
+    const CbfFramePlan * plan, CbfKernel kernel, gint diameter,
+    gdouble sigma_color, gdouble sigma_space, const CbfParams * p,
+    cudaStream_t stream);
+cudaError_t cbf_engine_ensure_plane (CbfPlane * plane, gint width,
+    gint height);
+
+/* cbfengineregions.c: the regions' part of prepare (their weights' planes
+ * and side stream, the segmentation mask's cells uploaded, the tables of
+ * the windows' diameters made; @what saying what failed); whether the
+ * regions are weighed over the whole frame filtered whole (CbfRegionRun's
+ * @whole: the temporal filter's state, the grid's cells and the wrapping
+ * border's far edges are the whole frame's, and outside the boxes has no
+ * windows); region-size-scale's tables freed. */
+cudaError_t cbf_engine_prepare_regions (CbfEngine * engine,
+    cudaStream_t stream, const gchar ** what);
+gboolean cbf_engine_regions_whole (const CbfEngine * engine);
+void cbf_engine_free_sized (CbfEngine * engine);
 
 /* cbfenginetemporal.c: the temporal filter's part of prepare (its state
  * made, the blend's gains and gate set, @what saying what failed), the

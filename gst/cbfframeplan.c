@@ -7,7 +7,7 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-#include "cbfframeplan.h"
+#include "cbfframeplanprivate.h"
 #include "cbfformats.h"
 
 #include <math.h>
@@ -286,11 +286,9 @@ cbf_frame_plan_init (CbfFramePlan * plan, const GstVideoInfo * info,
   return TRUE;
 }
 
-/* The rows of a plane of @height in the band [@row_begin, @row_end) of
- * plane 0 (see cbf_frame_plan_run). */
-static void
-band_rows (gint height, const CbfPlane * in, gint row_begin, gint row_end,
-    gint * begin, gint * end)
+void
+cbf_plan_band_rows (gint height, const CbfPlane * in, gint row_begin,
+    gint row_end, gint * begin, gint * end)
 {
   if (row_begin == 0 && row_end == in[0].height) {
     *begin = 0;
@@ -368,26 +366,18 @@ cbf_state_motion_view (const CbfPass * pass, gint bits,
   }
 }
 
-/* Whether @pass takes its range weights from @run's guide: the
- * bilateral filter's chroma pairs, with a guide. */
-static gboolean
-pass_guided (const CbfPass * pass, const CbfGroupRun * run)
+gboolean
+cbf_plan_pass_guided (const CbfPass * pass, const CbfGroupRun * run)
 {
   return run->guide && pass->guided && run->kernel == CBF_KERNEL_BILATERAL;
 }
 
-/* Makes @run's guide for @pass from the input's luma (the plan's first
- * pass), for the rows of the band [@begin, @end) of @pass and those its
- * windows reach above and below; with the wrapping border, whose windows
- * read the far edge's rows too (a band of a one-plane format then has
- * every row uploaded: cbf_engine_prepare's halo), for every row. */
-static cudaError_t
-make_guide (const CbfFramePlan * plan, const CbfPass * pass,
-    const CbfGroupRun * run, const CbfPlane * in, gint begin, gint end,
-    cudaStream_t stream)
+cudaError_t
+cbf_plan_make_guide (const CbfFramePlan * plan, const CbfPass * pass,
+    const CbfGroupRun * run, gint radius, const CbfPlane * in, gint begin,
+    gint end, cudaStream_t stream)
 {
   CbfPlane luma = cbf_pass_view (in, &plan->passes[0], 0);
-  gint radius = run->params->radius;
 
   if (run->params->border == CBF_BORDER_WRAP)
     radius = pass->height;
@@ -412,299 +402,13 @@ copy_planes (const CbfFramePlan * plan, guint planes, const CbfPlane * in,
 
     if (!(planes & (1u << p)))
       continue;
-    band_rows (in[p].height, in, row_begin, row_end, &begin, &end);
+    cbf_plan_band_rows (in[p].height, in, row_begin, row_end, &begin, &end);
     err = cudaMemcpy2DAsync (out[p].data + begin * out[p].pitch_bytes,
         out[p].pitch_bytes, in[p].data + begin * in[p].pitch_bytes,
         in[p].pitch_bytes, plan->row_bytes[p], end - begin,
         cudaMemcpyDeviceToDevice, stream);
   }
   return err;
-}
-
-/* A rectangle of a pass's pixels: columns [x0, x1), rows [y0, y1). */
-typedef struct
-{
-  gint x0, y0, x1, y1;
-} Rect;
-
-/* View @v cut to the rectangle @r. */
-static CbfPlane
-cut_view (CbfPlane view, const Rect * r)
-{
-  view.data += (gsize) r->y0 * view.pitch_bytes + (gsize) r->x0 *
-      view.pixel_bytes;
-  view.width = r->x1 - r->x0;
-  view.height = r->y1 - r->y0;
-  return view;
-}
-
-/* Windows are cut at multiples of these luma pixels, so that every plane
- * cuts them at whole pixels (chroma's halve) and the copy beside them at
- * its 16-byte chunks (cbf_copy_except); and their columns start where the
- * kernels' loads are aligned as on the whole plane. */
-#define WINDOW_ALIGN_X 32
-#define WINDOW_ALIGN_Y 2
-
-static gint
-align_down (gint v, gint a)
-{
-  return v - v % a;
-}
-
-static gint
-align_up (gint v, gint a, gint max)
-{
-  return MIN (max, (v + a - 1) / a * a);
-}
-
-/* The windows, in luma pixels, that the regions' boxes need filtered:
- * every pixel they weigh above 0 (its centre less than the feather from a
- * box; a pixel of margin kept) with the halo of @radius_x x @radius_y
- * luma pixels (the widest reach of the passes' windows), aligned, clipped
- * to the frame, and merged where they overlap, so that each pixel is
- * written once. At most CBF_MAX_REGIONS. */
-static guint
-region_windows (const CbfFramePlan * plan, const CbfRegionSet * set,
-    gint radius_x, gint radius_y, Rect * windows)
-{
-  gint reach = (gint) ceilf (set->feather) + 1;
-  guint n = 0, i, j;
-  gboolean merged;
-
-  for (i = 0; i < (guint) set->n; i++) {
-    const CbfRegionBox *b = &set->boxes[i];
-    Rect *w = &windows[n++];
-
-    w->x0 = align_down (MAX (0, b->x0 - reach - radius_x), WINDOW_ALIGN_X);
-    w->y0 = align_down (MAX (0, b->y0 - reach - radius_y), WINDOW_ALIGN_Y);
-    w->x1 = align_up (b->x1 + reach + radius_x, WINDOW_ALIGN_X, plan->width);
-    w->y1 = align_up (b->y1 + reach + radius_y, WINDOW_ALIGN_Y, plan->height);
-  }
-  do {
-    merged = FALSE;
-    for (i = 0; i < n; i++)
-      for (j = i + 1; j < n; j++) {
-        Rect *a = &windows[i], *b = &windows[j];
-
-        if (a->x0 >= b->x1 || b->x0 >= a->x1 || a->y0 >= b->y1
-            || b->y0 >= a->y1)
-          continue;
-        a->x0 = MIN (a->x0, b->x0);
-        a->y0 = MIN (a->y0, b->y0);
-        a->x1 = MAX (a->x1, b->x1);
-        a->y1 = MAX (a->y1, b->y1);
-        windows[j--] = windows[--n];
-        merged = TRUE;
-      }
-  } while (merged);
-  return n;
-}
-
-/* Luma column (or row) @v of a frame @full wide (or high) in a plane
- * whose pixels stand for @sub luma pixels and which is @len wide: windows'
- * edges are multiples of @sub, or the frame's edge. */
-static gint
-scale_edge (gint v, gint full, gint sub, gint len)
-{
-  return v >= full ? len : v / sub;
-}
-
-/* The window @w (luma pixels) of @pass, in its pixels. */
-static Rect
-pass_window (const CbfFramePlan * plan, const CbfPass * pass, const Rect * w)
-{
-  Rect r;
-
-  r.x0 = w->x0 / pass->sub_x;
-  r.y0 = w->y0 / pass->sub_y;
-  r.x1 = scale_edge (w->x1, plan->width, pass->sub_x, pass->width);
-  r.y1 = scale_edge (w->y1, plan->height, pass->sub_y, pass->height);
-  return r;
-}
-
-/* The window @w (luma pixels) of plane @p, in bytes and rows. */
-static CbfRegionBox
-plane_window (const CbfFramePlan * plan, guint p, const Rect * w,
-    gint plane_height)
-{
-  CbfRegionBox r;
-
-  r.x0 = w->x0 / plan->plane_sub_x[p] * plan->plane_pixel_bytes[p];
-  r.x1 = w->x1 >= plan->width ? (gint) plan->row_bytes[p] :
-      w->x1 / plan->plane_sub_x[p] * plan->plane_pixel_bytes[p];
-  r.y0 = w->y0 / plan->plane_sub_y[p];
-  r.y1 = scale_edge (w->y1, plan->height, plan->plane_sub_y[p], plane_height);
-  return r;
-}
-
-/* What a step of run_windows does to a pass's part of a window. */
-typedef enum
-{
-  WINDOW_WEIGHTS,
-  WINDOW_FILTER,
-  WINDOW_BLEND
-} WindowStep;
-
-/* Step @step for every filtered pass of the window @w (luma pixels), over
- * the band's rows. A window's edge inside the plane reflects the window's
- * pixels, not the plane's: the halo (region_windows) keeps that away from
- * every pixel weighed above 0, whose output the blend leaves as its input
- * where the weight is 0. */
-static cudaError_t
-window_step (const CbfFramePlan * plan, WindowStep step,
-    const CbfGroupRun * luma, const CbfGroupRun * chroma,
-    const CbfRegionSet * set, const CbfPlane * in, const CbfPlane * out,
-    const Rect * w, gint row_begin, gint row_end, cudaStream_t stream)
-{
-  cudaError_t err = cudaSuccess;
-  guint i, v;
-
-  for (i = 0; i < plan->n_passes && err == cudaSuccess; i++) {
-    const CbfPass *pass = &plan->passes[i];
-    const CbfGroupRun *run = pass->chroma ? chroma : luma;
-    Rect r = pass_window (plan, pass, w);
-    CbfPlane src[3], dst[3], weights;
-    CbfFilterParams params;
-    gint begin, end;
-
-    if (!run->params)
-      continue;
-    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    begin = MAX (begin, r.y0) - r.y0;
-    end = MIN (end, r.y1) - r.y0;
-    if (begin >= end)
-      continue;
-    for (v = 0; v < pass->n_views; v++) {
-      src[v] = cut_view (cbf_pass_view (in, pass, v), &r);
-      dst[v] = cut_view (cbf_pass_view (out, pass, v), &r);
-    }
-    switch (step) {
-      case WINDOW_WEIGHTS:
-        err = cbf_region_weights (set, pass->sub_x, pass->sub_y, run->mask,
-            run->weights, r.x0, r.y0 + begin, r.x1 - r.x0, end - begin, stream);
-        break;
-      case WINDOW_FILTER:
-        /* A window smaller than the frame: its kernels spread over the GPU
-         * (CbfFilterParams). */
-        params = *run->params;
-        params.small_launch = r.x1 - r.x0 < pass->width
-            || r.y1 - r.y0 < pass->height;
-        if (pass_guided (pass, run)) {
-          src[pass->n_views] = cut_view (*run->guide, &r);
-          err = pass->guided (src, dst, begin, end, &params, stream);
-        } else {
-          err = pass->process[run->kernel] (src, dst, begin, end, &params,
-              stream);
-        }
-        break;
-      case WINDOW_BLEND:
-        weights = cut_view (*run->weights, &r);
-        err = cbf_mask_blend (src, dst, pass->n_views, pass->blend_bytes,
-            pass->blend_samples, &weights, begin, end, stream);
-        break;
-    }
-  }
-  return err;
-}
-
-/* The regions filtered in windows (CbfRegionRun). On the side stream, the
- * windows' weights, then the rest of the frame copied; on @stream
- * meanwhile, the windows' planes that no filtered pass writes whole (left
- * unfiltered, or packed YUV, whose bytes two passes share) copied, each
- * window filtered and, once its weights are made, blended. */
-static cudaError_t
-run_windows (const CbfFramePlan * plan, const CbfGroupRun * luma,
-    const CbfGroupRun * chroma, const CbfRegionRun * regions,
-    const CbfPlane * in, const CbfPlane * out, gint row_begin, gint row_end,
-    cudaStream_t stream)
-{
-  Rect windows[CBF_MAX_REGIONS];
-  gint radius_x = 0, radius_y = 0;
-  guint copied = (luma->params ? 0 : plan->planes_with_luma) |
-      (chroma->params ? 0 : plan->planes_with_chroma) |
-      (plan->planes_with_luma & plan->planes_with_chroma);
-  cudaError_t err, join;
-  guint i, k, p, n;
-
-  for (i = 0; i < plan->n_passes; i++) {
-    const CbfPass *pass = &plan->passes[i];
-    const CbfGroupRun *run = pass->chroma ? chroma : luma;
-
-    if (!run->params)
-      continue;
-    radius_x = MAX (radius_x, run->params->radius * pass->sub_x);
-    radius_y = MAX (radius_y, run->params->radius * pass->sub_y);
-  }
-  n = region_windows (plan, regions->set, radius_x, radius_y, windows);
-  /* The guide of the whole band, which the windows cut. */
-  for (i = 0; i < plan->n_passes; i++) {
-    const CbfPass *pass = &plan->passes[i];
-    const CbfGroupRun *run = pass->chroma ? chroma : luma;
-    gint begin, end;
-
-    if (!run->params || !pass_guided (pass, run))
-      continue;
-    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
-    err = make_guide (plan, pass, run, in, begin, end, stream);
-    if (err != cudaSuccess)
-      return err;
-  }
-
-  /* The windows' filter first, so that its blocks reach the SMs before
-   * the copy's. */
-  err = cudaEventRecord (regions->fork, stream);
-  for (k = 0; k < n && err == cudaSuccess; k++) {
-    for (p = 0; p < plan->n_planes && err == cudaSuccess; p++) {
-      CbfRegionBox r = plane_window (plan, p, &windows[k], in[p].height);
-      gint begin, end;
-
-      if (!(copied & (1u << p)))
-        continue;
-      band_rows (in[p].height, in, row_begin, row_end, &begin, &end);
-      begin = MAX (begin, r.y0);
-      end = MIN (end, r.y1);
-      if (begin < end)
-        err = cudaMemcpy2DAsync (out[p].data + begin * out[p].pitch_bytes +
-            r.x0, out[p].pitch_bytes, in[p].data + begin * in[p].pitch_bytes +
-            r.x0, in[p].pitch_bytes, r.x1 - r.x0, end - begin,
-            cudaMemcpyDeviceToDevice, stream);
-    }
-    if (err == cudaSuccess)
-      err = window_step (plan, WINDOW_FILTER, luma, chroma, regions->set, in,
-          out, &windows[k], row_begin, row_end, stream);
-  }
-
-  if (err == cudaSuccess)
-    err = cudaStreamWaitEvent (regions->side, regions->fork, 0);
-  for (k = 0; k < n && err == cudaSuccess; k++)
-    err = window_step (plan, WINDOW_WEIGHTS, luma, chroma, regions->set, in,
-        out, &windows[k], row_begin, row_end, regions->side);
-  if (err == cudaSuccess)
-    err = cudaEventRecord (regions->weighed, regions->side);
-  for (p = 0; p < plan->n_planes && err == cudaSuccess; p++) {
-    CbfByteRects skip;
-    gint begin, end;
-
-    band_rows (in[p].height, in, row_begin, row_end, &begin, &end);
-    skip.n = n;
-    for (k = 0; k < n; k++)
-      skip.rects[k] = plane_window (plan, p, &windows[k], in[p].height);
-    err = cbf_copy_except (&in[p], &out[p], plan->row_bytes[p], begin, end,
-        &skip, regions->side);
-  }
-  if (err == cudaSuccess)
-    err = cudaEventRecord (regions->join, regions->side);
-
-  /* The blends once the weights are made, beside the copy's end. */
-  if (err == cudaSuccess)
-    err = cudaStreamWaitEvent (stream, regions->weighed, 0);
-  for (k = 0; k < n && err == cudaSuccess; k++)
-    err = window_step (plan, WINDOW_BLEND, luma, chroma, regions->set, in,
-        out, &windows[k], row_begin, row_end, stream);
-  /* Joined even after a failure, so that the side stream's work is never
-   * left behind the frame's. */
-  join = cudaStreamWaitEvent (stream, regions->join, 0);
-  return err != cudaSuccess ? err : join;
 }
 
 /* The motion-compensated blend of @pass's views (CbfMotionRun), pass
@@ -757,8 +461,8 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
     /* The temporal filter's state is the whole frame's. */
     if (state)
       return cudaErrorInvalidValue;
-    return run_windows (plan, luma, chroma, regions, in, out, row_begin,
-        row_end, stream);
+    return cbf_plan_run_windows (plan, luma, chroma, regions, in, out,
+        row_begin, row_end, stream);
   }
   if (unfiltered)
     err = copy_planes (plan, unfiltered, in, out, row_begin, row_end, stream);
@@ -780,15 +484,16 @@ cbf_frame_plan_run (const CbfFramePlan * plan, const CbfGroupRun * luma,
         dst[v].state_pitch = (*state)[i][v].pitch_bytes;
       }
     }
-    band_rows (pass->height, in, row_begin, row_end, &begin, &end);
+    cbf_plan_band_rows (pass->height, in, row_begin, row_end, &begin, &end);
     /* The blend's 3 x 3 mean reads the spatial result a row below the
      * band, which the next band would make only after this one leaves. */
     spatial_end = motion && state ? MIN (end + 1, pass->height) : end;
     if (regions)
       err = cbf_region_weights (regions->set, pass->sub_x, pass->sub_y,
           run->mask, run->weights, 0, begin, pass->width, end - begin, stream);
-    if (err == cudaSuccess && pass_guided (pass, run)) {
-      err = make_guide (plan, pass, run, in, begin, spatial_end, stream);
+    if (err == cudaSuccess && cbf_plan_pass_guided (pass, run)) {
+      err = cbf_plan_make_guide (plan, pass, run, run->params->radius, in,
+          begin, spatial_end, stream);
       src[pass->n_views] = *run->guide;
       if (err == cudaSuccess)
         err = pass->guided (src, dst, begin, spatial_end, run->params, stream);

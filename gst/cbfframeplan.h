@@ -142,7 +142,22 @@ typedef struct
   gboolean whole;
   cudaStream_t side;
   cudaEvent_t fork, weighed, join;
+  /* region-size-scale (the set's size_scale above 0, windows only): the
+   * parameters of each window diameter its boxes ask for
+   * (cbf_region_diameter), luma's (or colour's) at [d][0], chroma's at
+   * [d][1]; NULL (or an entry NULL): the groups' own. */
+  const CbfFilterParams *const (*sized)[2];
 } CbfRegionRun;
+
+/* The window diameters region-size-scale gives a box. */
+#define CBF_REGION_MIN_DIAMETER 3
+#define CBF_REGION_MAX_DIAMETER 61
+
+/* The diameter of the window filtered around @box (a region's, in luma
+ * pixels) by region-size-scale @scale: @scale times the box's shorter
+ * side, rounded, made odd (an even one taken as the next odd number) and
+ * clamped to [CBF_REGION_MIN_DIAMETER, CBF_REGION_MAX_DIAMETER]. */
+gint cbf_region_diameter (const CbfRegionBox * box, gdouble scale);
 
 /* The temporal filter's state of a frame: for each pass of the plan, the
  * state (temporal.h) of each view, or of view 0 alone for colour. */

@@ -228,6 +228,10 @@ select_cells (GstBuffer * mask, const guint8 * selected,
         (vmeta->height - 1) + bytes * vmeta->width;
 
     if (vmeta->stride[0] < (gint) (bytes * vmeta->width) || need > map.size) {
+      GST_WARNING ("segmentation mask ignored: its video meta (%ux%u, "
+          "stride %d, offset %" G_GSIZE_FORMAT ") reaches past its %"
+          G_GSIZE_FORMAT " bytes", vmeta->width, vmeta->height,
+          vmeta->stride[0], vmeta->offset[0], map.size);
       gst_buffer_unmap (mask, &map);
       return FALSE;
     }
@@ -247,7 +251,16 @@ select_cells (GstBuffer * mask, const guint8 * selected,
           GST_READ_UINT16_LE (row + 2 * i) : GST_READ_UINT16_BE (row + 2 * i);
 
       cells[i] = selected[id];
-      any |= cells[i];
+      if (!cells[i])
+        continue;
+      if (!any) {
+        out->span.x0 = out->span.x1 = i;
+        out->span.y0 = j;
+      }
+      any = TRUE;
+      out->span.x0 = MIN (out->span.x0, (gint) i);
+      out->span.x1 = MAX (out->span.x1, (gint) i + 1);
+      out->span.y1 = j + 1;
     }
   }
   gst_buffer_unmap (mask, &map);
@@ -298,6 +311,32 @@ cbf_regions_collect_cells (G_GNUC_UNUSED GstBuffer * buffer,
   }
 #endif
   return FALSE;
+}
+
+void
+cbf_region_set_take_cells (CbfRegionSet * set,
+    const CbfRegionCellBuffer * cells, gint padding, gint width, gint height)
+{
+  const CbfRegionCells *g = cells ? &cells->cells : NULL;
+  CbfRegionBox *b = &set->cell_bounds;
+
+  memset (&set->cells, 0, sizeof (set->cells));
+  memset (b, 0, sizeof (*b));
+  set->cell_padding = padding;
+  if (!g || !g->cells)
+    return;
+  b->x0 = MAX (0, cbf_region_cell_edge (g->x, g->w, g->cols,
+          cells->span.x0) - padding);
+  b->y0 = MAX (0, cbf_region_cell_edge (g->y, g->h, g->rows,
+          cells->span.y0) - padding);
+  b->x1 = MIN (width, cbf_region_cell_edge (g->x, g->w, g->cols,
+          cells->span.x1) + padding);
+  b->y1 = MIN (height, cbf_region_cell_edge (g->y, g->h, g->rows,
+          cells->span.y1) + padding);
+  if (b->x0 >= b->x1 || b->y0 >= b->y1)
+    memset (b, 0, sizeof (*b));
+  else
+    set->cells = *g;
 }
 
 guint
@@ -446,6 +485,30 @@ cbf_region_settings_install (GObjectClass * klass, guint first_id)
           "frame it is held; 0: its size stays", 0.0,
           CBF_REGION_HOLD_GROWTH_MAX, CBF_REGION_HOLD_GROWTH_DEFAULT,
           live | GST_PARAM_CONTROLLABLE));
+  /**
+   * GstCudaBilateral:region-size-scale:
+   *
+   * Sizes the filter's window inside each region from the region: its
+   * diameter is this times the shorter side of the box (grown by
+   * region-padding and clipped), made odd and kept within 3 to 61, and
+   * sigma-space follows in proportion (sigma-space times that diameter
+   * over the element's own window, 2 x radius + 1), so that a large face
+   * is blurred as strongly as a small one is; chroma's window follows as
+   * it follows the element's own. The other parameters are the
+   * element's. Boxes whose windows overlap are filtered together, with the
+   * largest of their diameters. It applies where only the regions are
+   * filtered (regions=inside, without the temporal filter, method=grid or
+   * border=wrap, which filter the whole frame with the element's own
+   * window). 0 (the default): every region takes the element's diameter
+   * and sigma-space.
+   */
+  g_object_class_install_property (klass,
+      first_id + CBF_REGION_PROP_SIZE_SCALE,
+      g_param_spec_double ("region-size-scale", "Region size scale",
+          "The filter's window inside each region as a share of the "
+          "region's shorter side (diameter 3 to 61), sigma-space in "
+          "proportion; 0: the element's diameter", 0.0,
+          CBF_REGION_SIZE_SCALE_MAX, 0.0, live | GST_PARAM_CONTROLLABLE));
 }
 
 void
@@ -473,6 +536,9 @@ cbf_region_settings_set (CbfRegionSettings * settings, guint which,
       break;
     case CBF_REGION_PROP_HOLD_GROWTH:
       settings->hold_growth = g_value_get_double (value);
+      break;
+    case CBF_REGION_PROP_SIZE_SCALE:
+      settings->size_scale = g_value_get_double (value);
       break;
     default:
       g_assert_not_reached ();
@@ -502,6 +568,9 @@ cbf_region_settings_get (const CbfRegionSettings * settings, guint which,
     case CBF_REGION_PROP_HOLD_GROWTH:
       g_value_set_double (value, settings->hold_growth);
       break;
+    case CBF_REGION_PROP_SIZE_SCALE:
+      g_value_set_double (value, settings->size_scale);
+      break;
     default:
       g_assert_not_reached ();
   }
@@ -519,6 +588,7 @@ cbf_region_settings_collect_origins (const CbfRegionSettings * settings,
       set->boxes, origins, CBF_MAX_REGIONS);
   set->feather = (float) settings->feather;
   set->outside = settings->mode == CBF_REGIONS_OUTSIDE;
+  set->size_scale = (float) settings->size_scale;
   return TRUE;
 }
 

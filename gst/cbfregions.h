@@ -72,6 +72,7 @@ guint cbf_regions_collect_origins (GstBuffer * buffer, gint width,
 typedef struct
 {
   CbfRegionCells cells;
+  CbfRegionBox span;            /* the selected cells' columns and rows */
   guint8 *storage;
   gsize storage_size;
   guint8 *selected;             /* by region id: 65,536 flags */
@@ -90,6 +91,13 @@ void cbf_region_cell_buffer_clear (CbfRegionCellBuffer * buffer);
  * of another format, or its rectangle misses the frame. */
 gboolean cbf_regions_collect_cells (GstBuffer * buffer, gint width,
     gint height, const gchar * const *types, CbfRegionCellBuffer * out);
+
+/* Gives @set the cells of @cells (NULL: none), each grown by @padding, for
+ * a @width x @height frame: their bounds so grown and clipped, and no
+ * cells where nothing of them is left in the frame. The cells stay
+ * @cells's, on the host: the engine takes them to the device. */
+void cbf_region_set_take_cells (CbfRegionSet * set,
+    const CbfRegionCellBuffer * cells, gint padding, gint width, gint height);
 
 /* What regions= takes: none (the whole frame filtered), inside the boxes
  * or outside them. */
@@ -113,6 +121,7 @@ enum
   CBF_REGION_PROP_FEATHER,
   CBF_REGION_PROP_HOLD,
   CBF_REGION_PROP_HOLD_GROWTH,
+  CBF_REGION_PROP_SIZE_SCALE,
   CBF_REGION_N_PROPS
 };
 
@@ -126,6 +135,7 @@ typedef struct
   gdouble feather;
   guint hold;                   /* frames a box not seen again is kept */
   gdouble hold_growth;          /* pixels a side a held box grows a frame */
+  gdouble size_scale;           /* window diameter / box side; 0: off */
 } CbfRegionSettings;
 
 /* region-hold's and region-hold-growth's largest values and defaults. */
@@ -133,11 +143,14 @@ typedef struct
 #define CBF_REGION_HOLD_GROWTH_MAX 100.0
 #define CBF_REGION_HOLD_GROWTH_DEFAULT 2.0
 
+/* region-size-scale's largest value. */
+#define CBF_REGION_SIZE_SCALE_MAX 4.0
+
 void cbf_region_settings_init (CbfRegionSettings * settings);
 void cbf_region_settings_clear (CbfRegionSettings * settings);
 
 /* Installs regions, region-types, region-padding, region-feather,
- * region-hold and region-hold-growth on @klass with the ids @first_id +
+ * region-hold, region-hold-growth and region-size-scale on @klass with the ids @first_id +
  * CBF_REGION_PROP_*. */
 void cbf_region_settings_install (GObjectClass * klass, guint first_id);
 

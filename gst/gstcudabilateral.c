@@ -203,6 +203,9 @@ struct _GstCudaBilateral
   /* The regions of the frame about to be filtered, from its metadata. */
   gboolean regions_on;
   CbfRegionSet region_set;
+  /* A segmentation mask's cells of the regions' types, from the frame's
+   * analytics metadata (GStreamer 1.26 on). */
+  CbfRegionCellBuffer region_cells;
   /* region-hold's boxes, from frame to frame; the held ones go on the
    * output as ROI metas. */
   CbfRegionTrack region_track;
@@ -567,6 +570,12 @@ gst_cuda_bilateral_before_transform (GstBaseTransform * trans,
   GST_OBJECT_LOCK (self);
   self->regions_on = cbf_region_track_collect (&self->region_track,
       &self->regions, buffer, self->width, self->height, &self->region_set);
+  if (self->regions_on)
+    cbf_region_set_take_cells (&self->region_set,
+        cbf_regions_collect_cells (buffer, self->width, self->height,
+            (const gchar * const *) self->regions.type_list,
+            &self->region_cells) ? &self->region_cells : NULL,
+        self->regions.padding, self->width, self->height);
   GST_OBJECT_UNLOCK (self);
 }
 
@@ -660,6 +669,7 @@ gst_cuda_bilateral_finalize (GObject * object)
   g_free (self->mask_location);
   cbf_region_settings_clear (&self->regions);
   cbf_region_track_clear (&self->region_track);
+  cbf_region_cell_buffer_clear (&self->region_cells);
   cbf_mask_loader_free (self->mask);
   G_OBJECT_CLASS (gst_cuda_bilateral_parent_class)->finalize (object);
 }

@@ -26,11 +26,22 @@ __global__ void region_weights (CbfRegionSet set, int fx, int fy,
   const int y = y0 + blockIdx.y * kMaskBlockH + threadIdx.y;
   if (x >= x0 + w || y >= y0 + h)
     return;
-  int m = cbf_region_weight (
-      set.boxes, set.n, set.feather, set.outside, fx, fy, x, y);
+  int m = cbf_region_set_weight (&set, fx, fy, x, y);
   if (mask)
     m = cbf_region_mask_combine (m, mask[(size_t)y * mask_pitch + x]);
   weights[(size_t)y * weights_pitch + x] = (uint8_t)m;
+}
+
+/* A row of a segmentation mask's cells a thread: masks have few rows, and
+ * this runs once a frame. */
+__global__ void region_cells_index (
+    const uint8_t *cells, int cols, int rows, int32_t *left, int32_t *right)
+{
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= rows)
+    return;
+  const size_t at = (size_t)j * cols;
+  cbf_region_cells_nearest (cells + at, cols, left + at, right + at);
 }
 
 /* Chunks of C bytes (16 where both planes' rows allow it), a thread a
@@ -100,7 +111,7 @@ extern "C" cudaError_t cbf_copy_except (const CbfPlane *in, const CbfPlane *out,
 {
   if (row_end <= row_begin || row_bytes == 0)
     return cudaSuccess;
-  if (skip->n < 0 || skip->n > CBF_MAX_REGIONS)
+  if (skip->n < 0 || skip->n > CBF_MAX_REGION_WINDOWS)
     return cudaErrorInvalidValue;
   const uintptr_t bits = (uintptr_t)in->data | (uintptr_t)out->data
       | in->pitch_bytes | out->pitch_bytes;
@@ -129,5 +140,15 @@ extern "C" cudaError_t cbf_region_weights (const CbfRegionSet *set, int fx,
   region_weights<<<grid, block, 0, stream>>> (*set, fx, fy,
       mask ? mask->data : nullptr, mask ? mask->pitch_bytes : 0, weights->data,
       weights->pitch_bytes, x0, y0, w, h);
+  return cudaGetLastError ();
+}
+
+extern "C" cudaError_t cbf_region_cells_index (const uint8_t *cells, int cols,
+    int rows, int32_t *left, int32_t *right, cudaStream_t stream)
+{
+  if (cols <= 0 || rows <= 0)
+    return cudaErrorInvalidValue;
+  region_cells_index<<<(rows + kCellIndexBlock - 1) / kCellIndexBlock,
+      kCellIndexBlock, 0, stream>>> (cells, cols, rows, left, right);
   return cudaGetLastError ();
 }

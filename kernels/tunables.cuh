@@ -266,6 +266,10 @@ constexpr int kMaskBlockH = 8;
 constexpr int kCopyBlock = 256;
 constexpr int kCopyBlocksPerSm = 4;
 
+/* A segmentation mask's index (region_cells_index): threads a block, a
+ * row of cells each; small blocks, as a mask has few rows to spread. */
+constexpr int kCellIndexBlock = 32;
+
 /* ------------------------------------------------------------------ */
 /* The chroma guide (guide.cu): a block of guide samples, a warp a row. */
 

@@ -31,15 +31,34 @@
 #define W 320
 #define H 240
 
+#define MAX_CELLS 256
+
+/* @g's nearest selected cells, from its cells as they are now. */
+static void
+index_cells (CbfRegionCells * g)
+{
+  static gint32 left[MAX_CELLS], right[MAX_CELLS];
+  gint j;
+
+  fail_unless (g->cols * g->rows <= MAX_CELLS);
+  for (j = 0; j < g->rows; j++)
+    cbf_region_cells_nearest (g->cells + j * g->cols, g->cols,
+        left + j * g->cols, right + j * g->cols);
+  g->left = left;
+  g->right = right;
+}
+
 /* The weights of every pixel of a @fx x @fy plane of the frame, by
  * cbf_region_cells_weight and by the selected cells as boxes grown by
  * @padding, must agree. */
 static void
-assert_weights_as_boxes (const CbfRegionCells * g, gint padding,
+assert_weights_as_boxes (CbfRegionCells * g, gint padding,
     gfloat feather, gint outside, gint fx, gint fy)
 {
-  CbfRegionBox boxes[64];
+  CbfRegionBox boxes[MAX_CELLS];
   gint i, j, n = 0, x, y;
+
+  index_cells (g);
 
   for (j = 0; j < g->rows; j++)
     for (i = 0; i < g->cols; i++)
@@ -66,19 +85,21 @@ assert_weights_as_boxes (const CbfRegionCells * g, gint padding,
 GST_START_TEST (test_cell_edges)
 {
   static const gint edges[] = { 100, 111, 122, 133, 145 };
-  guint8 cells[12] = { 0 };
-  CbfRegionCells g = { cells, 4, 3, 100, 40, 45, 31 };
+  guint8 cells[12] = { 0 }, many[16 * 12];
+  CbfRegionCells g = { cells, NULL, NULL, 4, 3, 100, 40, 45, 31 };
   gint i;
 
   for (i = 0; i <= 4; i++)
     fail_unless_equals_int (cbf_region_cell_edge (100, 45, 4, i), edges[i]);
-  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 110.5f), 0);
-  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 111.f), 1);
-  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 20.f), 0);
-  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 500.f), 3);
+  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 110.5f, 0), 0);
+  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 111.f, 0), 1);
+  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 111.f, 1), 0);
+  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 20.f, 1), 0);
+  fail_unless_equals_int (cbf_region_cell_after (100, 45, 4, 500.f, 0), 3);
 
   /* One cell, (1, 1): columns 111-121, rows 50-59. */
   cells[5] = 1;
+  index_cells (&g);
   fail_unless_equals_int (cbf_region_cells_weight (&g, 0, 0.f, 0, 1, 1, 111,
           50), 255);
   fail_unless_equals_int (cbf_region_cells_weight (&g, 0, 0.f, 0, 1, 1, 110,
@@ -104,6 +125,23 @@ GST_START_TEST (test_cell_edges)
   g.w = 400;
   g.h = 90;
   assert_weights_as_boxes (&g, 1, 20.f, 0, 1, 1);
+  /* More cells than pixels across (empty cells, each a box of its
+   * padding), rows with none and rows with one, and a grid of many. */
+  g.cells = many;
+  g.cols = 16;
+  g.rows = 12;
+  for (i = 0; i < 16 * 12; i++)
+    many[i] = i / 16 == 3 ? 0 : i / 16 == 5 ? i == 5 * 16 + 9 :
+        (i * 13 + i / 16) % 5 < 2;
+  g.x = 30;
+  g.y = 20;
+  g.w = 10;
+  g.h = 200;
+  assert_weights_as_boxes (&g, 2, 6.f, 0, 1, 1);
+  assert_weights_as_boxes (&g, 0, 0.f, 1, 2, 2);
+  g.w = 290;
+  assert_weights_as_boxes (&g, 0, 9.f, 0, 1, 1);
+  assert_weights_as_boxes (&g, 4, 30.f, 1, 2, 1);
 }
 
 GST_END_TEST;

@@ -15,7 +15,9 @@
  * memory (regions attached after cudaupload, which drops them: that is
  * checked too). Soft edges must blend some samples (counted), hard ones
  * none. The temporal filter runs five frames, each against the reference
- * given the element's previous output. The output keeps the metas.
+ * given the element's previous output. The output keeps the metas. On
+ * GStreamer 1.26, a segmentation mask's cells of the types asked for
+ * weigh as boxes beside the boxes (the reference takes each cell a box).
  * Output pools are poisoned first. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
@@ -606,6 +608,157 @@ GST_START_TEST (test_regions_analytics)
 GST_END_TEST;
 #endif
 
+#if CBF_HAVE_ANALYTICS && GST_CHECK_VERSION (1, 26, 0)
+/* A segmentation mask of 14 x 10 cells over the frame's columns [5, 61)
+ * and rows [3, 41) (cells of 4 x 3.8 pixels), region ids 0, 1 and 2
+ * classified background, person and car: a block of persons, persons
+ * scattered, cars in a corner. */
+#define SEG_X 5
+#define SEG_Y 3
+#define SEG_W 56
+#define SEG_H 38
+
+static guint
+segment_id (guint i, guint j, guint cols)
+{
+  if (i >= 3 && i <= 6 && j >= 2 && j <= 6)
+    return 1;
+  if ((i * 5 + j * 3) % 11 == 0)
+    return 1;
+  return i + 4 >= cols && j <= 2 ? 2 : 0;
+}
+
+static void
+attach_segmentation (GstBuffer * buf, guint cols, guint rows)
+{
+  static const gchar *classes[] = { "background", "person", "car" };
+  static guint region_ids[] = { 0, 1, 2 };
+  GstAnalyticsRelationMeta *rmeta =
+      gst_buffer_add_analytics_relation_meta (buf);
+  GstBuffer *mask = gst_buffer_new_allocate (NULL, cols * rows, NULL);
+  GstAnalyticsSegmentationMtd seg;
+  GstAnalyticsClsMtd cls;
+  GQuark quarks[3];
+  gfloat levels[3] = { -1, -1, -1 };
+  GstMapInfo map;
+  guint i, j;
+
+  gst_buffer_map (mask, &map, GST_MAP_WRITE);
+  for (j = 0; j < rows; j++)
+    for (i = 0; i < cols; i++)
+      map.data[j * cols + i] = segment_id (i, j, cols);
+  gst_buffer_unmap (mask, &map);
+  {
+    gsize offset[GST_VIDEO_MAX_PLANES] = { 0 };
+    gint stride[GST_VIDEO_MAX_PLANES] = { (gint) cols };
+
+    gst_buffer_add_video_meta_full (mask, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_GRAY8, cols, rows, 1, offset, stride);
+  }
+  fail_unless (gst_analytics_relation_meta_add_segmentation_mtd (rmeta, mask,
+          GST_SEGMENTATION_TYPE_SEMANTIC, 3, region_ids, SEG_X, SEG_Y, SEG_W,
+          SEG_H, &seg));
+  for (i = 0; i < 3; i++)
+    quarks[i] = g_quark_from_string (classes[i]);
+  fail_unless (gst_analytics_relation_meta_add_cls_mtd (rmeta, 3, levels,
+          quarks, &cls));
+  fail_unless (gst_analytics_relation_meta_set_relation (rmeta,
+          GST_ANALYTICS_REL_TYPE_RELATE_TO, seg.id, cls.id));
+}
+
+/* The cells of region id @id of a @cols x @rows mask as boxes grown by
+ * @padding, after the @n boxes already in @out (room for 512); returns
+ * the count. A cell's edges: nearest-neighbour scaling's. */
+static gint
+reference_cells (guint cols, guint rows, guint id, gint padding, gint n,
+    int (*out)[4])
+{
+  guint i, j;
+
+  for (j = 0; j < rows; j++)
+    for (i = 0; i < cols; i++) {
+      if (segment_id (i, j, cols) != id)
+        continue;
+      fail_unless (n < 512);
+      out[n][0] = SEG_X + (gint) (i * SEG_W / cols) - padding;
+      out[n][1] = SEG_Y + (gint) (j * SEG_H / rows) - padding;
+      out[n][2] = SEG_X + (gint) ((i + 1) * SEG_W / cols) + padding;
+      out[n][3] = SEG_Y + (gint) ((j + 1) * SEG_H / rows) + padding;
+      n++;
+    }
+  return n;
+}
+
+/* A frame of @format with the mask (@cols x @rows cells; 0: none) and
+ * boxes attached, through @h, checked against the reference's blend by
+ * the persons' cells and boxes. */
+static void
+check_segmented (GstHarness * h, const gchar * format, guint cols,
+    guint rows, gboolean outside, guint32 seed)
+{
+  static const Box seg_boxes[] = {
+    {"person", 40, 30, 10, 8}, {"face", 2, 30, 12, 12}
+  };
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  GstVideoInfo info = info_for (format, W, H);
+  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+  Channel filtered[GST_VIDEO_MAX_COMPONENTS];
+  guint n = channels_for_format (format, W, H, seed, in), n_filtered, c;
+  GstBuffer *buf = frame_from_channels (format, W, H, in, FALSE, seed);
+  int rb[512][4];
+  gint n_boxes = reference_boxes (seg_boxes, G_N_ELEMENTS (seg_boxes),
+      "person", PADDING, rb);
+  gchar *what = g_strdup_printf ("segmentation %u x %u %s", cols, rows,
+      outside ? "outside" : "inside");
+
+  if (cols > 0) {
+    attach_segmentation (buf, cols, rows);
+    n_boxes = reference_cells (cols, rows, 1, PADDING, n_boxes, rb);
+  }
+  attach_boxes (buf, seg_boxes, G_N_ELEMENTS (seg_boxes));
+  filter_frame (h, format, W, H, buf, out);
+  n_filtered = channels_reference_for_format (&info, in, &p, filtered);
+  fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
+          n_boxes, FEATHER, outside, NULL, what) > 0,
+      "%s %s: no sample between the input and the filter", what, format);
+  for (c = n_filtered; c < n; c++)
+    assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
+  channels_free (filtered, n_filtered);
+  channels_free (out, n);
+  channels_free (in, n);
+  g_free (what);
+}
+
+/* Regions from a segmentation mask's cells of the types asked for (the
+ * persons), beside the boxes, in every format, inside and outside; then,
+ * through one element, a frame without a mask (its cells gone), and a
+ * larger mask (its buffers grown). */
+GST_START_TEST (test_regions_segmentation)
+{
+  static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
+  guint f, outside;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
+    for (outside = 0; outside < 2; outside++) {
+      GstHarness *h = filter_harness_new (all_formats[f], W, H, &p);
+
+      gst_util_set_object_arg (G_OBJECT (h->element), "regions",
+          outside ? "outside" : "inside");
+      g_object_set (h->element, "region-types", "person", "region-padding",
+          PADDING, "region-feather", FEATHER, NULL);
+      check_segmented (h, all_formats[f], 14, 10, outside, 300 + f);
+      if (f == 0 && !outside) {
+        check_segmented (h, all_formats[f], 0, 0, FALSE, 400);
+        check_segmented (h, all_formats[f], 28, 19, FALSE, 401);
+        check_segmented (h, all_formats[f], 14, 10, FALSE, 402);
+      }
+      filter_harness_free (h);
+    }
+}
+
+GST_END_TEST;
+#endif
+
 /* border=wrap: windows at the frame's edges must read its far edges, as
  * the whole frame does: against the reference with the wrapping border,
  * blended by the reference's weights. Boxes touch every edge. */
@@ -668,6 +821,9 @@ regions_gpu_suite (void)
 #endif
 #if CBF_HAVE_ANALYTICS
   tcase_add_test (tc, test_regions_analytics);
+#endif
+#if CBF_HAVE_ANALYTICS && GST_CHECK_VERSION (1, 26, 0)
+  tcase_add_test (tc, test_regions_segmentation);
 #endif
   return s;
 }

@@ -1,0 +1,154 @@
+/* gst-cudabilateral
+ * Copyright (C) 2026 gst-cudabilateral authors
+ *
+ * This library is free software; you can redistribute it and/or
+ * modify it under the terms of the GNU Library General Public
+ * License as published by the Free Software Foundation; either
+ * version 2.1 of the License, or (at your option) any later version.
+ */
+
+/* cudabilateral on a GPU: region-size-scale, each region's window sized
+ * from its box. A box 40 pixels a side and one of 400, at scale 0.1, take
+ * diameters 5 and 41, sigma-space in proportion to the element's own
+ * window (diameter 9, sigma-space 3: 5/3 and 41/3); each pixel is checked
+ * against the reference's blend of the input with the whole frame
+ * filtered by the reference at its box's parameters (computed here from
+ * the property's definition), by the reference's region weight. Then a
+ * small box close enough to the large one that their windows overlap:
+ * both filtered with the larger diameter. GRAY8 and NV12 (chroma's
+ * window follows luma's). Exits 77 without a CUDA device. */
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include "gpu_support.h"
+#include "reference.h"
+#include "regions_support.h"
+
+#define SW 544
+#define SH 464
+#define FEATHER 4.0
+#define SCALE 0.1
+
+typedef struct
+{
+  gint x, y, w, h;
+} SizedBox;
+
+/* The element's own window, and that a box of @side pixels asks for: the
+ * parameters by region-size-scale's definition. */
+static const Params own = {.diameter = 9,.sigma_color = 30,.sigma_space = 3 };
+
+static Params
+params_for_side (gint side)
+{
+  Params p = own;
+  gint d = (gint) floor (SCALE * side + 0.5) | 1;
+
+  p.diameter = CLAMP (d, 3, 61);
+  p.sigma_space = own.sigma_space * p.diameter / (2 * (own.diameter / 2) + 1);
+  return p;
+}
+
+/* Filters a frame of @format with boxes @small and @large attached; each
+ * sample is expected blended with the reference at the large box's
+ * parameters where that box (or, @merged, either box) weighs it, else at
+ * the small box's. */
+static void
+check_sized (const gchar * format, const SizedBox * small,
+    const SizedBox * large, gboolean merged, guint32 seed)
+{
+  GstVideoInfo info = info_for (format, SW, SH);
+  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+  Channel fs[GST_VIDEO_MAX_COMPONENTS], fl[GST_VIDEO_MAX_COMPONENTS];
+  guint n = channels_for_format (format, SW, SH, seed, in), n_filtered, c;
+  GstHarness *h = filter_harness_new (format, SW, SH, &own);
+  GstBuffer *buf = frame_from_channels (format, SW, SH, in, FALSE, seed);
+  const SizedBox *b[2] = { small, large };
+  Params ps = params_for_side (MIN (small->w, small->h));
+  Params pl = params_for_side (MIN (large->w, large->h));
+  int rb[2][4];
+  gchar *what = g_strdup_printf ("region-size-scale %g, d = %d and %d%s",
+      SCALE, ps.diameter, pl.diameter, merged ? ", merged" : "");
+  guint i;
+
+  fail_unless (ps.diameter == 5 && pl.diameter == 41);
+  for (i = 0; i < 2; i++) {
+    gst_buffer_add_video_region_of_interest_meta (buf, "face", b[i]->x,
+        b[i]->y, b[i]->w, b[i]->h);
+    rb[i][0] = b[i]->x;
+    rb[i][1] = b[i]->y;
+    rb[i][2] = b[i]->x + b[i]->w;
+    rb[i][3] = b[i]->y + b[i]->h;
+  }
+  gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
+  g_object_set (h->element, "region-feather", FEATHER, "region-size-scale",
+      SCALE, NULL);
+  filter_frame (h, format, SW, SH, buf, out);
+  n_filtered = channels_reference_for_format (&info, in, &ps, fs);
+  fail_unless_equals_int (channels_reference_for_format (&info, in, &pl, fl),
+      n_filtered);
+  /* The large box's filter wherever it (or the window it shares) weighs
+   * a sample, into fs. */
+  for (c = 0; c < n_filtered; c++) {
+    gint fx = 1 << GST_VIDEO_FORMAT_INFO_W_SUB (info.finfo, c);
+    gint fy = 1 << GST_VIDEO_FORMAT_INFO_H_SUB (info.finfo, c);
+    gint x, y;
+
+    for (y = 0; y < fs[c].height; y++)
+      for (x = 0; x < fs[c].width; x++)
+        if (cbf_reference_region_weight (merged ? rb : rb + 1, merged ? 2 : 1,
+                FEATHER, FALSE, fx, fy, x, y) > 0)
+          fs[c].data[y * fs[c].width + x] = fl[c].data[y * fl[c].width + x];
+  }
+  fail_unless (check_regions (&info, in, fs, out, n_filtered, rb, 2, FEATHER,
+          FALSE, NULL, what) > 0, "%s %s: no sample between the input and "
+      "the filter", what, format);
+  for (c = n_filtered; c < n; c++)
+    assert_channel_matches (&out[c], &in[c], 0, "alpha", format, c);
+  channels_free (fs, n_filtered);
+  channels_free (fl, n_filtered);
+  channels_free (out, n);
+  channels_free (in, n);
+  filter_harness_free (h);
+  g_free (what);
+}
+
+/* Far apart: each box its own window. */
+GST_START_TEST (test_regions_sized_each)
+{
+  static const SizedBox small = { 8, 416, 40, 40 }, large = { 136, 8, 400,
+    400
+  };
+
+  check_sized ("GRAY8", &small, &large, FALSE, 11);
+  check_sized ("NV12", &small, &large, FALSE, 12);
+}
+
+GST_END_TEST;
+
+/* Close: one window, the larger diameter. */
+GST_START_TEST (test_regions_sized_merged)
+{
+  static const SizedBox small = { 150, 418, 40, 40 }, large = { 136, 8, 400,
+    400
+  };
+
+  check_sized ("GRAY8", &small, &large, TRUE, 13);
+}
+
+GST_END_TEST;
+
+static Suite *
+regions_sized_suite (void)
+{
+  TCase *tc;
+  Suite *s = test_suite_new ("cudabilateral-regions-sized", 600, &tc);
+
+  tcase_add_test (tc, test_regions_sized_each);
+  tcase_add_test (tc, test_regions_sized_merged);
+  return s;
+}
+
+TEST_MAIN (regions_sized_suite, TEST_NEEDS_GPU, NULL);
