@@ -93,9 +93,12 @@
  * where the picture holds still, with no frame held back.
  *
  * #GstCudaBilateral:regions filters only inside (or outside) the boxes a
- * detector upstream attached to the frame, with a soft edge: skin
+ * detector upstream attached to the frame (or, from GStreamer 1.26, the
+ * pixels of a segmentation mask's classes), with a soft edge: skin
  * smoothing on faces, a blur of faces and plates (a blur is not redaction:
- * what it hides may still be recognised).
+ * what it hides may still be recognised), held through missed detections
+ * (#GstCudaBilateral:region-hold) and sized to each box
+ * (#GstCudaBilateral:region-size-scale).
  *
  * ## Example launch lines
  * |[
