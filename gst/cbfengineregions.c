@@ -128,13 +128,19 @@ update_sized (CbfEngine * engine, gint d, cudaStream_t stream)
 {
   const CbfParams *p = &engine->params;
   SizedTables *slot = engine->sized[d];
-  gint chroma_diameter, r = CBF_REGION_MAX_DIAMETER / 2;
+  gint chroma_diameter;
   gdouble sigma_space, chroma_sigma_space;
-  gsize floats = MAX (MAX (cbf_bilateral_tables_len (r),
-          cbf_deep_tables_len (r)), (gsize) CBF_GAUSSIAN_MAX_KSIZE);
   cudaError_t err;
 
   if (!slot) {
+    /* Sized for any diameter's tables (their length takes a walk of the
+     * window: once a slot). */
+    const gint r = CBF_REGION_MAX_DIAMETER / 2;
+    const gsize bilateral = cbf_bilateral_tables_len (r);
+    const gsize deep = cbf_deep_tables_len (r);
+    const gsize floats = MAX (MAX (bilateral, deep),
+        (gsize) CBF_GAUSSIAN_MAX_KSIZE);
+
     slot = engine->sized[d] = g_new0 (SizedTables, 1);
     err = cbf_engine_alloc_tables (&slot->luma, floats);
     if (err == cudaSuccess)

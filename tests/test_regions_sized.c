@@ -15,8 +15,10 @@
  * filtered by the reference at its box's parameters (computed here from
  * the property's definition), by the reference's region weight. Then a
  * small box close enough to the large one that their windows overlap:
- * both filtered with the larger diameter. GRAY8 and NV12 (chroma's
- * window follows luma's). Exits 77 without a CUDA device. */
+ * both filtered with the larger diameter. GRAY8, NV12 (chroma's window
+ * follows luma's) and RGBA, in system memory and in CUDA memory (the boxes
+ * attached after cudaupload, which drops metas). Exits 77 without a CUDA
+ * device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -51,41 +53,95 @@ params_for_side (gint side)
   return p;
 }
 
-/* Filters a frame of @format with boxes @small and @large attached; each
- * sample is expected blended with the reference at the large box's
- * parameters where that box (or, @merged, either box) weighs it, else at
- * the small box's. */
+/* The two boxes a frame is given. */
+static const SizedBox *frame_boxes[2];
+
 static void
-check_sized (const gchar * format, const SizedBox * small,
+attach_sized (GstBuffer * buf)
+{
+  guint i;
+
+  for (i = 0; i < 2; i++)
+    gst_buffer_add_video_region_of_interest_meta (buf, "face",
+        frame_boxes[i]->x, frame_boxes[i]->y, frame_boxes[i]->w,
+        frame_boxes[i]->h);
+}
+
+/* In CUDA memory: the boxes on the filter's input, after cudaupload. */
+static GstPadProbeReturn
+attach_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  (void) pad;
+  (void) user_data;
+  if (!gst_buffer_get_video_region_of_interest_meta (buf))
+    attach_sized (buf);
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
+/* Filters a frame of @format (in CUDA memory where @cuda) with boxes
+ * @small and @large attached; each sample is expected blended with the
+ * reference at the large box's parameters where that box (or, @merged,
+ * either box) weighs it, else at the small box's. */
+static void
+check_sized (const gchar * format, gboolean cuda, const SizedBox * small,
     const SizedBox * large, gboolean merged, guint32 seed)
 {
   GstVideoInfo info = info_for (format, SW, SH);
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
   Channel fs[GST_VIDEO_MAX_COMPONENTS], fl[GST_VIDEO_MAX_COMPONENTS];
   guint n = channels_for_format (format, SW, SH, seed, in), n_filtered, c;
-  GstHarness *h = filter_harness_new (format, SW, SH, &own);
   GstBuffer *buf = frame_from_channels (format, SW, SH, in, FALSE, seed);
   const SizedBox *b[2] = { small, large };
   Params ps = params_for_side (MIN (small->w, small->h));
   Params pl = params_for_side (MIN (large->w, large->h));
   int rb[2][4];
-  gchar *what = g_strdup_printf ("region-size-scale %g, d = %d and %d%s",
-      SCALE, ps.diameter, pl.diameter, merged ? ", merged" : "");
+  gchar *what = g_strdup_printf ("region-size-scale %g, d = %d and %d%s%s",
+      SCALE, ps.diameter, pl.diameter, merged ? ", merged" : "",
+      cuda ? ", CUDA memory" : "");
+  GstHarness *h;
   guint i;
 
   fail_unless (ps.diameter == 5 && pl.diameter == 41);
+  frame_boxes[0] = small;
+  frame_boxes[1] = large;
   for (i = 0; i < 2; i++) {
-    gst_buffer_add_video_region_of_interest_meta (buf, "face", b[i]->x,
-        b[i]->y, b[i]->w, b[i]->h);
     rb[i][0] = b[i]->x;
     rb[i][1] = b[i]->y;
     rb[i][2] = b[i]->x + b[i]->w;
     rb[i][3] = b[i]->y + b[i]->h;
   }
-  gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
-  g_object_set (h->element, "region-feather", FEATHER, "region-size-scale",
-      SCALE, NULL);
-  filter_frame (h, format, SW, SH, buf, out);
+  if (cuda) {
+    gchar *desc = g_strdup_printf ("cudaupload ! video/x-raw(memory:"
+        "CUDAMemory),format=%s ! cudabilateral name=f regions=inside "
+        "region-feather=%g region-size-scale=%g diameter=%d sigma-color=%g "
+        "sigma-space=%g ! video/x-raw(memory:CUDAMemory) ! cudadownload",
+        format, FEATHER, SCALE, own.diameter, own.sigma_color,
+        own.sigma_space);
+    GstElement *filter;
+    GstPad *sink;
+
+    h = gst_harness_new_parse (desc);
+    filter = gst_bin_get_by_name (GST_BIN (h->element), "f");
+    sink = gst_element_get_static_pad (filter, "sink");
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, attach_probe, NULL,
+        NULL);
+    gst_harness_set_caps (h, caps_for (format, SW, SH), caps_for (format, SW,
+            SH));
+    push_and_read_channels (h, format, SW, SH, buf, out);
+    gst_object_unref (sink);
+    gst_object_unref (filter);
+    g_free (desc);
+  } else {
+    h = filter_harness_new (format, SW, SH, &own);
+    attach_sized (buf);
+    gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
+    g_object_set (h->element, "region-feather", FEATHER, "region-size-scale",
+        SCALE, NULL);
+    filter_frame (h, format, SW, SH, buf, out);
+  }
   n_filtered = channels_reference_for_format (&info, in, &ps, fs);
   fail_unless_equals_int (channels_reference_for_format (&info, in, &pl, fl),
       n_filtered);
@@ -111,7 +167,10 @@ check_sized (const gchar * format, const SizedBox * small,
   channels_free (fl, n_filtered);
   channels_free (out, n);
   channels_free (in, n);
-  filter_harness_free (h);
+  if (cuda)
+    gst_harness_teardown (h);
+  else
+    filter_harness_free (h);
   g_free (what);
 }
 
@@ -122,11 +181,26 @@ GST_START_TEST (test_regions_sized_each)
     400
   };
 
-  check_sized ("GRAY8", &small, &large, FALSE, 11);
-  check_sized ("NV12", &small, &large, FALSE, 12);
+  check_sized ("GRAY8", FALSE, &small, &large, FALSE, 11);
+  check_sized ("NV12", FALSE, &small, &large, FALSE, 12);
+  check_sized ("RGBA", FALSE, &small, &large, FALSE, 14);
 }
 
 GST_END_TEST;
+
+#if CBF_HAVE_CUDA_MEMORY
+GST_START_TEST (test_regions_sized_cuda_memory)
+{
+  static const SizedBox small = { 8, 416, 40, 40 }, large = { 136, 8, 400,
+    400
+  };
+
+  check_sized ("NV12", TRUE, &small, &large, FALSE, 15);
+  check_sized ("RGBA", TRUE, &small, &large, FALSE, 16);
+}
+
+GST_END_TEST;
+#endif
 
 /* Close: one window, the larger diameter. */
 GST_START_TEST (test_regions_sized_merged)
@@ -135,7 +209,7 @@ GST_START_TEST (test_regions_sized_merged)
     400
   };
 
-  check_sized ("GRAY8", &small, &large, TRUE, 13);
+  check_sized ("GRAY8", FALSE, &small, &large, TRUE, 13);
 }
 
 GST_END_TEST;
@@ -148,7 +222,11 @@ regions_sized_suite (void)
 
   tcase_add_test (tc, test_regions_sized_each);
   tcase_add_test (tc, test_regions_sized_merged);
+#if CBF_HAVE_CUDA_MEMORY
+  tcase_add_test (tc, test_regions_sized_cuda_memory);
+#endif
   return s;
 }
 
-TEST_MAIN (regions_sized_suite, TEST_NEEDS_GPU, NULL);
+TEST_MAIN (regions_sized_suite, TEST_NEEDS_GPU, "cudaupload", "cudadownload",
+    NULL);

@@ -7,6 +7,9 @@
 #
 #   tools/regions/region-hold-eval.sh [BUILD_DIR] [NOISE]
 #
+# With KEEP_DIR set, the clip and the boxes stay there (clip-NOISE.mp4,
+# faces-NOISE.txt) for region-hold-gpu, which runs the element itself.
+#
 # Needs ffmpeg, gst-launch-1.0 with facedetect (gstreamer1.0-opencv) and
 # its cascades (opencv-data).
 set -euo pipefail
@@ -30,6 +33,11 @@ for line in sys.stdin:
                        r"\\,\\ width\\=\\\(uint\\\)(\d+)\\,\\ height\\=\\\(uint\\\)(\d+)", line)
     print(round(t * 30 / 1e9), len(boxes), " ".join(",".join(b) for b in boxes))
 ' > "$work/faces.txt"
+if [ -n "${KEEP_DIR:-}" ]; then
+  mkdir -p "$KEEP_DIR"
+  cp "$work/clip.mp4" "$KEEP_DIR/clip-$noise.mp4"
+  cp "$work/faces.txt" "$KEEP_DIR/faces-$noise.txt"
+fi
 echo "detections a frame: $(awk '{printf "%s", ($2 == 0 ? "." : "x")}' "$work/faces.txt")"
 "$build/tools/bench/region-hold-eval" --width 384 --height 384 \
   --face 155,54,97,97 --speed -1,-0.33333 --padding 16 --cover 0.9 \
