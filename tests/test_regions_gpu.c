@@ -689,16 +689,34 @@ reference_cells (guint cols, guint rows, guint id, gint padding, gint n,
   return n;
 }
 
+static const Box seg_boxes[] = {
+  {"person", 40, 30, 10, 8}, {"face", 2, 30, 12, 12}
+};
+
+/* In CUDA memory: the mask (14 x 10 cells) and the boxes on the filter's
+ * input, after cudaupload, which drops metas. */
+static GstPadProbeReturn
+add_segmentation_probe (GstPad * pad, GstPadProbeInfo * info,
+    gpointer user_data)
+{
+  GstBuffer *buf = gst_buffer_make_writable (GST_PAD_PROBE_INFO_BUFFER (info));
+
+  (void) pad;
+  (void) user_data;
+  attach_segmentation (buf, 14, 10);
+  attach_boxes (buf, seg_boxes, G_N_ELEMENTS (seg_boxes));
+  GST_PAD_PROBE_INFO_DATA (info) = buf;
+  return GST_PAD_PROBE_OK;
+}
+
 /* A frame of @format with the mask (@cols x @rows cells; 0: none) and
- * boxes attached, through @h, checked against the reference's blend by
- * the persons' cells and boxes. */
+ * boxes attached, through @h (NULL: cudaupload, the element and
+ * cudadownload, the metas attached after cudaupload), checked against the
+ * reference's blend by the persons' cells and boxes. */
 static void
 check_segmented (GstHarness * h, const gchar * format, guint cols,
     guint rows, gboolean outside, guint32 seed)
 {
-  static const Box seg_boxes[] = {
-    {"person", 40, 30, 10, 8}, {"face", 2, 30, 12, 12}
-  };
   static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
   GstVideoInfo info = info_for (format, W, H);
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
@@ -711,12 +729,36 @@ check_segmented (GstHarness * h, const gchar * format, guint cols,
   gchar *what = g_strdup_printf ("segmentation %u x %u %s", cols, rows,
       outside ? "outside" : "inside");
 
-  if (cols > 0) {
-    attach_segmentation (buf, cols, rows);
+  if (cols > 0)
     n_boxes = reference_cells (cols, rows, 1, PADDING, n_boxes, rb);
+  if (h) {
+    if (cols > 0)
+      attach_segmentation (buf, cols, rows);
+    attach_boxes (buf, seg_boxes, G_N_ELEMENTS (seg_boxes));
+    filter_frame (h, format, W, H, buf, out);
+  } else {
+    gchar *desc = g_strdup_printf ("cudaupload ! video/x-raw(memory:"
+        "CUDAMemory),format=%s ! cudabilateral name=f regions=%s "
+        "region-types=person region-padding=%d region-feather=%g "
+        "diameter=%d sigma-color=%g sigma-space=%g ! "
+        "video/x-raw(memory:CUDAMemory) ! cudadownload", format,
+        outside ? "outside" : "inside", PADDING, FEATHER, p.diameter,
+        p.sigma_color, p.sigma_space);
+    GstHarness *cuda = gst_harness_new_parse (desc);
+    GstElement *filter = gst_bin_get_by_name (GST_BIN (cuda->element), "f");
+    GstPad *sink = gst_element_get_static_pad (filter, "sink");
+
+    fail_unless (cols == 14 && rows == 10);
+    gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER,
+        add_segmentation_probe, NULL, NULL);
+    gst_harness_set_caps (cuda, caps_for (format, W, H), caps_for (format, W,
+            H));
+    push_and_read_channels (cuda, format, W, H, buf, out);
+    gst_object_unref (sink);
+    gst_object_unref (filter);
+    gst_harness_teardown (cuda);
+    g_free (desc);
   }
-  attach_boxes (buf, seg_boxes, G_N_ELEMENTS (seg_boxes));
-  filter_frame (h, format, W, H, buf, out);
   n_filtered = channels_reference_for_format (&info, in, &p, filtered);
   fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb,
           n_boxes, FEATHER, outside, NULL, what) > 0,
@@ -732,7 +774,7 @@ check_segmented (GstHarness * h, const gchar * format, guint cols,
 /* Regions from a segmentation mask's cells of the types asked for (the
  * persons), beside the boxes, in every format, inside and outside; then,
  * through one element, a frame without a mask (its cells gone), and a
- * larger mask (its buffers grown). */
+ * larger mask (its buffers grown); and in CUDA memory. */
 GST_START_TEST (test_regions_segmentation)
 {
   static const Params p = {.diameter = 5,.sigma_color = 30,.sigma_space = 3 };
@@ -754,6 +796,10 @@ GST_START_TEST (test_regions_segmentation)
       }
       filter_harness_free (h);
     }
+#if CBF_HAVE_CUDA_MEMORY
+  check_segmented (NULL, "NV12", 14, 10, FALSE, 403);
+  check_segmented (NULL, "RGBA", 14, 10, TRUE, 404);
+#endif
 }
 
 GST_END_TEST;
