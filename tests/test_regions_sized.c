@@ -17,7 +17,8 @@
  * small box close enough to the large one that their windows overlap:
  * both filtered with the larger diameter. GRAY8, NV12 (chroma's window
  * follows luma's) and RGBA, in system memory and in CUDA memory (the boxes
- * attached after cudaupload, which drops metas). Exits 77 without a CUDA
+ * attached after cudaupload, which drops metas); every format with boxes
+ * of 40 and 200 (diameters 5 and 21). Exits 77 without a CUDA
  * device. */
 
 #include <gst/check/gstcheck.h>
@@ -86,14 +87,15 @@ attach_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
  * reference at the large box's parameters where that box (or, @merged,
  * either box) weighs it, else at the small box's. */
 static void
-check_sized (const gchar * format, gboolean cuda, const SizedBox * small,
-    const SizedBox * large, gboolean merged, guint32 seed)
+check_sized (const gchar * format, gint sw, gint sh, gboolean cuda,
+    const SizedBox * small, const SizedBox * large, gboolean merged,
+    guint32 seed)
 {
-  GstVideoInfo info = info_for (format, SW, SH);
+  GstVideoInfo info = info_for (format, sw, sh);
   Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
   Channel fs[GST_VIDEO_MAX_COMPONENTS], fl[GST_VIDEO_MAX_COMPONENTS];
-  guint n = channels_for_format (format, SW, SH, seed, in), n_filtered, c;
-  GstBuffer *buf = frame_from_channels (format, SW, SH, in, FALSE, seed);
+  guint n = channels_for_format (format, sw, sh, seed, in), n_filtered, c;
+  GstBuffer *buf = frame_from_channels (format, sw, sh, in, FALSE, seed);
   const SizedBox *b[2] = { small, large };
   Params ps = params_for_side (MIN (small->w, small->h));
   Params pl = params_for_side (MIN (large->w, large->h));
@@ -104,7 +106,7 @@ check_sized (const gchar * format, gboolean cuda, const SizedBox * small,
   GstHarness *h;
   guint i;
 
-  fail_unless (ps.diameter == 5 && pl.diameter == 41);
+  fail_unless (ps.diameter < pl.diameter);
   frame_boxes[0] = small;
   frame_boxes[1] = large;
   for (i = 0; i < 2; i++) {
@@ -128,19 +130,19 @@ check_sized (const gchar * format, gboolean cuda, const SizedBox * small,
     sink = gst_element_get_static_pad (filter, "sink");
     gst_pad_add_probe (sink, GST_PAD_PROBE_TYPE_BUFFER, attach_probe, NULL,
         NULL);
-    gst_harness_set_caps (h, caps_for (format, SW, SH), caps_for (format, SW,
-            SH));
-    push_and_read_channels (h, format, SW, SH, buf, out);
+    gst_harness_set_caps (h, caps_for (format, sw, sh), caps_for (format, sw,
+            sh));
+    push_and_read_channels (h, format, sw, sh, buf, out);
     gst_object_unref (sink);
     gst_object_unref (filter);
     g_free (desc);
   } else {
-    h = filter_harness_new (format, SW, SH, &own);
+    h = filter_harness_new (format, sw, sh, &own);
     attach_sized (buf);
     gst_util_set_object_arg (G_OBJECT (h->element), "regions", "inside");
     g_object_set (h->element, "region-feather", FEATHER, "region-size-scale",
         SCALE, NULL);
-    filter_frame (h, format, SW, SH, buf, out);
+    filter_frame (h, format, sw, sh, buf, out);
   }
   n_filtered = channels_reference_for_format (&info, in, &ps, fs);
   fail_unless_equals_int (channels_reference_for_format (&info, in, &pl, fl),
@@ -181,9 +183,26 @@ GST_START_TEST (test_regions_sized_each)
     400
   };
 
-  check_sized ("GRAY8", FALSE, &small, &large, FALSE, 11);
-  check_sized ("NV12", FALSE, &small, &large, FALSE, 12);
-  check_sized ("RGBA", FALSE, &small, &large, FALSE, 14);
+  check_sized ("GRAY8", SW, SH, FALSE, &small, &large, FALSE, 11);
+  check_sized ("NV12", SW, SH, FALSE, &small, &large, FALSE, 12);
+  check_sized ("RGBA", SW, SH, FALSE, &small, &large, FALSE, 14);
+}
+
+GST_END_TEST;
+
+static const gchar *all_formats[] = { GPU_TEST_ALL_FORMATS };
+
+/* Every format: boxes of 40 and 200 pixels, diameters 5 and 21. */
+GST_START_TEST (test_regions_sized_every_format)
+{
+  static const SizedBox small = { 8, 230, 40, 40 }, large = { 92, 8, 200,
+    200
+  };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (all_formats); f++)
+    check_sized (all_formats[f], 300, 280, FALSE, &small, &large, FALSE,
+        20 + f);
 }
 
 GST_END_TEST;
@@ -195,8 +214,8 @@ GST_START_TEST (test_regions_sized_cuda_memory)
     400
   };
 
-  check_sized ("NV12", TRUE, &small, &large, FALSE, 15);
-  check_sized ("RGBA", TRUE, &small, &large, FALSE, 16);
+  check_sized ("NV12", SW, SH, TRUE, &small, &large, FALSE, 15);
+  check_sized ("RGBA", SW, SH, TRUE, &small, &large, FALSE, 16);
 }
 
 GST_END_TEST;
@@ -209,7 +228,7 @@ GST_START_TEST (test_regions_sized_merged)
     400
   };
 
-  check_sized ("GRAY8", FALSE, &small, &large, TRUE, 13);
+  check_sized ("GRAY8", SW, SH, FALSE, &small, &large, TRUE, 13);
 }
 
 GST_END_TEST;
@@ -222,6 +241,7 @@ regions_sized_suite (void)
 
   tcase_add_test (tc, test_regions_sized_each);
   tcase_add_test (tc, test_regions_sized_merged);
+  tcase_add_test (tc, test_regions_sized_every_format);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_regions_sized_cuda_memory);
 #endif
