@@ -237,6 +237,11 @@ gsize cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
  * holdings); 0 before its first prepare. */
 guint cbf_engine_device_holdings (const CbfEngine * engine);
 
+/* Whether the last prepare gave the regions' windows diameters of their
+ * own (region-size-scale): not where the whole frame is filtered for them
+ * (regions=outside, the temporal filter, method=grid, border=wrap). */
+gboolean cbf_engine_regions_sized (const CbfEngine * engine);
+
 /* Whether @engine holds anything on the device: free it with that
  * memory's context current then. */
 gboolean cbf_engine_on_device (const CbfEngine * engine);

@@ -209,6 +209,12 @@ prepare_sized (CbfEngine * engine, cudaStream_t stream)
   return err;
 }
 
+gboolean
+cbf_engine_regions_sized (const CbfEngine * engine)
+{
+  return engine->regions_on && engine->sized_on;
+}
+
 void
 cbf_engine_set_regions (CbfEngine * engine, const CbfRegionSet * set)
 {

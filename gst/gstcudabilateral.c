@@ -209,6 +209,9 @@ struct _GstCudaBilateral
   /* A segmentation mask's cells of the regions' types, from the frame's
    * analytics metadata (GStreamer 1.26 on). */
   CbfRegionCellBuffer region_cells;
+  /* region-size-scale set where it cannot apply: said once (a warning),
+   * until it applies again. */
+  gboolean size_scale_ignored;
   /* region-hold's boxes, from frame to frame; the held ones go on the
    * output as ROI metas. */
   CbfRegionTrack region_track;
@@ -440,6 +443,22 @@ post_scene_cuts (GstCudaBilateral * self)
   }
 }
 
+/* region-size-scale applies only where the boxes are filtered in windows;
+ * where the whole frame is filtered, the user hears so once. */
+static void
+warn_size_scale (GstCudaBilateral * self)
+{
+  gboolean ignored = self->regions_on && self->region_set.size_scale > 0.f
+      && !cbf_engine_regions_sized (self->engine);
+
+  if (ignored && !self->size_scale_ignored)
+    GST_ELEMENT_WARNING (self, LIBRARY, SETTINGS,
+        ("region-size-scale is ignored: the whole frame is filtered with the "
+            "element's diameter."), ("regions=outside, the temporal filter, "
+            "method=grid and border=wrap filter the whole frame"));
+  self->size_scale_ignored = ignored;
+}
+
 /* Once per frame: after a property change, hands the engine the new
  * parameters, whose tables it uploads ahead of the frame's kernels, on the
  * same stream, so all bands of a frame use one set of parameters; after a
@@ -476,6 +495,7 @@ gst_cuda_bilateral_prepare (GstCbfFilter * filter, cudaStream_t stream,
     goto failed;
   }
   post_scene_cuts (self);
+  warn_size_scale (self);
   if (params.noise == CBF_NOISE_MEASURED) {
     gdouble noise = cbf_engine_get_noise (self->engine);
 

@@ -18,7 +18,8 @@
  * both filtered with the larger diameter. GRAY8, NV12 (chroma's window
  * follows luma's) and RGBA, in system memory and in CUDA memory (the boxes
  * attached after cudaupload, which drops metas); every format with boxes
- * of 40 and 200 (diameters 5 and 21). Exits 77 without a CUDA
+ * of 40 and 200 (diameters 5 and 21); regions=outside, where it cannot
+ * apply: the element's own window and one warning. Exits 77 without a CUDA
  * device. */
 
 #include <gst/check/gstcheck.h>
@@ -233,6 +234,58 @@ GST_START_TEST (test_regions_sized_merged)
 
 GST_END_TEST;
 
+/* Where the whole frame is filtered (regions=outside), region-size-scale
+ * cannot apply: the element's own window everywhere, and a warning, once,
+ * that says so. */
+GST_START_TEST (test_regions_sized_ignored)
+{
+  static const SizedBox box = { 20, 20, 200, 200 };
+  const gchar *format = "GRAY8";
+  GstVideoInfo info = info_for (format, 300, 280);
+  Channel in[GST_VIDEO_MAX_COMPONENTS], out[GST_VIDEO_MAX_COMPONENTS];
+  Channel filtered[GST_VIDEO_MAX_COMPONENTS];
+  guint n = channels_for_format (format, 300, 280, 30, in), n_filtered, i;
+  GstHarness *h = filter_harness_new (format, 300, 280, &own);
+  GstBus *bus = gst_bus_new ();
+  int rb[1][4] = { {box.x, box.y, box.x + box.w, box.y + box.h} };
+  GstMessage *msg;
+  guint warnings = 0;
+
+  gst_element_set_bus (h->element, bus);
+  gst_util_set_object_arg (G_OBJECT (h->element), "regions", "outside");
+  g_object_set (h->element, "region-feather", FEATHER, "region-size-scale",
+      SCALE, NULL);
+  for (i = 0; i < 2; i++) {
+    GstBuffer *buf = frame_from_channels (format, 300, 280, in, FALSE, 30);
+
+    gst_buffer_add_video_region_of_interest_meta (buf, "face", box.x, box.y,
+        box.w, box.h);
+    filter_frame (h, format, 300, 280, buf, out);
+    n_filtered = channels_reference_for_format (&info, in, &own, filtered);
+    fail_unless (check_regions (&info, in, filtered, out, n_filtered, rb, 1,
+            FEATHER, TRUE, NULL, "region-size-scale, regions=outside") > 0);
+    channels_free (filtered, n_filtered);
+    channels_free (out, n);
+  }
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *err = NULL;
+
+    gst_message_parse_warning (msg, &err, NULL);
+    fail_unless (strstr (err->message, "region-size-scale") != NULL,
+        "another warning: %s", err->message);
+    warnings++;
+    g_error_free (err);
+    gst_message_unref (msg);
+  }
+  fail_unless_equals_int (warnings, 1);
+  channels_free (in, n);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  filter_harness_free (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 regions_sized_suite (void)
 {
@@ -242,6 +295,7 @@ regions_sized_suite (void)
   tcase_add_test (tc, test_regions_sized_each);
   tcase_add_test (tc, test_regions_sized_merged);
   tcase_add_test (tc, test_regions_sized_every_format);
+  tcase_add_test (tc, test_regions_sized_ignored);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_regions_sized_cuda_memory);
 #endif
