@@ -499,8 +499,8 @@ cbf_region_settings_install (GObjectClass * klass, guint first_id)
    * largest of their diameters. It applies where only the regions are
    * filtered (regions=inside, without the temporal filter, method=grid or
    * border=wrap, which filter the whole frame with the element's own
-   * window; a warning says so). 0 (the default): every region takes the element's diameter
-   * and sigma-space.
+   * window; a warning says so). 0 (the default): every region takes the
+   * element's diameter and sigma-space.
    */
   g_object_class_install_property (klass,
       first_id + CBF_REGION_PROP_SIZE_SCALE,
