@@ -405,7 +405,8 @@ cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
     cbf_gaussian_weights_init (weights, ksize, dev_tables);
     return ksize;
   }
-  radius = cbf_bilateral_radius (diameter, sigma_space);
+  radius = cbf_bilateral_walk_radius (cbf_bilateral_radius (diameter,
+          sigma_space), sigma_space, (1 << bits) - 1);
   if (bits > 8) {
     cbf_deep_tables_fill (host_tables, radius, bits, channels, sigma_color,
         sigma_space);

@@ -106,7 +106,12 @@ sized_params (const CbfEngine * engine, gint d, gdouble * sigma_space,
     gint * chroma_diameter, gdouble * chroma_sigma_space)
 {
   const CbfParams *p = &engine->params;
-  gdouble k = (gdouble) d / (2 * engine->luma.weights.radius + 1);
+  /* the window's radius before cbf_bilateral_walk_radius: the one the
+   * property names */
+  gint own = engine->kernel == CBF_KERNEL_GAUSSIAN ?
+      engine->luma.weights.radius :
+      cbf_bilateral_radius (p->diameter, p->sigma_space);
+  gdouble k = (gdouble) d / (2 * own + 1);
 
   *sigma_space = p->sigma_space * k;
   cbf_bilateral_chroma_params (d, *sigma_space, engine->plan.chroma_factor,

@@ -146,6 +146,20 @@ size_t cbf_bilateral_tables_max_len (void);
  * d > 0, cvRound (1.5 * sigma_space) otherwise, at least 1. */
 int cbf_bilateral_radius (int diameter, double sigma_space);
 
+/* The taps a bilateral window leaves out may weigh together at most
+ * 1 / (this x the sample's largest level) of the centre tap. */
+#define CBF_WALK_SLACK 32
+
+/* The radius the kernels walk a window of @radius and @sigma_space to, for
+ * samples of at most @max_level: the smallest whose disc leaves out taps
+ * of spatial weights summing to at most 1 / (CBF_WALK_SLACK x
+ * @max_level). An output is sum (w p) / sum (w), where the centre's weight
+ * is 1 and every weight at most its spatial one, so those taps together
+ * move it by less than 1 / CBF_WALK_SLACK of a level: a small sigma-space
+ * in a wide window (sigma 5 at d = 61) gets the work of the taps that
+ * count, and the output stays within OpenCV's. */
+int cbf_bilateral_walk_radius (int radius, double sigma_space, int max_level);
+
 /* The parameters of a chroma channel subsampled by @factor (a power of
  * two) in width, so that its window covers about the same part of the
  * picture as luma's: diameter / factor, integer division, at least 1, when

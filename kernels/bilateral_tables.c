@@ -40,6 +40,48 @@ cbf_bilateral_radius (int diameter, double sigma_space)
   return radius < 1 ? 1 : radius;
 }
 
+/* The largest x with x * x <= @v (v >= 0). */
+static int
+isqrt (int v)
+{
+  int x = (int) sqrt ((double) v);
+
+  while (x * x > v)
+    x--;
+  while ((x + 1) * (x + 1) <= v)
+    x++;
+  return x;
+}
+
+int
+cbf_bilateral_walk_radius (int radius, double sigma_space, int max_level)
+{
+  const double bound = 1.0 / ((double) CBF_WALK_SLACK * max_level);
+  double space_coeff, left_out = 0;
+  int walk, dx, dy;
+
+  if (sigma_space <= 0)
+    sigma_space = 1;
+  space_coeff = -0.5 / (sigma_space * sigma_space);
+  /* Down from the full disc, each radius's ring (the taps of its disc
+   * outside the next smaller one) joins what is left out while that stays
+   * within the bound; a ring is walked a row dy at a time, its columns
+   * those beyond the smaller disc's half width, mirrored. */
+  for (walk = radius; walk > 1; walk--) {
+    double ring = 0;
+    for (dy = -walk; dy <= walk; dy++) {
+      int inner = (walk - 1) * (walk - 1) - dy * dy;
+      int from = inner < 0 ? 0 : isqrt (inner) + 1;
+      for (dx = from; dx <= isqrt (walk * walk - dy * dy); dx++)
+        ring += (dx ? 2 : 1) * exp ((dx * dx + dy * dy) * space_coeff);
+    }
+    if (left_out + ring > bound)
+      break;
+    left_out += ring;
+  }
+  return walk;
+}
+
 void
 cbf_bilateral_chroma_params (int diameter, double sigma_space, int factor,
     int *chroma_diameter, double *chroma_sigma_space)

@@ -64,6 +64,10 @@ PARAMS = [
     ("d31_s30_5", 31, 30.0, 5.0),
     ("d45_s30_15", 45, 30.0, 15.0),
     ("d61_s50_20", 61, 50.0, 20.0),
+    # small sigma-space in a wide window: the element walks radius 27 of
+    # 30, and 5 of 10 (cbf_bilateral_walk_radius)
+    ("d61_s30_5", 61, 30.0, 5.0),
+    ("d21_s40_1", 21, 40.0, 1.0),
     ("d0_s40_2.5", 0, 40.0, 2.5),
     ("dneg_s0_0", -1, 0.0, 0.0),
     ("d9_s0_5", 9, 0.0, 5.0),
@@ -219,6 +223,8 @@ BORDER_PARAMS = [
     ("d31_s70_8", 31, 70.0, 8.0),
     ("d45_s120_15", 45, 120.0, 15.0),
     ("d63_s90_20", 63, 90.0, 20.0),
+    # walked to radius 16 of 22 (cbf_bilateral_walk_radius)
+    ("d45_s120_3", 45, 120.0, 3.0),
 ]
 
 # GaussianBlur's sizes 3 (the fixed kernel, sigma 0), 9 and 31, with sigmas

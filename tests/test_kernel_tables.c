@@ -136,6 +136,59 @@ check_wide_int_tables (const float *tables, gint r, gdouble sc, gdouble ss)
       "reach %.0f, past 2^32", r, sc, ss, largest_sum * 255);
 }
 
+
+/* The spatial weight of the taps with @inner^2 < dx^2 + dy^2 <= @outer^2
+ * (the taps a walk of radius @inner leaves out of a window of @outer),
+ * summed over the whole square. */
+static long double
+left_out_weight (gint inner, gint outer, gdouble sigma_space)
+{
+  long double sum = 0;
+  gint dx, dy;
+
+  for (dy = -outer; dy <= outer; dy++)
+    for (dx = -outer; dx <= outer; dx++) {
+      gint d2 = dx * dx + dy * dy;
+      if (d2 > inner * inner && d2 <= outer * outer)
+        sum += expl (-(long double) d2 / (2.0L * sigma_space * sigma_space));
+    }
+  return sum;
+}
+
+/* cbf_bilateral_walk_radius leaves out taps weighing at most 1 / (32 x
+ * the largest level) (an output then moves by at most 1/32 of a level),
+ * and no fewer radii than that allows: each walk radius checked against
+ * the sums of the weights it leaves out and of one radius less. */
+GST_START_TEST (test_walk_radius)
+{
+  static const gdouble sigmas[] = { 0, 0.5, 1, 1.5, 2, 3, 5, 8, 20 };
+  static const gint levels[] = { 255, 1023, 4095, 65535 };
+  gint r, s, l, walked = 0;
+
+  for (r = 1; r <= 40; r++)
+    for (s = 0; s < (gint) G_N_ELEMENTS (sigmas); s++)
+      for (l = 0; l < (gint) G_N_ELEMENTS (levels); l++) {
+        gdouble sigma = sigmas[s] > 0 ? sigmas[s] : 1;
+        long double bound = 1.0L / (32.0L * levels[l]);
+        gint w = cbf_bilateral_walk_radius (r, sigmas[s], levels[l]);
+
+        fail_unless (w >= 1 && w <= r, "walk %d of radius %d", w, r);
+        fail_unless (left_out_weight (w, r, sigma) <= bound,
+            "radius %d sigma %g level %d: walk %d leaves out too much", r,
+            sigmas[s], levels[l], w);
+        fail_unless (w == 1 || left_out_weight (w - 1, r, sigma) > bound,
+            "radius %d sigma %g level %d: walk %d could be %d", r,
+            sigmas[s], levels[l], w, w - 1);
+        walked += w < r;
+      }
+  /* the bench's d = 61 at sigma-space 5, the same sums worked out apart */
+  fail_unless_equals_int (cbf_bilateral_walk_radius (30, 5, 255), 27);
+  fail_unless_equals_int (cbf_bilateral_walk_radius (30, 5, 65535), 30);
+  fail_unless (walked > 100, "only %d windows walked less", walked);
+}
+
+GST_END_TEST;
+
 /* The 8-bit tables (bilateral.h's layout): the range table, the space
  * table and half widths, and the per-class weights (float, half and
  * 16-bit integer) against the reference's weights in double, at radii of
@@ -542,6 +595,7 @@ kernel_tables_suite (void)
   Suite *s = test_suite_new ("kernel_tables", 300, &tc);
 
   tcase_add_test (tc, test_kernel_rules);
+  tcase_add_test (tc, test_walk_radius);
   tcase_add_test (tc, test_kernel_tables);
   tcase_add_test (tc, test_kernel_gaussian_coefficients);
   tcase_add_test (tc, test_kernel_deep_tables);

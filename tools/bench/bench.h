@@ -78,6 +78,9 @@ typedef struct
   int width, height, diameter;
   double ours_ms, generic_ms, npp_ms;
   double temporal_ms;           /* ours with the temporal filter on */
+  int walk_radius;              /* cbf_bilateral_walk_radius: the radius
+                                 * ours walks */
+  double full_ms;               /* ours walking the whole window */
 } KernelRow;
 
 typedef struct

@@ -85,9 +85,10 @@ write_json (const char *path, const char *commit, GArray * kernels,
     KernelRow *r = &g_array_index (kernels, KernelRow, i);
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
         "\"diameter\": %d, \"ours_ms\": %.5f, \"generic_ms\": %.5f, "
-        "\"npp_ms\": %.5f, \"temporal_ms\": %.5f}%s\n", r->format, r->width,
-        r->height, r->diameter, r->ours_ms, r->generic_ms, r->npp_ms,
-        r->temporal_ms, i + 1 < kernels->len ? "," : "");
+        "\"npp_ms\": %.5f, \"temporal_ms\": %.5f, \"walk_radius\": %d, "
+        "\"full_ms\": %.5f}%s\n", r->format, r->width, r->height,
+        r->diameter, r->ours_ms, r->generic_ms, r->npp_ms, r->temporal_ms,
+        r->walk_radius, r->full_ms, i + 1 < kernels->len ? "," : "");
   }
   fprintf (f, "  ],\n  \"gaussian\": [\n");
   for (i = 0; i < gaussian->len; i++) {
