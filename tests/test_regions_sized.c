@@ -19,8 +19,8 @@
  * follows luma's) and RGBA, in system memory and in CUDA memory (the boxes
  * attached after cudaupload, which drops metas); every format with boxes
  * of 40 and 200 (diameters 5 and 21); regions=outside, where it cannot
- * apply: the element's own window and one warning. Exits 77 without a CUDA
- * device. */
+ * apply: the element's own window and one warning; an own window the
+ * element walks short of its diameter. Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -42,7 +42,10 @@ typedef struct
 
 /* The element's own window, and that a box of @side pixels asks for: the
  * parameters by region-size-scale's definition. */
-static const Params own = {.diameter = 9,.sigma_color = 30,.sigma_space = 3 };
+static const Params default_own = {.diameter = 9,.sigma_color = 30,
+  .sigma_space = 3
+};
+static Params own = {.diameter = 9,.sigma_color = 30,.sigma_space = 3 };
 
 static Params
 params_for_side (gint side)
@@ -234,6 +237,24 @@ GST_START_TEST (test_regions_sized_merged)
 
 GST_END_TEST;
 
+/* The element's own window walked short (diameter 21 at sigma-space 1:
+ * radius 5, cbf_bilateral_walk_radius): the boxes' sigma-space still in
+ * proportion to the diameter the property names (41/21, not 41/11). */
+GST_START_TEST (test_regions_sized_own_walked)
+{
+  static const SizedBox small = { 8, 416, 40, 40 }, large = { 136, 8, 400,
+    400
+  };
+
+  own.diameter = 21;
+  own.sigma_space = 1;
+  check_sized ("GRAY8", SW, SH, FALSE, &small, &large, FALSE, 17);
+  check_sized ("RGBA", SW, SH, FALSE, &small, &large, FALSE, 18);
+  own = default_own;
+}
+
+GST_END_TEST;
+
 /* Where the whole frame is filtered (regions=outside), region-size-scale
  * cannot apply: the element's own window everywhere, and a warning, once,
  * that says so. */
@@ -296,6 +317,7 @@ regions_sized_suite (void)
   tcase_add_test (tc, test_regions_sized_merged);
   tcase_add_test (tc, test_regions_sized_every_format);
   tcase_add_test (tc, test_regions_sized_ignored);
+  tcase_add_test (tc, test_regions_sized_own_walked);
 #if CBF_HAVE_CUDA_MEMORY
   tcase_add_test (tc, test_regions_sized_cuda_memory);
 #endif
