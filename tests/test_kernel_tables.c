@@ -161,13 +161,17 @@ left_out_weight (gint inner, gint outer, gdouble sigma_space)
  * the sums of the weights it leaves out and of one radius less. */
 GST_START_TEST (test_walk_radius)
 {
+  static const gint radii[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20,
+    27, 30, 40
+  };
   static const gdouble sigmas[] = { 0, 0.5, 1, 1.5, 2, 3, 5, 8, 20 };
   static const gint levels[] = { 255, 1023, 4095, 65535 };
-  gint r, s, l, walked = 0;
+  gint i, s, l, walked = 0;
 
-  for (r = 1; r <= 40; r++)
+  for (i = 0; i < (gint) G_N_ELEMENTS (radii); i++)
     for (s = 0; s < (gint) G_N_ELEMENTS (sigmas); s++)
       for (l = 0; l < (gint) G_N_ELEMENTS (levels); l++) {
+        gint r = radii[i];
         gdouble sigma = sigmas[s] > 0 ? sigmas[s] : 1;
         long double bound = 1.0L / (32.0L * levels[l]);
         gint w = cbf_bilateral_walk_radius (r, sigmas[s], levels[l]);
@@ -184,7 +188,7 @@ GST_START_TEST (test_walk_radius)
   /* the bench's d = 61 at sigma-space 5, the same sums worked out apart */
   fail_unless_equals_int (cbf_bilateral_walk_radius (30, 5, 255), 27);
   fail_unless_equals_int (cbf_bilateral_walk_radius (30, 5, 65535), 30);
-  fail_unless (walked > 100, "only %d windows walked less", walked);
+  fail_unless (walked > 50, "only %d windows walked less", walked);
 }
 
 GST_END_TEST;
