@@ -7,11 +7,12 @@
 # $DEBIAN13_ROOT (default /var/tmp/cbf-debian13) for later runs, one run
 # at a time (ROOT.lock); what a killed run left mounted in it is unmounted
 # by the next. A command that fails ends the run with a "ci-debian13:
-# FAILED:" line naming it. With --build-only it stops before the tests
-# (CI builds beside its other tests, and tests later).
+# FAILED:" line naming it. With --build-only it stops before the tests;
+# with --root-only, once the root is made (CI makes it while it builds).
 set -Eeuo pipefail
-run_tests=true
+run_tests=true root_only=false
 if [ "${1:-}" = --build-only ]; then run_tests=false; fi
+if [ "${1:-}" = --root-only ]; then root_only=true; fi
 here=$(cd "$(dirname "$0")/.." && pwd)
 root=${DEBIAN13_ROOT:-/var/tmp/cbf-debian13}
 cuda=$(readlink -f "${CUDA_HOME:-/usr/local/cuda}")
@@ -64,6 +65,7 @@ if [ ! -x "$root/usr/bin/meson" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
       --no-install-recommends $(echo $packages) >/dev/null"
 fi
+if $root_only; then exit 0; fi
 
 cbf_bind /proc "$root" /proc
 cbf_bind /dev "$root" /dev

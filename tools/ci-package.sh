@@ -12,7 +12,8 @@
 # root, debootstrap and Debian's archive as apt here has it. A pristine
 # minbase root is kept as a tarball in $DEBIAN12_ROOT_TAR (default
 # /var/tmp/cbf-debian12-minbase.tar) and each run unpacks a fresh copy.
-# CBF_PACKAGE_DEB names a package already built to check instead. Writes
+# With --root-only it makes that tarball alone (CI makes it while it
+# builds). CBF_PACKAGE_DEB names a package already built to check instead. Writes
 # its result as a test line to build-package/testlog.json for
 # tools/count-tests.py; the lines to quote start with "package:". A
 # command that fails ends the run with a "package: FAILED:" line too,
@@ -83,6 +84,24 @@ trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM
 mirror=$(cbf_debian_mirror)
 [ -n "$mirror" ] || fail "no Debian archive in apt's sources"
 
+# The pristine minbase root, made once into $tarball.
+make_minbase () {
+  [ ! -f "$tarball" ] || return 0
+  command -v debootstrap >/dev/null ||
+    apt-get install -y -q --no-install-recommends debootstrap >/dev/null
+  debootstrap --variant=minbase bookworm "$work/seed" "$mirror" >/dev/null ||
+    fail "debootstrap bookworm"
+  tar -C "$work/seed" -cf "$tarball.part" . || fail "tar of the minbase root into $tarball.part"
+  mv "$tarball.part" "$tarball"
+  # debootstrap mounted /proc and /sys in it: removed as a root is.
+  cbf_remove_root "$work/seed" || fail "$work/seed not removed"
+}
+# --root-only: that alone (CI makes it while it builds).
+if [ "${1:-}" = --root-only ]; then
+  make_minbase
+  exit 0
+fi
+
 # The version meson, the changelog and the README give must agree.
 version=$(sed -n "s/^  version: '\(.*\)',$/\1/p" "$here/meson.build")
 [ -n "$version" ] || fail "meson.build has no line \"  version: '...',\""
@@ -127,16 +146,7 @@ plugin_path=${plugin_path#.}
 say "plugin at $plugin_path"
 
 # A fresh Debian 12 root: the pristine minbase, unpacked anew.
-if [ ! -f "$tarball" ]; then
-  command -v debootstrap >/dev/null ||
-    apt-get install -y -q --no-install-recommends debootstrap >/dev/null
-  debootstrap --variant=minbase bookworm "$work/seed" "$mirror" >/dev/null ||
-    fail "debootstrap bookworm"
-  tar -C "$work/seed" -cf "$tarball.part" . || fail "tar of the minbase root into $tarball.part"
-  mv "$tarball.part" "$tarball"
-  # debootstrap mounted /proc and /sys in it: removed as a root is.
-  cbf_remove_root "$work/seed" || fail "$work/seed not removed"
-fi
+make_minbase
 mkdir -p "$root"
 tar -C "$root" -xf "$tarball"
 cp /etc/resolv.conf "$root/etc/resolv.conf"
