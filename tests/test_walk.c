@@ -13,12 +13,11 @@
  * can: around its centre, a disc of radius 3 sigma-space 128 levels off
  * the centre's value (range weight about 0 at sigma-color 30), then, out
  * past the window, a plane 20 levels off it (range weight 0.8; colour 12
- * levels in each channel, 0.49). The
- * element must stay within +-1 of the reference, which walks the whole
- * window. The test first checks that the picture tells: the reference
- * with the window cut at 3 sigma-space moves the centre by several levels.
- * GRAY8 and RGBA (the two kernel families at this radius). Exits 77
- * without a CUDA device. */
+ * levels in each channel, 0.49). The element must stay within +-1 of the
+ * reference, which walks the whole window. The test first checks that the
+ * picture tells: the reference with the window cut at 3 sigma-space moves
+ * the centre by several levels. GRAY8 and RGBA (the two kernel families at
+ * this radius). Exits 77 without a CUDA device. */
 
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
