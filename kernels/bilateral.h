@@ -31,8 +31,13 @@
  * taps unrolled, several output rows per thread); larger ones up to
  * CBF_WIDE_MAX_RADIUS take the wide kernel (several output rows per
  * thread, the radius known at run time), and the rest the generic
- * kernel. */
+ * kernel. One 8-bit channel's specialised kernel, and 32-bit colour's
+ * where two blocks of it fit an SM's shared memory (sm_80, sm_90), go on
+ * to CBF_FAST_EXTENDED_MAX_RADIUS; other layouts stop at
+ * CBF_FAST_MAX_RADIUS, where a template per radius and layout would cost
+ * more machine code than their speed is worth. */
 #define CBF_FAST_MAX_RADIUS 8
+#define CBF_FAST_EXTENDED_MAX_RADIUS 10
 #define CBF_WIDE_MAX_RADIUS 30
 #define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
 
@@ -76,7 +81,7 @@ cbf_tables_class_weights_offset (int radius)
 }
 
 /* Floats before colour's per-class weights (radius <=
- * CBF_FAST_MAX_RADIUS): after GRAY8's, rounded up to a multiple of 4, so
+ * CBF_FAST_EXTENDED_MAX_RADIUS; read up to CBF_FAST_MAX_RADIUS): after GRAY8's, rounded up to a multiple of 4, so
  * that in a 16-byte aligned buffer the half floats start 16-byte aligned
  * too (free to read with vector loads). */
 CBF_CONSTEXPR int
@@ -90,7 +95,7 @@ cbf_tables_color_class_weights_offset (int radius)
 #define CBF_COLOR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
 
 /* Floats before the one-channel kernel's integer weights (radius <=
- * CBF_FAST_MAX_RADIUS): after colour's, a multiple of 4 like them, so that
+ * CBF_FAST_EXTENDED_MAX_RADIUS): after colour's, a multiple of 4 like them, so that
  * a block copies them with 16-byte loads. */
 CBF_CONSTEXPR int
 cbf_tables_int_weights_offset (int radius)
@@ -107,7 +112,7 @@ cbf_tables_int_weights_offset (int radius)
 #define CBF_INT_WEIGHT_ONE 32768
 
 /* Floats before the wide one-channel kernel's integer weights
- * (CBF_FAST_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the generic
+ * (CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the generic
  * kernel's, a multiple of 4 so that its tables start 16-byte aligned. */
 CBF_CONSTEXPR int
 cbf_tables_wide_int_offset (int radius)
@@ -174,7 +179,7 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
  *   then radius + 1 floats            half_width[|dy|]: the circular window's
  *                                     row spans dx in [-hw, hw]
- *   then, for radius <= CBF_FAST_MAX_RADIUS, 256 floats per distance class
+ *   then, for radius <= CBF_FAST_EXTENDED_MAX_RADIUS, 256 floats per class
  *                                     (cbf_distance_class): the GRAY8 weight
  *                                     space_lut[class] * range_lut[d], one
  *                                     multiply fewer per tap
@@ -187,10 +192,13 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *   then, from cbf_tables_int_weights_offset, 256 16-bit integers (two a
  *                                     float, native byte order) per class:
  *                                     GRAY8's float weight times
- *                                     CBF_INT_WEIGHT_ONE, rounded to the
+ *                                     CBF_INT_WEIGHT_ONE (above
+ *                                     CBF_FAST_MAX_RADIUS, times
+ *                                     cbf_wide_int_scale), rounded to the
  *                                     nearest (ties to even), for the
  *                                     one-channel kernel's integer sums
- *   or, for CBF_FAST_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS, from
+ *   or, for CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS,
+ *                                     from
  *                                     cbf_tables_wide_int_offset, the wide
  *                                     one-channel kernel's: the number of
  *                                     tables n, the index of the table of
@@ -207,7 +215,10 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
 size_t cbf_bilateral_tables_len (int radius);
 
 /* The scale of the wide one-channel kernel's integer weights at @radius,
- * for a space table @space_lut: 65535 (a weight of 1 still fits 16 bits),
+ * and of the specialised one's above CBF_FAST_MAX_RADIUS (whose 2^15
+ * would move a result by up to 317 x 2^-16 x 255 = 1.2 levels at radius
+ * 10), for a space table @space_lut: 65535 (a weight of 1 still fits 16
+ * bits),
  * or less where the sums could pass 2^32, which they must not: a tap's
  * weight is at most its space weight times the scale, rounded, and its
  * level 255. */

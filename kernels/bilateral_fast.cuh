@@ -320,10 +320,16 @@ template <class Window, int R, int K, int C> struct FastWalk
     (static_cast<Window *> (this)->template load<S, C * I - R> (), ...);
   }
 
+  /* Called after each source row S; a window may hide it. */
+  template <int S> __device__ __forceinline__ void after_row ()
+  {}
+
   template <int... S>
   __device__ __forceinline__ void rows (std::integer_sequence<int, S...>)
   {
-    (row<S> (std::make_integer_sequence<int, (2 * R + C + C - 1) / C> ()), ...);
+    ((row<S> (std::make_integer_sequence<int, (2 * R + C + C - 1) / C> ()),
+         static_cast<Window *> (this)->template after_row<S> ()),
+        ...);
   }
 
   __device__ __forceinline__ void run ()

@@ -8,9 +8,10 @@
  */
 
 /* The specialised bilateral kernel for one 8-bit channel (radius <=
- * CBF_FAST_MAX_RADIUS), on bilateral_fast.cuh's block, tile and walk. Each
- * thread computes K rows of four adjacent outputs. Each weight is a 16-bit
- * integer, w x 2^15 rounded, from a table per distance class (made on the
+ * CBF_FAST_EXTENDED_MAX_RADIUS), on bilateral_fast.cuh's block, tile and
+ * walk. Each thread computes K rows of four adjacent outputs. Each weight
+ * is a 16-bit integer, w x 2^15 rounded (above CBF_FAST_MAX_RADIUS, w x
+ * cbf_wide_int_scale), from a table per distance class (made on the
  * host, bilateral.h), and the sums are 32-bit integers: an integer
  * multiply-add and an add a tap (ptxas adds two taps' weights in one
  * IADD3), where float weights need a conversion or the SFU. The tile holds
@@ -22,11 +23,14 @@
  * absolute byte differences of two such is 2 x their difference, directly
  * the byte offset of a 16-bit weight (a warp's 32 loads then conflict only
  * where distances 64 apart meet). The sums are Σ w 257 v modulo 2^32 and
- * Σ w; Σ w v, at most 197 x 2^15 x 255 < 2^32 (radius 8), is the first
- * times the inverse of 257 modulo 2^32, exactly (int_level). The weights'
- * rounding (at most 2^-16 each) moves the result by at most
- * 197 x 2^-16 x 255 = 0.77 levels. The taps between a thread's own outputs
- * are summed once for both (ChannelWindow::int_start). */
+ * Σ w; Σ w v, at most 197 x 2^15 x 255 < 2^32 (radius 8; beyond, the
+ * scale keeps it so), is the first times the inverse of 257 modulo 2^32,
+ * exactly (int_level). The weights' rounding (at most half a step each)
+ * moves the result by at most 197 x 2^-16 x 255 = 0.77 levels at radius 8,
+ * 317 x 255 / (2 x 65535) = 0.62 at radius 10 where the scale is 65535
+ * (sigma-space small enough that the space weights sum below 257). The
+ * taps between a thread's own outputs are summed once for both
+ * (ChannelWindow::int_start). */
 
 #ifndef CBF_BILATERAL_FAST_CHANNEL_CUH
 #define CBF_BILATERAL_FAST_CHANNEL_CUH
@@ -242,13 +246,18 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
 
   /* The sums start with the taps that are the thread's own outputs, whose
    * entries are already loaded (centre): each output's own tap, weight
-   * exactly 1 (space and range at 0), and the pairs'. */
+   * exactly 1 (space and range at 0: the scale, CBF_INT_WEIGHT_ONE to
+   * radius CBF_FAST_MAX_RADIUS, beyond it the first entry of class 0's
+   * table), and the pairs'. */
   __device__ __forceinline__ void int_start ()
   {
+    uint32_t one = CBF_INT_WEIGHT_ONE;
+    if constexpr (R > CBF_FAST_MAX_RADIUS)
+      one = *reinterpret_cast<const unsigned short *> (range_lut);
 #pragma unroll
     for (int o = 0; o < K * C; o++) {
-      int_v[o] = CBF_INT_WEIGHT_ONE * centre[o];
-      int_w[o] = CBF_INT_WEIGHT_ONE;
+      int_v[o] = one * centre[o];
+      int_w[o] = one;
     }
     int_pairs (std::make_integer_sequence<int, K * C * K * C> ());
   }

@@ -18,7 +18,10 @@
  * float multiply-adds of the sums. Rounding a weight to half moves it by
  * at most 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
  * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
- * radius 8 (Colour) stays below one. */
+ * radius 8 (Colour) stays below one. Over radius 8 the biased sums would
+ * pass a level (1.25 at radius 10's 317 taps): there they are made
+ * unbiased halfway down the window (ColorWindow::after_row), so that each
+ * half's error is bounded by its own taps (at most 169: 0.67 levels). */
 
 #ifndef CBF_BILATERAL_FAST_COLOR_CUH
 #define CBF_BILATERAL_FAST_COLOR_CUH
@@ -54,6 +57,46 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
    * its pixel and its sums. */
   uint32_t centre[K * C];
   typename T::Sum sum[K * C];
+  /* Over CBF_FAST_MAX_RADIUS, each output's weights summed before the
+   * source row kHalfRow (the rows above that of output K / 2). */
+  static constexpr bool kHalves = R > CBF_FAST_MAX_RADIUS;
+  static constexpr int kHalfRow = R + K / 2;
+  float first_half_w[kHalves ? K * C : 1];
+
+  /* After source row kHalfRow - 1: each channel's sum, biased by W (the
+   * weights' sum, Colour::unpack), less W, exactly (the two are within a
+   * factor of 2), and W restarts from 0, its value kept. */
+  template <int S> __device__ __forceinline__ void after_row ()
+  {
+    if constexpr (kHalves && S == kHalfRow - 1) {
+#pragma unroll
+      for (int o = 0; o < K * C; o++) {
+        sum[o].c0 -= sum[o].w;
+        sum[o].c1 -= sum[o].w;
+        sum[o].c2 -= sum[o].w;
+        first_half_w[o] = sum[o].w;
+        sum[o].w = 0.f;
+      }
+    }
+  }
+
+  /* The sums as Colour::result takes them, biased by the whole window's
+   * weights: the second half's bias taken off as the first's was, the
+   * whole sum of weights added back (off by a rounding of the sum, 2^-9
+   * levels). */
+  __device__ __forceinline__ void join_halves ()
+  {
+    if constexpr (kHalves) {
+#pragma unroll
+      for (int o = 0; o < K * C; o++) {
+        const float w = first_half_w[o] + sum[o].w;
+        sum[o].c0 = (sum[o].c0 - sum[o].w) + w;
+        sum[o].c1 = (sum[o].c1 - sum[o].w) + w;
+        sum[o].c2 = (sum[o].c2 - sum[o].w) + w;
+        sum[o].w = w;
+      }
+    }
+  }
 
   /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
    * disc, weighed from its distance class's table of half floats. */
@@ -113,39 +156,82 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
     ColorShape<T, R>::kMinBlocks) bilateral_fast_color (Io io, int row_begin,
     int row_end, const float *__restrict__ tables)
 {
-  typedef ColorShape<T, R> Shape;
-  constexpr int K = Shape::kRows;
-  constexpr int C = Shape::kCols;
-  typedef ColorWindow<T, R, K, C> Window;
-  constexpr int kTileW = Shape::kTileW;
-  constexpr int kTileH = Shape::kTileH;
-  FastBlock<Shape> block (row_begin);
-  const int x0 = block.x0, y0 = block.y0;
-  block.load (tables, [&] {
-    load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
-        Shape::kBatchedFill> (block.tile, io, x0, y0);
-  });
+  /* not built where its shared memory does not fit (fast_color_fits) */
+  if constexpr (R > CBF_FAST_MAX_RADIUS && !kFastExtendedColor)
+    return;
+  else {
+    typedef ColorShape<T, R> Shape;
+    constexpr int K = Shape::kRows;
+    constexpr int C = Shape::kCols;
+    typedef ColorWindow<T, R, K, C> Window;
+    constexpr int kTileW = Shape::kTileW;
+    constexpr int kTileH = Shape::kTileH;
+    FastBlock<Shape> block (row_begin);
+    const int x0 = block.x0, y0 = block.y0;
+    block.load (tables, [&] {
+      load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
+          Shape::kBatchedFill> (block.tile, io, x0, y0);
+    });
 
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  Window window;
-  window.col = block.tile + ty * K * kTileW + C * tx + R;
-  window.range_lut = block.range_lut;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    Window window;
+    window.col = block.tile + ty * K * kTileW + C * tx + R;
+    window.range_lut = block.range_lut;
 #pragma unroll
-  for (int o = 0; o < K * C; o++)
-    window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+    for (int o = 0; o < K * C; o++)
+      window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
 #pragma unroll
-  for (int k = 0; k < K; k++)
-    if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
-      T::prefetch_state (io, y0 + ty * K + k, x0 + C * tx);
-  window.run ();
+    for (int k = 0; k < K; k++)
+      if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
+        T::prefetch_state (io, y0 + ty * K + k, x0 + C * tx);
+    window.run ();
+    window.join_halves ();
 
 #pragma unroll
-  for (int o = 0; o < K * C; o++) {
-    const int x = x0 + C * tx + o % C;
-    const int y = y0 + ty * K + o / C;
-    if (x < io.width && y < row_end)
-      T::template store<true> (io, y, x, window.sum[o]);
+    for (int o = 0; o < K * C; o++) {
+      const int x = x0 + C * tx + o % C;
+      const int y = y0 + ty * K + o / C;
+      if (x < io.width && y < row_end)
+        T::template store<true> (io, y, x, window.sum[o]);
+    }
   }
+}
+
+/* Whether colour layout T's specialised kernel at radius R fits the
+ * current device: up to radius 8 every device; at radii 9 and 10 (71 and
+ * 83 KiB a block) where two blocks fit an SM, as its shape asks (sm_80,
+ * sm_90; sm_86 and sm_89 would hold one, sm_75 none), else the wide
+ * kernel runs. */
+template <class T, int R> cudaError_t fast_color_fits (bool *fits)
+{
+  static std::atomic<int> known[64];
+  constexpr int kBytes = FastSmem<ColorShape<T, R>>::kBytes;
+  int device = 0, block = 0, sm = 0, reserved = 0;
+  *fits = R <= CBF_FAST_MAX_RADIUS;
+  if (*fits)
+    return cudaSuccess;
+  cudaError_t err = cudaGetDevice (&device);
+  if (err != cudaSuccess)
+    return err;
+  const int seen = device < 64 ? known[device].load () : 0;
+  if (seen) {
+    *fits = seen == 1;
+    return cudaSuccess;
+  }
+  err = cudaDeviceGetAttribute (
+      &block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (
+        &sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (
+        &reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  if (err != cudaSuccess)
+    return err;
+  *fits = kBytes <= block && 2 * (kBytes + reserved) <= sm;
+  if (device < 64)
+    known[device].store (*fits ? 1 : 2);
+  return cudaSuccess;
 }
 
 template <class T, int R>

@@ -13,8 +13,8 @@
  * even.
  *
  * It picks one of three kernels:
- * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, a template per
- *   radius): each thread computes K rows of one or two adjacent output
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, one 8-bit
+ *   channel's to CBF_FAST_EXTENDED_MAX_RADIUS, a template per radius): each thread computes K rows of one or two adjacent output
  *   pixels, so every neighbour it loads from the shared tile serves up to
  *   2K outputs from a register; the window's taps are unrolled at compile
  *   time (no tap outside the disc is visited, no index arithmetic), and the
@@ -26,7 +26,7 @@
  *   of source bytes read four at a time, and the taps between a thread's
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
  *   bilateral_fast_color.cuh, on bilateral_fast.cuh);
- * - the wide one, radius above CBF_FAST_MAX_RADIUS up to
+ * - the wide one, radius above the specialised one's up to
  *   CBF_WIDE_MAX_RADIUS (for samples deeper than 8 bits every radius up
  *   to that): the same K x C outputs a thread with the radius known at run
  *   time, each tap's spatial weight from a table padded with zeros around
@@ -136,6 +136,23 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     break;
       CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
+#define CBF_FAST_EXTENDED_CASE(R)                                              \
+  case R:                                                                      \
+    if constexpr (T::kClassWeights || StreamLayout<T>::kServed) {              \
+      bool fits = true;                                                        \
+      if constexpr (!T::kClassWeights)                                         \
+        err = fast_color_fits<T, R> (&fits);                                   \
+      if (err == cudaSuccess && fits)                                          \
+        err = launch_fast_radius<T, R> (io, row_begin, row_end, w, stream);    \
+      if (err != cudaSuccess)                                                  \
+        return err;                                                            \
+      if (fits)                                                                \
+        break;                                                                 \
+    }                                                                          \
+    return launch_wide_or_generic<T> (                                         \
+        io, src, dst, row_begin, row_end, w, stream);
+      CBF_EACH_FAST_EXTENDED_RADIUS (CBF_FAST_EXTENDED_CASE)
+#undef CBF_FAST_EXTENDED_CASE
     default:
       return launch_wide_or_generic<T> (
           io, src, dst, row_begin, row_end, w, stream);

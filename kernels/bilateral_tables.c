@@ -96,7 +96,7 @@ cbf_bilateral_tables_len (int radius)
 {
   size_t len = cbf_tables_class_weights_offset (radius);
 
-  if (radius <= CBF_FAST_MAX_RADIUS)
+  if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS)
     len = cbf_tables_int_weights_offset (radius) +
         (size_t) cbf_distance_class (radius, radius * radius + 1) *
         CBF_INT_CLASS_FLOATS;
@@ -259,13 +259,15 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
    * GRAY8's and colour's zeroed. A class is
    * numbered by counting the tap distances below it, in step with v (the
    * count per v from cbf_distance_class alone costs O(r^4) each). */
-  if (radius <= CBF_FAST_MAX_RADIUS) {
+  if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS) {
     float *class_weights = tables + cbf_tables_class_weights_offset (radius);
     char *color = (char *) (tables +
         cbf_tables_color_class_weights_offset (radius));
     char *int_weights = (char *) (tables +
         cbf_tables_int_weights_offset (radius));
     int n_classes = cbf_distance_class (radius, radius * radius + 1);
+    float int_scale = radius <= CBF_FAST_MAX_RADIUS ?
+        (float) CBF_INT_WEIGHT_ONE : cbf_wide_int_scale (space_lut, radius);
     int v, d, class_index = 0;
     for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
         i < cbf_tables_color_class_weights_offset (radius); i++)
@@ -275,9 +277,9 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
         continue;
       for (d = 0; d < 256; d++) {
         float w = space_lut[v] * range_lut[d];
-        /* w <= 1, so w x 2^15 fits 16 bits; lrintf rounds ties to even
-         * (the default rounding mode). */
-        uint16_t scaled = (uint16_t) lrintf (w * (float) CBF_INT_WEIGHT_ONE);
+        /* w <= 1, so w x 2^15 (or the scale, at most 65535) fits 16
+         * bits; lrintf rounds ties to even (the default rounding mode). */
+        uint16_t scaled = (uint16_t) lrintf (w * int_scale);
         class_weights[class_index * 256 + d] = w;
         memcpy (int_weights + 2 * ((size_t) class_index * 256 + d), &scaled,
             sizeof scaled);
@@ -321,7 +323,7 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
     const float *host_tables, const float *dev_tables)
 {
   weights_init (weights, radius, cbf_tables_space (host_tables), dev_tables);
-  if (radius > CBF_FAST_MAX_RADIUS && radius <= CBF_WIDE_MAX_RADIUS)
+  if (radius > CBF_FAST_EXTENDED_MAX_RADIUS && radius <= CBF_WIDE_MAX_RADIUS)
     memcpy (&weights->bilateral.wide_int_tables,
         host_tables + cbf_tables_wide_int_offset (radius), sizeof (int32_t));
 }

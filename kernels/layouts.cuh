@@ -143,6 +143,11 @@ __device__ __forceinline__ void load_tile_flat (
   CASE (1) CASE (2) CASE (3) CASE (4) CASE (5) CASE (6) CASE (7) CASE (8)
 static_assert (CBF_FAST_MAX_RADIUS == 8,
     "CBF_EACH_FAST_RADIUS names each specialised radius");
+/* CASE (R) for the radii above those that one 8-bit channel's and 32-bit
+ * colour's specialised kernels take too. */
+#define CBF_EACH_FAST_EXTENDED_RADIUS(CASE) CASE (9) CASE (10)
+static_assert (CBF_FAST_EXTENDED_MAX_RADIUS == 10,
+    "CBF_EACH_FAST_EXTENDED_RADIUS names each specialised radius");
 
 /* The most a sample of layout T keeps: its kSampleMask, where it has one
  * (the deep layouts), else every bit of a 16-bit container. */

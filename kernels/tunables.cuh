@@ -43,8 +43,8 @@ struct FastShapeOf
  * tile load serves both), one at radius 1; blocks of 32 x 16 threads, two
  * an SM, at radii 5 to 8, where the taller block shares its tables and
  * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
- * dynamic shared memory: 51, 60, 60 KiB); 2 x 2 outputs at radius 8,
- * where 2 x 4 spills; batched_fill and word_copy where they were faster.
+ * dynamic shared memory: 51, 60, 60 KiB; 32-bit colour at 9 and 10: 71,
+ * 83 KiB); 2 x 2 outputs from radius 8, where 2 x 4 spills; batched_fill and word_copy where they were faster.
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
  * (what-was-tried.md, "Kernel shapes"). */
@@ -57,7 +57,7 @@ __host__ __device__ constexpr FastShapeOf color_shape (
       : radius == 7                 ? FastShapeOf{ 4, 2, 2, 16, false, false }
       /* chroma guided by luma (two outputs' stores a pixel) spills at two
        * blocks an SM */
-      : radius == 8 ? FastShapeOf{ 2, 2, guided ? 1 : 2, 16, false, true }
+      : radius >= 8 ? FastShapeOf{ 2, 2, guided ? 1 : 2, 16, false, true }
                     : FastShapeOf{ 4, 1, 4, 8 };
 }
 
@@ -87,6 +87,16 @@ constexpr int kFastBlockX = 32;
 constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
+
+/* Whether 32-bit colour's specialised kernel is built above
+ * CBF_FAST_MAX_RADIUS: not for sm_75, whose blocks take at most 64 KiB of
+ * shared memory, less than it needs (fast_color_fits keeps it from
+ * launching there). */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr bool kFastExtendedColor = false;
+#else
+constexpr bool kFastExtendedColor = true;
+#endif
 
 /* The deep specialised kernel (bilateral_fast_deep.cuh): its shape at
  * @radius, as color_shape's; @table: a one-channel kernel that reads

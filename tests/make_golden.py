@@ -60,6 +60,9 @@ PARAMS = [
     ("d5_s30_5", 5, 30.0, 5.0),
     ("d9_s75_75", 9, 75.0, 75.0),
     ("d15_s50_10", 15, 50.0, 10.0),
+    # radii 9 and 10: one channel's specialised kernel, colour's wide one
+    ("d19_s60_6", 19, 60.0, 6.0),
+    ("d21_s30_8", 21, 30.0, 8.0),
     ("d31_s200_8", 31, 200.0, 8.0),
     ("d31_s30_5", 31, 30.0, 5.0),
     ("d45_s30_15", 45, 30.0, 15.0),
@@ -212,14 +215,16 @@ BORDERS = [
 BORDER_CONSTANTS = [0, 200]
 
 # Bilateral windows of every kernel family of the element: radius 1 and 2
-# (stream kernel), 4 and 7 (specialised kernels), 15 and 22 (wide kernel),
-# 31 (generic kernel); sigmas large enough that the padding counts (the
+# (stream kernel), 4 and 7 (specialised kernels), 10 (one channel's
+# specialised kernel, colour's wide one), 15 and 22 (wide kernel), 31
+# (generic kernel); sigmas large enough that the padding counts (the
 # small pictures' steep gradients would otherwise leave each pixel alone).
 BORDER_PARAMS = [
     ("d3_s80_2", 3, 80.0, 2.0),
     ("d5_s60_3", 5, 60.0, 3.0),
     ("d9_s100_4", 9, 100.0, 4.0),
     ("d15_s50_10", 15, 50.0, 10.0),
+    ("d21_s90_9", 21, 90.0, 9.0),
     ("d31_s70_8", 31, 70.0, 8.0),
     ("d45_s120_15", 45, 120.0, 15.0),
     ("d63_s90_20", 63, 90.0, 20.0),

@@ -159,9 +159,10 @@ GST_START_TEST (test_yuv_sizes_and_radii)
   {"I420", 1, 500}, {"NV12", 500, 1}, {"YV12", 130, 67}, {"NV12", 2, 2}
   };
   /* Luma radius 7 and chroma 3 (specialised), luma 35 and chroma 17
-   * (generic), luma 1 and chroma 1. */
+   * (generic), luma 1 and chroma 1, luma 20 (wide) and chroma 10 (one
+   * channel's specialised kernel, both planes in one launch). */
   static const Params params[] = { {15, 40, 10, FALSE}, {71, 25, 12, FALSE},
-  {2, 30, 3, FALSE},
+  {2, 30, 3, FALSE}, {41, 35, 14, FALSE},
   /* Gaussian: ksize 15 (chroma 7), 71 (35), derived from sigma 4 (chroma 2) */
   {15, 0, 3, TRUE}, {71, 0, 0, TRUE}, {0, 0, 4, TRUE}
   };

@@ -206,15 +206,15 @@ GST_START_TEST (test_kernel_tables)
     gint radius;
     gdouble sigma_color, sigma_space;
   } params[] = { {1, 1, 1}, {2, 10, 2}, {4, 30, 3}, {5, 75, 75}, {7, 50, 10},
-  {8, 200, 8}, {8, 0.5, 3}, {15, 30, 5}, {20, 30, 3}, {30, 50, 20},
-  {30, 150, 200}, {48, 60, 32}
+  {8, 200, 8}, {8, 0.5, 3}, {9, 60, 6}, {10, 30, 8}, {10, 150, 200},
+  {15, 30, 5}, {20, 30, 3}, {30, 50, 20}, {30, 150, 200}, {48, 60, 32}
   };
   float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
   guint p;
 
   for (p = 0; p < G_N_ELEMENTS (params); p++) {
     gint r = params[p].radius, i, v, d, a, b, dx, dy, cls = 0;
-    gdouble sc = params[p].sigma_color, ss = params[p].sigma_space;
+    gdouble sc = params[p].sigma_color, ss = params[p].sigma_space, int_scale;
     const float *space, *half_width;
 
     cbf_bilateral_tables_fill (tables, r, sc, ss);
@@ -235,10 +235,32 @@ GST_START_TEST (test_kernel_tables)
             cbf_reference_space_weight (dx, dy, r, ss), 1e-6, 1e-40,
             "space table", dx * dx + dy * dy);
     }
-    if (r > CBF_FAST_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS)
+    if (r > CBF_FAST_EXTENDED_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS)
       check_wide_int_tables (tables, r, sc, ss);
-    if (r > CBF_FAST_MAX_RADIUS)
+    if (r > CBF_FAST_EXTENDED_MAX_RADIUS)
       continue;
+    /* the integer weights' scale: 2^15 to radius 8, beyond it the largest
+     * whose sums, at most the disc's weights of distance 0 times 255,
+     * stay below 2^32 */
+    int_scale = r <= CBF_FAST_MAX_RADIUS ? CBF_INT_WEIGHT_ONE :
+        cbf_wide_int_scale (cbf_tables_space (tables), r);
+    fail_unless (int_scale >= 1 && int_scale <= 65535, "r %d: scale %g", r,
+        int_scale);
+    if (r > CBF_FAST_MAX_RADIUS) {
+      gdouble largest_sum = 0;
+
+      for (dy = -r; dy <= r; dy++)
+        for (dx = -r; dx <= r; dx++)
+          if (dx * dx + dy * dy <= r * r)
+            largest_sum += cbf_reference_space_weight (dx, dy, r, ss) *
+                int_scale + 0.5;
+      fail_unless (largest_sum * 255 < 4294967296.0, "r %d sc %g ss %g: "
+          "sums reach %.0f, past 2^32", r, sc, ss, largest_sum * 255);
+      /* as large as it may be: 65535, or nearly the limit */
+      fail_unless (int_scale == 65535 || largest_sum * 255 > 4.2e9,
+          "r %d sc %g ss %g: scale %g, sums only %.0f", r, sc, ss, int_scale,
+          largest_sum * 255);
+    }
     for (v = 0; v <= r * r; v++) {
       const float *gray;
       const guint16 *color, *ints;
@@ -258,10 +280,10 @@ GST_START_TEST (test_kernel_tables)
         if (d < 256) {
           assert_weight (gray[d], want, 2e-6, 1e-40, "GRAY8 class weight",
               cls * 256 + d);
-          fail_unless (fabs (ints[d] - want * CBF_INT_WEIGHT_ONE) <= 0.5 +
-              2e-6 * CBF_INT_WEIGHT_ONE, "integer class weight [%d]: %u, "
-              "the reference %.3f", cls * 256 + d, ints[d],
-              want * CBF_INT_WEIGHT_ONE);
+          fail_unless (fabs (ints[d] - want * int_scale) <= 0.5 +
+              2e-6 * int_scale, "r %d: integer class weight [%d]: %u, "
+              "the reference %.3f", r, cls * 256 + d, ints[d],
+              want * int_scale);
         }
         assert_weight (half_value (color[d]), want, 1.0 / 2048 + 2e-6,
             ldexp (1, -25), "colour class weight", cls * CBF_RANGE_LUT_LEN + d);
