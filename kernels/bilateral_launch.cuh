@@ -13,8 +13,10 @@
  * even.
  *
  * It picks one of three kernels:
- * - the specialised one (radius <= CBF_FAST_MAX_RADIUS, one 8-bit
- *   channel's to CBF_FAST_EXTENDED_MAX_RADIUS, a template per radius): each thread computes K rows of one or two adjacent output
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit
+ *   channel's, and 32-bit colour's where it fits (fast_color_fits), to
+ *   CBF_FAST_EXTENDED_MAX_RADIUS; a template per radius): each thread
+ *   computes K rows of one or two adjacent output
  *   pixels, so every neighbour it loads from the shared tile serves up to
  *   2K outputs from a register; the window's taps are unrolled at compile
  *   time (no tap outside the disc is visited, no index arithmetic), and the

@@ -44,7 +44,8 @@ struct FastShapeOf
  * an SM, at radii 5 to 8, where the taller block shares its tables and
  * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
  * dynamic shared memory: 51, 60, 60 KiB; 32-bit colour at 9 and 10: 71,
- * 83 KiB); 2 x 2 outputs from radius 8, where 2 x 4 spills; batched_fill and word_copy where they were faster.
+ * 83 KiB); 2 x 2 outputs from radius 8, where 2 x 4 spills; batched_fill
+ * and word_copy where they were faster.
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
  * of two rows, with five blocks an SM at radii 1 to 3 and four beyond
  * (what-was-tried.md, "Kernel shapes"). */
