@@ -199,14 +199,15 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
 
 /* Whether colour layout T's specialised kernel at radius R fits the
  * current device: up to radius 8 every device; at radii 9 and 10 (71 and
- * 83 KiB a block) where two blocks fit an SM, as its shape asks (sm_80,
- * sm_90; sm_86 and sm_89 would hold one, sm_75 none), else the wide
- * kernel runs. */
+ * 83 KiB a block) a device of compute capability 8.0 or from 9.0 (the
+ * code built with it, kFastExtendedColor) where two blocks fit an SM, as
+ * its shape asks (sm_86 and sm_89 would hold one, sm_75 none), else the
+ * wide kernel runs. */
 template <class T, int R> cudaError_t fast_color_fits (bool *fits)
 {
   static std::atomic<int> known[64];
   constexpr int kBytes = FastSmem<ColorShape<T, R>>::kBytes;
-  int device = 0, block = 0, sm = 0, reserved = 0;
+  int device = 0, block = 0, sm = 0, reserved = 0, major = 0, minor = 0;
   *fits = R <= CBF_FAST_MAX_RADIUS;
   if (*fits)
     return cudaSuccess;
@@ -226,9 +227,16 @@ template <class T, int R> cudaError_t fast_color_fits (bool *fits)
   if (err == cudaSuccess)
     err = cudaDeviceGetAttribute (
         &reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (
+        &major, cudaDevAttrComputeCapabilityMajor, device);
+  if (err == cudaSuccess)
+    err = cudaDeviceGetAttribute (
+        &minor, cudaDevAttrComputeCapabilityMinor, device);
   if (err != cudaSuccess)
     return err;
-  *fits = kBytes <= block && 2 * (kBytes + reserved) <= sm;
+  *fits = (major >= 9 || (major == 8 && minor == 0)) && kBytes <= block
+      && 2 * (kBytes + reserved) <= sm;
   if (device < 64)
     known[device].store (*fits ? 1 : 2);
   return cudaSuccess;

@@ -100,10 +100,10 @@ constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
 /* Whether 32-bit colour's specialised kernel is built above
- * CBF_FAST_MAX_RADIUS: not for sm_75, whose blocks take at most 64 KiB of
- * shared memory, less than it needs (fast_color_fits keeps it from
- * launching there). */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+ * CBF_FAST_MAX_RADIUS: for sm_80 and sm_90 (and what their code runs on),
+ * whose SMs hold two of its blocks; not for sm_75, 86 and 89, which hold
+ * none or one, and where fast_color_fits keeps it from launching. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800 && __CUDA_ARCH__ < 900
 constexpr bool kFastExtendedColor = false;
 #else
 constexpr bool kFastExtendedColor = true;
