@@ -31,9 +31,9 @@
  * taps unrolled, several output rows per thread); larger ones up to
  * CBF_WIDE_MAX_RADIUS take the wide kernel (several output rows per
  * thread, the radius known at run time), and the rest the generic
- * kernel. One 8-bit channel's specialised kernel, and 32-bit colour's
- * where two blocks of it fit an SM's shared memory (sm_80, sm_90), go on
- * to CBF_FAST_EXTENDED_MAX_RADIUS; other layouts stop at
+ * kernel. The 8-bit layouts' specialised kernels go on to
+ * CBF_FAST_EXTENDED_MAX_RADIUS (colour's where two blocks of it fit an
+ * SM's shared memory: sm_80, sm_90); the deep layouts' stop at
  * CBF_FAST_MAX_RADIUS, where a template per radius and layout would cost
  * more machine code than their speed is worth. */
 #define CBF_FAST_MAX_RADIUS 8

@@ -71,9 +71,7 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
     if constexpr (kHalves && S == kHalfRow - 1) {
 #pragma unroll
       for (int o = 0; o < K * C; o++) {
-        sum[o].c0 -= sum[o].w;
-        sum[o].c1 -= sum[o].w;
-        sum[o].c2 -= sum[o].w;
+        T::take_bias (sum[o], sum[o].w);
         first_half_w[o] = sum[o].w;
         sum[o].w = 0.f;
       }
@@ -90,9 +88,8 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
 #pragma unroll
       for (int o = 0; o < K * C; o++) {
         const float w = first_half_w[o] + sum[o].w;
-        sum[o].c0 = (sum[o].c0 - sum[o].w) + w;
-        sum[o].c1 = (sum[o].c1 - sum[o].w) + w;
-        sum[o].c2 = (sum[o].c2 - sum[o].w) + w;
+        T::take_bias (sum[o], sum[o].w);
+        T::take_bias (sum[o], -w);
         sum[o].w = w;
       }
     }
@@ -169,8 +166,10 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
     FastBlock<Shape> block (row_begin);
     const int x0 = block.x0, y0 = block.y0;
     block.load (tables, [&] {
-      load_tile<T, kTileW, kTileH, R, kFastBlockX, Shape::kBlockY,
-          Shape::kBatchedFill> (block.tile, io, x0, y0);
+      with_color_layout<T> (io, [&] (auto layout) {
+        load_tile<decltype (layout), kTileW, kTileH, R, kFastBlockX,
+            Shape::kBlockY, Shape::kBatchedFill> (block.tile, io, x0, y0);
+      });
     });
 
     const int tx = threadIdx.x, ty = threadIdx.y;
@@ -187,13 +186,15 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
     window.run ();
     window.join_halves ();
 
+    with_color_layout<T> (io, [&] (auto layout) {
 #pragma unroll
-    for (int o = 0; o < K * C; o++) {
-      const int x = x0 + C * tx + o % C;
-      const int y = y0 + ty * K + o / C;
-      if (x < io.width && y < row_end)
-        T::template store<true> (io, y, x, window.sum[o]);
-    }
+      for (int o = 0; o < K * C; o++) {
+        const int x = x0 + C * tx + o % C;
+        const int y = y0 + ty * K + o / C;
+        if (x < io.width && y < row_end)
+          decltype (layout)::template store<true> (io, y, x, window.sum[o]);
+      }
+    });
   }
 }
 

@@ -14,8 +14,9 @@
  *
  * It picks one of three kernels:
  * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit
- *   channel's, and 32-bit colour's where it fits (fast_color_fits), to
- *   CBF_FAST_EXTENDED_MAX_RADIUS; a template per radius): each thread
+ *   channel's, and 8-bit colour's where it fits (fast_color_fits), to
+ *   CBF_FAST_EXTENDED_MAX_RADIUS, there one instantiation for the four
+ *   colour layouts (ColorAny); a template per radius): each thread
  *   computes K rows of one or two adjacent output
  *   pixels, so every neighbour it loads from the shared tile serves up to
  *   2K outputs from a register; the window's taps are unrolled at compile
@@ -139,20 +140,24 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
       CBF_EACH_FAST_RADIUS (CBF_FAST_CASE)
 #undef CBF_FAST_CASE
 #define CBF_FAST_EXTENDED_CASE(R)                                              \
-  case R:                                                                      \
-    if constexpr (T::kClassWeights || StreamLayout<T>::kServed) {              \
-      bool fits = true;                                                        \
+  case R: {                                                                    \
+    bool fits = true;                                                          \
+    if constexpr (ColorLayoutIndex<T>::value >= 0) {                           \
+      err = cbf_bilateral_color_extended (ColorLayoutIndex<T>::value, src,     \
+          dst, row_begin, row_end, w, stream, &fits);                          \
+    } else {                                                                   \
       if constexpr (!T::kClassWeights)                                         \
         err = fast_color_fits<T, R> (&fits);                                   \
       if (err == cudaSuccess && fits)                                          \
         err = launch_fast_radius<T, R> (io, row_begin, row_end, w, stream);    \
-      if (err != cudaSuccess)                                                  \
-        return err;                                                            \
-      if (fits)                                                                \
-        break;                                                                 \
     }                                                                          \
+    if (err != cudaSuccess)                                                    \
+      return err;                                                              \
+    if (fits)                                                                  \
+      break;                                                                   \
     return launch_wide_or_generic<T> (                                         \
-        io, src, dst, row_begin, row_end, w, stream);
+        io, src, dst, row_begin, row_end, w, stream);                          \
+  }
       CBF_EACH_FAST_EXTENDED_RADIUS (CBF_FAST_EXTENDED_CASE)
 #undef CBF_FAST_EXTENDED_CASE
     default:

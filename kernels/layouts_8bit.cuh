@@ -206,6 +206,14 @@ struct Color
     s.c2 += w * p.c2;
     s.w += w;
   }
+  /* Takes @bias off each channel's biased sum (the specialised kernel's
+   * halves, ColorWindow). */
+  static __device__ __forceinline__ void take_bias (Sum &s, float bias)
+  {
+    s.c0 -= bias;
+    s.c1 -= bias;
+    s.c2 -= bias;
+  }
   /* The three results of output (@x, @y) (levels, before rounding)
    * through the temporal filter where the launch has one (its state the
    * rounded results packed), rounded, packed as the tile word is. */
@@ -332,6 +340,71 @@ struct ColorPlanar : Color
   }
 };
 
+/* Any of the four layouts above, the one Io::color_layout names (its index
+ * in ColorLayoutIndex): the specialised kernel's instantiation for it
+ * serves all four with one copy of the window's taps, which are the same
+ * for each (Colour's), and calls the layout's own loads and stores
+ * (with_color_layout). Above CBF_FAST_MAX_RADIUS the fully unrolled taps
+ * are a quarter of a megabyte of machine code a radius; a copy per layout
+ * would cost four. */
+struct ColorAny : Color
+{
+  static constexpr int kPixelBytes = 0;
+  static constexpr int kPlanes = 0;
+};
+
+/* Layout T's index for ColorAny, or -1 for the other layouts. */
+template <class T> struct ColorLayoutIndex
+{
+  static constexpr int value = -1;
+};
+template <int F> struct ColorLayoutIndex<Color32<F>>
+{
+  static constexpr int value = F;
+};
+template <> struct ColorLayoutIndex<Color24>
+{
+  static constexpr int value = 2;
+};
+template <> struct ColorLayoutIndex<ColorPlanar>
+{
+  static constexpr int value = 3;
+};
+
+/* Calls @f with a value of layout T, or where T is ColorAny with one of the
+ * layout Io::color_layout names: a branch the whole launch takes alike. */
+template <class T, class F>
+__device__ __forceinline__ void with_color_layout (const Io &io, F f)
+{
+  if constexpr (std::is_same<T, ColorAny>::value) {
+    switch (io.color_layout) {
+    case ColorLayoutIndex<Color32<0>>::value:
+      f (Color32<0> ());
+      break;
+    case ColorLayoutIndex<Color32<1>>::value:
+      f (Color32<1> ());
+      break;
+    case ColorLayoutIndex<Color24>::value:
+      f (Color24 ());
+      break;
+    default:
+      f (ColorPlanar ());
+      break;
+    }
+  } else {
+    f (T ());
+  }
+}
+
 } /* namespace */
+
+/* Launches the specialised colour kernel at radius @radius
+ * (CBF_FAST_MAX_RADIUS < radius <= CBF_FAST_EXTENDED_MAX_RADIUS) for
+ * layout @layout (ColorLayoutIndex) where it fits the current device
+ * (fast_color_fits), saying so in @launched: ColorAny's one instantiation,
+ * in bilateral_color32.cu, for the four layouts' files. */
+cudaError_t cbf_bilateral_color_extended (int layout, const CbfPlane *src,
+    const CbfPlane *dst, int row_begin, int row_end, const CbfFilterParams *w,
+    cudaStream_t stream, bool *launched);
 
 #endif /* CBF_LAYOUTS_8BIT_CUH */

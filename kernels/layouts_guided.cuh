@@ -72,6 +72,11 @@ struct GuidedPair : Color
     s.v += w * p.v;
     s.w += w;
   }
+  static __device__ __forceinline__ void take_bias (Sum &s, float bias)
+  {
+    s.u -= bias;
+    s.v -= bias;
+  }
   static __device__ __forceinline__ void prefetch_state (
       const Io &io, int y, int x)
   {

@@ -121,6 +121,8 @@ struct Io
   /* The deep range scale (CbfBilateralParams), for the layouts that
    * compute their range weights (range_weight). */
   float range_scale;
+  /* For ColorAny, the 8-bit colour layout it stands for (layouts_8bit.cuh). */
+  int color_layout;
 
   /* Where row @y and column @x of a window read by the border rule. */
   __device__ __forceinline__ int row (int y) const

@@ -43,7 +43,7 @@ struct FastShapeOf
  * tile load serves both), one at radius 1; blocks of 32 x 16 threads, two
  * an SM, at radii 5 to 8, where the taller block shares its tables and
  * its tile's halo among twice the outputs (at radii 6, 7 and 8 it needs
- * dynamic shared memory: 51, 60, 60 KiB; 32-bit colour at 9 and 10: 71,
+ * dynamic shared memory: 51, 60, 60 KiB; 8-bit colour at 9 and 10: 71,
  * 83 KiB); 2 x 2 outputs from radius 8, where 2 x 4 spills; batched_fill
  * and word_copy where they were faster.
  * One channel: the byte tile (bilateral_fast_channel) needs four columns a thread, here
@@ -99,7 +99,7 @@ constexpr int kIntWarpMinRadius = 7;
 constexpr int kIntWarpCols = 8;
 constexpr int kIntWarpRows = 32 / kIntWarpCols;
 
-/* Whether 32-bit colour's specialised kernel is built above
+/* Whether 8-bit colour's specialised kernel is built above
  * CBF_FAST_MAX_RADIUS: for sm_80 and sm_90 (and what their code runs on),
  * whose SMs hold two of its blocks; not for sm_75, 86 and 89, which hold
  * none or one, and where fast_color_fits keeps it from launching. */

@@ -177,16 +177,17 @@ GST_END_TEST;
 
 /* The guided chroma of the 8-bit 4:2:0 and 4:2:2 formats and the deep
  * ones against the reference, luma too: chroma radii 2, 3 and 4 (the
- * specialised kernels), 20 (the wide one) and 35 (the generic one), one
- * derived from sigma-space; sizes even, odd and smaller than the
- * windows. */
+ * specialised kernels), 9 and 10 (8-bit: the specialised kernels where
+ * they fit; deep: the wide one), 20 (the wide one) and 35 (the generic
+ * one), one derived from sigma-space; sizes even, odd and smaller than
+ * the windows. */
 GST_START_TEST (test_guided_formats)
 {
   static const gchar *fmts[] = { "I420", "NV12", "YUY2", "P010_10LE",
     "I420_10LE", "Y444_16LE"
   };
   static const gint sizes[][2] = { {64, 48}, {37, 23}, {5, 3}, {1, 1} };
-  Setup setups[5];
+  Setup setups[7];
   guint f, z, s;
 
   setups[0] = setup_make (9, 40, 4, TRUE);
@@ -200,6 +201,14 @@ GST_START_TEST (test_guided_formats)
   setups[4].chroma_diameter = 71;
   setups[4].chroma_sigma_color = 25;
   setups[4].chroma_sigma_space = 20;
+  setups[5] = setup_make (7, 30, 3, TRUE);
+  setups[5].chroma_diameter = 19;
+  setups[5].chroma_sigma_color = 45;
+  setups[5].chroma_sigma_space = 6;
+  setups[6] = setup_make (5, 35, 2, TRUE);
+  setups[6].chroma_diameter = 21;
+  setups[6].chroma_sigma_color = 30;
+  setups[6].chroma_sigma_space = 9;
   for (f = 0; f < G_N_ELEMENTS (fmts); f++)
     for (z = 0; z < G_N_ELEMENTS (sizes); z++)
       for (s = 0; s < G_N_ELEMENTS (setups); s++)
