@@ -9,7 +9,7 @@
  * (cbf_engine_run: every launch the element makes for it, luma and both
  * chroma channels for YUV), on device planes laid out as the element's. */
 
-static const char *frame_formats[] = { "GRAY8", "RGBA", "NV12", "I420",
+static const char *frame_formats[] = { "GRAY8", "RGBA", "RGB", "NV12", "I420",
   "YUY2", "Y444", "GRAY16_LE", "P010_10LE", "P016_LE", "I420_10LE",
   "Y444_16LE", "RGBA64_LE", "BGR10A2_LE"
 };
@@ -187,7 +187,7 @@ const char *format_filter;
 void
 bench_formats (const char *image, GArray * rows, GArray * chroma_rows)
 {
-  static const int frame_diameters[] = { 5, 15, 31 };
+  static const int frame_diameters[] = { 5, 15, 21, 31 };
   cudaStream_t stream;
   guint s, f, d, i, p;
 
