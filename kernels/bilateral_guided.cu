@@ -9,10 +9,10 @@
 
 /* Kernel entries for chroma guided by luma (GuidedPair, DeepGuided).
  * 8-bit pairs take bilateral_launch.cuh's kernels as colour does (the
- * specialised colour kernel up to CBF_FAST_MAX_RADIUS, then the wide and
- * the generic ones); deep pairs the wide and the generic kernels at every
- * radius (the deep specialised kernel computes its range weights from the
- * tap's own value). */
+ * specialised colour kernel up to CBF_FAST_EXTENDED_MAX_RADIUS where it
+ * fits, then the wide and the generic ones); deep pairs the wide and the
+ * generic kernels at every radius (the deep specialised kernel computes
+ * its range weights from the tap's own value). */
 
 #include "bilateral_launch.cuh"
 
