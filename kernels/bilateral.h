@@ -111,13 +111,32 @@ cbf_tables_int_weights_offset (int radius)
 /* The integer weights' scale: a weight w is stored as w x 2^15 rounded. */
 #define CBF_INT_WEIGHT_ONE 32768
 
+/* Floats before the wide kernel's folded tables (CBF_FAST_EXTENDED_MAX_RADIUS
+ * < radius <= CBF_WIDE_MAX_RADIUS): after the generic kernel's, a multiple
+ * of 4 so that they start 16-byte aligned. */
+CBF_CONSTEXPR int
+cbf_tables_wide_fold_offset (int radius)
+{
+  return (cbf_tables_class_weights_offset (radius) + 3) / 4 * 4;
+}
+
+/* Floats the folded tables take: a table of CBF_RANGE_LUT_LEN a column
+ * offset |dx| from 0 to radius, a table of zeros, then the row factors
+ * (radius + 1 floats), padded to a multiple of 4. */
+CBF_CONSTEXPR int
+cbf_tables_wide_fold_len (int radius)
+{
+  return (radius + 2) * CBF_RANGE_LUT_LEN + (radius + 1 + 3) / 4 * 4;
+}
+
 /* Floats before the wide one-channel kernel's integer weights
- * (CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the generic
- * kernel's, a multiple of 4 so that its tables start 16-byte aligned. */
+ * (CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the
+ * folded tables, a multiple of 4 like them. */
 CBF_CONSTEXPR int
 cbf_tables_wide_int_offset (int radius)
 {
-  return (cbf_tables_class_weights_offset (radius) + 3) / 4 * 4;
+  return cbf_tables_wide_fold_offset (radius) +
+      cbf_tables_wide_fold_len (radius);
 }
 
 /* Floats before those weights' tables: after a header of four words (the
@@ -198,7 +217,17 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     nearest (ties to even), for the
  *                                     one-channel kernel's integer sums
  *   or, for CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS,
- *                                     from
+ *                                     from cbf_tables_wide_fold_offset, the
+ *                                     wide kernel's folded tables: for each
+ *                                     |dx| from 0 to radius, CBF_RANGE_LUT_LEN
+ *                                     floats space_lut[dx * dx] *
+ *                                     range_lut[d] (the weight of tap
+ *                                     (dx, 0)), then as many zeros, then the
+ *                                     row factors: for k from 1 to radius,
+ *                                     space_lut[k * k] / space_lut[(k - 1)^2]
+ *                                     in float (0 where the divisor is 0),
+ *                                     factor 0 unused;
+ *                                     then, from
  *                                     cbf_tables_wide_int_offset, the wide
  *                                     one-channel kernel's: the number of
  *                                     tables n, the index of the table of

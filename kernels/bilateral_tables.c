@@ -197,6 +197,29 @@ cbf_wide_int_scale (const float *space_lut, int radius)
   return (float) floor ((limit - taps / 2.0) / space_sum) - 1;
 }
 
+/* The wide kernel's folded tables (bilateral.h): Gaussian spatial weights
+ * are separable, the weight of (dx, dy) that of (dx, 0) times that of
+ * (0, dy), so a table a column offset holds the first times the range
+ * weight and the kernel carries the second by scaling its sums from row to
+ * row. */
+static void
+fill_wide_fold (float *tables, int radius, const float *range_lut,
+    const float *space_lut)
+{
+  float *fold = tables + cbf_tables_wide_fold_offset (radius);
+  float *factor = fold + (radius + 2) * CBF_RANGE_LUT_LEN;
+  int j, d, k;
+
+  memset (fold, 0, cbf_tables_wide_fold_len (radius) * sizeof *fold);
+  for (j = 0; j <= radius; j++)
+    for (d = 0; d < CBF_RANGE_LUT_LEN; d++)
+      fold[j * CBF_RANGE_LUT_LEN + d] = space_lut[j * j] * range_lut[d];
+  for (k = 1; k <= radius; k++) {
+    float inner = space_lut[(k - 1) * (k - 1)];
+    factor[k] = inner > 0.f ? space_lut[k * k] / inner : 0.f;
+  }
+}
+
 /* The wide one-channel kernel's weights (bilateral.h): a table a class
  * but for the classes whose weights all round to 0, which share table 0. */
 static void
@@ -292,6 +315,7 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       class_index++;
     }
   } else if (radius <= CBF_WIDE_MAX_RADIUS) {
+    fill_wide_fold (tables, radius, range_lut, space_lut);
     fill_wide_int (tables, radius, range_lut, space_lut);
   }
 }

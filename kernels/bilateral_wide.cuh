@@ -18,6 +18,20 @@
  * tables of both would not fit in shared memory at these radii); values
  * are exact and sums are floats.
  *
+ * The 8-bit layouts have a folded form too, which saves that multiply a
+ * tap: Gaussian spatial weights are separable, the weight of (dx, dy)
+ * that of (dx, 0) times that of (0, dy), so a range table a column offset
+ * |dx| holds the first times the range weight (bilateral.h's folded
+ * tables), and the sums carry the second: the window's rows are walked
+ * from the outside in (-r, r, 1 - r, r - 1, ..., 0) and, before the rows
+ * |dy| = k - 1, the sums are scaled by the row weight of k over that of
+ * k - 1. A tap then weighs its true weight over the current row's, never
+ * more than 1, so that no sigma takes the sums out of the float range,
+ * and after row 0 (whose row weight is 1) its true weight. Its tables
+ * fill most of a block's shared memory, so it has blocks of its own shape
+ * (kWideFoldShape), taken where the grid is large enough
+ * (kWideFoldMinWaves).
+ *
  * Each thread computes K rows of C adjacent outputs. The window is walked
  * by its rows dy, which the K outputs share: the same half width hw, the
  * same spatial weights, from a row of a table each block builds in shared
@@ -41,13 +55,14 @@
 namespace {
 
 /* The shape of layout T's wide kernel (tunables.cuh, kWideShape and
- * kWideDeepColorShape): K rows
- * of C outputs a thread; a warp's lanes kWarpCols threads across, its
+ * kWideDeepColorShape, kWideFoldShape where folded): K rows of C outputs a
+ * thread; a warp's lanes kWarpCols threads across, its
  * warps kWarpsAcross across. */
-template <class T> struct WideShape
+template <class T, bool kFold = false> struct WideShape
 {
-  static constexpr WideShapeOf kOf
-      = T::kDeep && !T::kClassWeights ? kWideDeepColorShape : kWideShape;
+  static constexpr WideShapeOf kOf = kFold ? kWideFoldShape
+      : T::kDeep && !T::kClassWeights      ? kWideDeepColorShape
+                                           : kWideShape;
   static constexpr int K = kOf.rows;
   static constexpr int C = kOf.cols;
   static constexpr int kWarpCols = kOf.warp_cols;
@@ -94,6 +109,27 @@ template <class T> __host__ __device__ constexpr bool wide_computes ()
   return T::kDeep && !T::kGuided;
 }
 
+/* Whether layout T's wide kernel can fold each column offset's spatial
+ * weight into a range table of its own (8-bit layouts, whose range
+ * weights come from one table). */
+template <class T> __host__ __device__ constexpr bool wide_folds ()
+{
+  return !T::kDeep && !LayoutExactRange<T>::value;
+}
+
+/* Multiplies each of the float sums of @s by @f. */
+template <class Sum>
+__device__ __forceinline__ void wide_scale (Sum &s, float f)
+{
+  static_assert (sizeof (Sum) % sizeof (float) == 0, "float sums");
+  float v[sizeof (Sum) / sizeof (float)];
+  memcpy (v, &s, sizeof s);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof (Sum) / sizeof (float); i++)
+    v[i] *= f;
+  memcpy (&s, v, sizeof s);
+}
+
 /* Fills a block's rows of the walk, `stride` entries a window row dy, the
  * entry at column wide_first_column (hw) + i by @entry (i, dx, dy,
  * whether (dx, dy) is in the disc), and each row's half width into
@@ -136,10 +172,12 @@ __device__ __forceinline__ void wide_first_step (int pad, Step step)
  * picture column x0 - left + t (left: the furthest a walk starts), its
  * width odd in words, so that a warp's rows of threads, each reading
  * words C apart, meet in distinct banks. */
-template <class T> struct WideGeometry
+template <class T, bool kFold = false> struct WideGeometry
 {
-  typedef WideShape<T> Shape;
+  typedef WideShape<T, kFold> Shape;
   static constexpr int C = Shape::C;
+  /* a folded table's words */
+  static constexpr int kFoldWords = wide_round4 (T::kRangeLen);
   int radius, left, stride, tile_w, tile_h;
 
   __host__ __device__ explicit WideGeometry (int r)
@@ -147,9 +185,15 @@ template <class T> struct WideGeometry
         tile_w ((Shape::kBlockCols + left + r) | 1),
         tile_h (Shape::kBlockRows + 2 * r)
   {}
+  /* folded: a table a column offset |dx| 0 .. radius, one of zeros and
+   * the row factors (bilateral.h) */
   __host__ __device__ int half_offset () const
   {
-    return T::kRangeLen;
+    return kFold ? cbf_tables_wide_fold_len (radius) : T::kRangeLen;
+  }
+  __host__ __device__ int factor_offset () const
+  {
+    return (radius + 2) * kFoldWords;
   }
   __host__ __device__ int space_offset () const
   {
@@ -184,9 +228,9 @@ template <class T> struct WideKey<T, true>
 };
 
 /* A thread's K x C outputs: their tile words and sums. */
-template <class T> struct WideSums
+template <class T, bool kFold> struct WideSums
 {
-  typedef WideShape<T> Shape;
+  typedef WideShape<T, kFold> Shape;
   static constexpr int K = Shape::K;
   static constexpr int C = Shape::C;
   typedef typename T::Word Word;
@@ -198,20 +242,32 @@ template <class T> struct WideSums
   float scale, bias;
 
   /* The spatial weights of C columns of a window row, and their log2
-   * where weights are computed. */
+   * where weights are computed; folded, the byte offsets of their
+   * columns' tables. */
+  typedef std::conditional_t<kFold, int, float> Entry;
   struct Weights
   {
-    float w[C];
+    Entry w[C];
     float log2_w[wide_computes<T> () ? C : 1];
 
     __device__ __forceinline__ void load (
-        const float *row, const float *log2_row, int column)
+        const Entry *row, const float *log2_row, int column)
     {
       wide_load<C> (row + column, w);
       if constexpr (wide_computes<T> ())
         wide_load<C> (log2_row + column, log2_w);
     }
   };
+
+  /* Multiplies every sum by @f. */
+  __device__ __forceinline__ void scale_all (float f)
+  {
+#pragma unroll
+    for (int k = 0; k < K; k++)
+#pragma unroll
+      for (int c = 0; c < C; c++)
+        wide_scale (sum[k][c], f);
+  }
 
   /* The outputs' words from @own, rows @stride words apart, their keys,
    * and the range scale in the layout's value units (range_y). */
@@ -265,7 +321,11 @@ template <class T> struct WideSums
               computed = true;
             }
           }
-          if (!computed)
+          if constexpr (kFold)
+            T::add (sum[k][c], value,
+                range_at (
+                    range_lut, at.w[i] + T::lut_offset (p, centre[k][c])));
+          else if (!computed)
             T::add (sum[k][c], value,
                 at.w[i] * range_weight<T> (io, range_lut, p, centre[k][c]));
         }
@@ -286,20 +346,23 @@ __device__ __forceinline__ void wide_pixels (
       pixels[k][n] = rows[k][C * s + n];
 }
 
-template <class T>
-__global__ void __launch_bounds__ (
-    WideShape<T>::kThreads, WideShape<T>::kMinBlocks) bilateral_wide (Io io,
-    int row_begin, int row_end, int radius, const float *__restrict__ tables)
+template <class T, bool kFold>
+__global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
+    WideShape<T, kFold>::kMinBlocks) bilateral_wide (Io io, int row_begin,
+    int row_end, int radius, const float *__restrict__ tables)
 {
-  typedef WideShape<T> Shape;
+  typedef WideShape<T, kFold> Shape;
+  typedef WideSums<T, kFold> Sums;
+  typedef typename Sums::Entry Entry;
   constexpr int K = Shape::K;
   constexpr int C = Shape::C;
   typedef typename T::Word Word;
   extern __shared__ __align__ (16) float smem[];
-  const WideGeometry<T> g (radius);
+  const WideGeometry<T, kFold> g (radius);
   float *range_lut = smem;
   int *half = reinterpret_cast<int *> (smem + g.half_offset ());
-  float *space = smem + g.space_offset ();
+  float *factor = smem + g.factor_offset ();
+  Entry *space = reinterpret_cast<Entry *> (smem + g.space_offset ());
   float *space_log2 = smem + g.space_log2_offset ();
   Word *tile = reinterpret_cast<Word *> (smem + g.tile_offset ());
   const int tid = threadIdx.x;
@@ -308,12 +371,25 @@ __global__ void __launch_bounds__ (
    * range weights read no table */
   const float *space_lut = tables + T::kRangeLen;
   const float *half_widths = space_lut + radius * radius + 1;
-  if constexpr (!LayoutExactRange<T>::value)
+  if constexpr (kFold) {
+    /* the folded tables and the row factors (bilateral.h), as they are */
+    static_assert (T::kRangeLen == CBF_RANGE_LUT_LEN, "one table's length");
+    const uint4 *from = reinterpret_cast<const uint4 *> (
+        tables + cbf_tables_wide_fold_offset (radius));
+    for (int i = tid; i < cbf_tables_wide_fold_len (radius) / 4;
+         i += Shape::kThreads)
+      reinterpret_cast<uint4 *> (range_lut)[i] = from[i];
+  } else if constexpr (!LayoutExactRange<T>::value) {
     for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
       range_lut[i] = tables[i];
+  }
   wide_rows<C> (radius, g.stride, half_widths, half, tid, Shape::kThreads,
       [&] (int i, int dx, int dy, bool in_disc) {
-        space[i] = in_disc ? space_lut[dx * dx + dy * dy] : 0.f;
+        if constexpr (kFold)
+          space[i] = 4 * WideGeometry<T, kFold>::kFoldWords
+              * (in_disc ? (dx < 0 ? -dx : dx) : radius + 1);
+        else
+          space[i] = in_disc ? space_lut[dx * dx + dy * dy] : 0.f;
         if constexpr (wide_computes<T> ())
           space_log2[i]
               = in_disc ? log2f (space_lut[dx * dx + dy * dy]) : -INFINITY;
@@ -339,21 +415,30 @@ __global__ void __launch_bounds__ (
       = warp / Shape::kWarpsAcross * Shape::kWarpRows + lane / Shape::kWarpCols;
   /* the thread's first output's column of tile row 0 */
   const Word *own = tile + ty * K * g.tile_w + C * tx + g.left;
-  WideSums<T> sums;
+  Sums sums;
   sums.start (io, own + radius * g.tile_w, g.tile_w);
 
-  for (int dy = -radius; dy <= radius; dy++) {
+  for (int r = 0; r <= 2 * radius; r++) {
+    /* folded: from the outer rows in, the sums scaled between |dy| = k
+     * and k - 1 (above) */
+    int dy = r - radius;
+    if constexpr (kFold) {
+      const int k = radius - r / 2;
+      dy = r & 1 ? k : -k;
+      if (r > 0 && !(r & 1))
+        sums.scale_all (factor[k + 1]);
+    }
     const int hw = half[dy + radius];
     const int first = wide_first_column<C> (hw);
     const int steps = (hw + C - first) / C;
-    const float *weights = space + (dy + radius) * g.stride;
+    const Entry *weights = space + (dy + radius) * g.stride;
     const float *log2_weights = space_log2 + (dy + radius) * g.stride;
     const Word *rows[K];
 #pragma unroll
     for (int k = 0; k < K; k++)
       rows[k] = own + (k + radius + dy) * g.tile_w + first;
     Word pixels[K][C];
-    typename WideSums<T>::Weights now, before;
+    typename Sums::Weights now, before;
     now.load (weights, log2_weights, 0);
     wide_pixels<T> (rows, 0, pixels);
     wide_first_step<C> (-hw - first, [&] (auto pad) {
@@ -388,30 +473,85 @@ __global__ void __launch_bounds__ (
     }
 }
 
-/* Launches layout T's wide kernel over output rows [@row_begin, @row_end)
- * where its shared memory at this radius fits the current device
- * (allow_device_smem), and says so in @launched (the caller takes the
- * generic kernel otherwise). */
-template <class T>
-cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
+/* Launches layout T's wide kernel, folded or not, where its shared memory
+ * at this radius fits the current device (allow_device_smem), and says so
+ * in @launched. */
+template <class T, bool kFold>
+cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
 {
-  typedef WideShape<T> Shape;
+  typedef WideShape<T, kFold> Shape;
   static std::atomic<int> allowed[64];
-  const WideGeometry<T> g (w->radius);
+  const WideGeometry<T, kFold> g (w->radius);
   int limit = 0;
   *launched = false;
   const cudaError_t err
-      = allow_device_smem (bilateral_wide<T>, allowed, &limit);
+      = allow_device_smem (bilateral_wide<T, kFold>, allowed, &limit);
   if (err != cudaSuccess || g.smem_bytes () > limit)
     return err;
   dim3 grid ((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols,
       (row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows,
       T::kGridLayers);
-  bilateral_wide<T><<<grid, Shape::kThreads, g.smem_bytes (), stream>>> (
+  bilateral_wide<T, kFold><<<grid, Shape::kThreads, g.smem_bytes (), stream>>> (
       io, row_begin, row_end, w->radius, w->bilateral.tables_dev);
   *launched = true;
   return cudaSuccess;
+}
+
+/* Launches layout T's wide kernel over output rows [@row_begin, @row_end)
+ * where its shared memory at this radius fits the current device
+ * (allow_device_smem), and says so in @launched (the caller takes the
+ * generic kernel otherwise): folded where the layout allows it, the
+ * parameters have its tables and its grid is large enough
+ * (kWideFoldMinWaves). */
+template <class T>
+cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
+    const CbfFilterParams *w, cudaStream_t stream, bool *launched)
+{
+  if constexpr (wide_folds<T> ()) {
+    typedef WideShape<T, true> Shape;
+    static std::atomic<int> sm_smem[64], sm_count[64];
+    const WideGeometry<T, true> g (w->radius);
+    int device = 0, per_sm = 0, sms = 0;
+    cudaError_t err = cudaGetDevice (&device);
+    if (err != cudaSuccess)
+      return err;
+    if (device < 64) {
+      per_sm = sm_smem[device].load (std::memory_order_relaxed);
+      sms = sm_count[device].load (std::memory_order_relaxed);
+    }
+    if (!per_sm) {
+      err = cudaDeviceGetAttribute (
+          &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute (
+            &sms, cudaDevAttrMultiProcessorCount, device);
+      if (err != cudaSuccess)
+        return err;
+      if (device < 64) {
+        sm_smem[device].store (per_sm, std::memory_order_relaxed);
+        sm_count[device].store (sms, std::memory_order_relaxed);
+      }
+    }
+    /* blocks an SM holds: by shared memory (1 KiB of it reserved a
+     * block), at most those the registers allow */
+    const int fit = per_sm / (g.smem_bytes () + 1024);
+    const long long held
+        = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks) * sms;
+    const long long blocks
+        = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
+        * ((row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows)
+        * T::kGridLayers;
+    if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && held > 0
+        && blocks >= kWideFoldMinWaves * held) {
+      err = launch_wide_kernel<T, true> (
+          io, row_begin, row_end, w, stream, launched);
+      if (err != cudaSuccess || *launched)
+        return err;
+    }
+  }
+  return launch_wide_kernel<T, false> (
+      io, row_begin, row_end, w, stream, launched);
 }
 
 } /* namespace */

@@ -180,6 +180,16 @@ constexpr WideShapeOf kWideShape{ 1, 8, 3, 8, 4, 4 };
 /* Deep colour (64-bit tile words and range keys, four sums an output)
  * spills at eight outputs a thread: four, in warps of 8 x 4 threads. */
 constexpr WideShapeOf kWideDeepColorShape{ 1, 4, 3, 8, 8, 4 };
+/* The folded kernel (8-bit layouts, a range table a column offset): its
+ * tables take most of a block's shared memory, so that two blocks at most
+ * fit an SM; blocks of 128 x 24 outputs then keep the warps of three
+ * blocks of the shape above. */
+constexpr WideShapeOf kWideFoldShape{ 1, 8, 2, 12, 4, 4 };
+/* The folded kernel is launched where its grid takes at least this many
+ * rounds of the blocks the GPU holds at once: its blocks are larger and
+ * fewer fit an SM, so a smaller grid loses more to its last round than
+ * the fold saves (what-was-tried.md, "Wide kernel"). */
+constexpr int kWideFoldMinWaves = 8;
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
  * and adjacent columns a thread (4 or 8: whole words of the byte tile),

@@ -14,6 +14,7 @@
 #include "golden.h"
 #include "gpu_support.h"
 #include "packed_image.h"
+#include "reference.h"
 
 /* The golden cases of @channels channels, of the bilateral filter or of
  * GaussianBlur (@gaussian). */
@@ -132,6 +133,65 @@ GST_START_TEST (test_sizes_and_radii)
 
 GST_END_TEST;
 
+/* The wide kernel's folded form (8-bit colour, radii 11 to 30), which
+ * only a large grid takes: whole 4K frames (one band), against the
+ * reference on bands of rows at the top, the middle and the bottom, each
+ * computed from the rows its windows reach, so that the reference sees
+ * the frame's own borders and no others. */
+GST_START_TEST (test_wide_folded)
+{
+  static const Params params[] = { {31, 30, 5, FALSE}, {23, 60, 12, FALSE},
+  {61, 40, 20, FALSE}
+  };
+  const PackedFormat *fmts[] = { &packed_formats[0], &packed_formats[7] };
+  const gint width = 3840, height = 2160, rows = 16;
+  const gint bands[] = { 0, height / 2 - rows / 2, height - rows };
+  gchar *band_bytes = g_strdup (g_getenv ("GST_CBF_BAND_BYTES"));
+  guint p, fi, b, seed = 11;
+
+  g_setenv ("GST_CBF_BAND_BYTES", "4000000000", TRUE);
+  for (p = 0; p < G_N_ELEMENTS (params); p++)
+    for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++) {
+      const PackedFormat *f = fmts[fi];
+      const gint radius = params[p].diameter / 2;
+      Image in = image_random (f, width, height, 0, seed++);
+      GstHarness *h = image_harness_new (&in, &params[p]);
+      Image out = image_filter (h, &in);
+
+      for (b = 0; b < G_N_ELEMENTS (bands); b++) {
+        const gint top = MAX (bands[b] - radius, 0);
+        const gint bottom = MIN (bands[b] + rows + radius, height);
+        guint8 *expected = g_malloc (in.stride * (bottom - top));
+        gint max_diff = 0, fx = 0, fy = 0;
+        guint bad;
+
+        cbf_reference_bilateral (in.pixels + top * in.stride, in.stride,
+            expected, in.stride, width, bottom - top, f->pixel_bytes,
+            f->color_offset, f->channels, params[p].diameter,
+            params[p].sigma_color, params[p].sigma_space);
+        bad = images_diff_beyond_one (out.pixels + bands[b] * out.stride,
+            out.stride, expected + (bands[b] - top) * in.stride, in.stride,
+            width, rows, f->pixel_bytes, f->color_offset, f->pixel_bytes,
+            f->color_offset, f->channels, &max_diff, &fx, &fy);
+        fail_unless (bad == 0, "%s d=%d sc=%g ss=%g, rows %d..%d: %u values "
+            "off by more than 1, max %d, first at %d,%d", f->name,
+            params[p].diameter, params[p].sigma_color, params[p].sigma_space,
+            bands[b], bands[b] + rows - 1, bad, max_diff, fx, bands[b] + fy);
+        g_free (expected);
+      }
+      image_free (&out);
+      gst_harness_teardown (h);
+      image_free (&in);
+    }
+  if (band_bytes)
+    g_setenv ("GST_CBF_BAND_BYTES", band_bytes, TRUE);
+  else
+    g_unsetenv ("GST_CBF_BAND_BYTES");
+  g_free (band_bytes);
+}
+
+GST_END_TEST;
+
 static Suite *
 golden_suite (void)
 {
@@ -142,6 +202,7 @@ golden_suite (void)
   tcase_add_test (tc, test_golden_color);
   tcase_add_test (tc, test_golden_gaussian);
   tcase_add_test (tc, test_sizes_and_radii);
+  tcase_add_test (tc, test_wide_folded);
   return s;
 }
 
