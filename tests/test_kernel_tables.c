@@ -136,6 +136,36 @@ check_wide_int_tables (const float *tables, gint r, gdouble sc, gdouble ss)
       "reach %.0f, past 2^32", r, sc, ss, largest_sum * 255);
 }
 
+/* The wide kernel's folded tables (bilateral.h) at radius @r: for each
+ * column offset j the weight of tap (j, 0) times each range weight, a
+ * table of zeros, and row factors whose products from row 1 to row k are
+ * the weight of tap (0, k), which the kernel's scaled sums rely on. */
+static void
+check_wide_fold_tables (const float *tables, gint r, gdouble sc, gdouble ss)
+{
+  const float *fold = tables + cbf_tables_wide_fold_offset (r);
+  const float *factor = fold + (r + 2) * CBF_RANGE_LUT_LEN;
+  gdouble product = 1;
+  gint j, d, k;
+
+  fail_unless (cbf_tables_wide_fold_offset (r) % 4 == 0);
+  fail_unless (cbf_tables_wide_int_offset (r) >=
+      cbf_tables_wide_fold_offset (r) + (r + 2) * CBF_RANGE_LUT_LEN + r + 1);
+  for (j = 0; j <= r; j++)
+    for (d = 0; d <= 3 * 255; d++)
+      assert_weight (fold[j * CBF_RANGE_LUT_LEN + d],
+          cbf_reference_space_weight (j, 0, r, ss) *
+          cbf_reference_range_weight (d, 8, sc), 1e-6, 1e-40,
+          "folded table", j * CBF_RANGE_LUT_LEN + d);
+  for (d = 0; d < CBF_RANGE_LUT_LEN; d++)
+    fail_unless (fold[(r + 1) * CBF_RANGE_LUT_LEN + d] == 0.f,
+        "r %d: zero table entry %d", r, d);
+  for (k = 1; k <= r; k++) {
+    product *= factor[k];
+    assert_weight (product, cbf_reference_space_weight (0, k, r, ss),
+        1e-6 * k, 1e-40, "row factors' product", k);
+  }
+}
 
 /* The spatial weight of the taps with @inner^2 < dx^2 + dy^2 <= @outer^2
  * (the taps a walk of radius @inner leaves out of a window of @outer),
@@ -235,8 +265,10 @@ GST_START_TEST (test_kernel_tables)
             cbf_reference_space_weight (dx, dy, r, ss), 1e-6, 1e-40,
             "space table", dx * dx + dy * dy);
     }
-    if (r > CBF_FAST_EXTENDED_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS)
+    if (r > CBF_FAST_EXTENDED_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS) {
+      check_wide_fold_tables (tables, r, sc, ss);
       check_wide_int_tables (tables, r, sc, ss);
+    }
     if (r > CBF_FAST_EXTENDED_MAX_RADIUS)
       continue;
     /* the integer weights' scale: 2^15 to radius 8, beyond it the largest
