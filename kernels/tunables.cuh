@@ -187,8 +187,8 @@ constexpr WideShapeOf kWideDeepColorShape{ 1, 4, 3, 8, 8, 4 };
 constexpr WideShapeOf kWideFoldShape{ 1, 8, 2, 12, 4, 4 };
 /* The folded kernel is launched where its grid takes at least this many
  * rounds of the blocks the GPU holds at once: its blocks are larger and
- * fewer fit an SM, so a smaller grid loses more to its last round than
- * the fold saves (what-was-tried.md, "Wide kernel"). */
+ * fewer fit an SM, and on the smaller grids of 1080p frames it was slower
+ * than the unfolded kernel (what-was-tried.md, "Wide kernel"). */
 constexpr int kWideFoldMinWaves = 8;
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
