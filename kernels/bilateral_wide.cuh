@@ -36,7 +36,8 @@
  * by its rows dy, which the K outputs share: the same half width hw, the
  * same spatial weights, from a row of a table each block builds in shared
  * memory, zero outside the disc, that every thread of a warp reads whole
- * (one broadcast load of C weights a step). A window row's taps for C
+ * (one broadcast load of C weights a step; folded, the byte offsets of
+ * their columns' tables, the zero table's outside the disc). A window row's taps for C
  * adjacent outputs span 2 hw + C columns, walked C a step: each pixel
  * loaded and unpacked once for the C outputs, output c's spatial weight at
  * pixel n the table's at column n - c, carried in registers from the step
@@ -165,10 +166,11 @@ __device__ __forceinline__ void wide_first_step (int pad, Step step)
 }
 
 /* A block's shared memory at run-time radius @radius, in 32-bit words:
- * the range table, the half widths, the spatial table and the tile, each
- * a multiple of four words so that the next starts 16-byte aligned. The
- * spatial table has a row of `stride` weights a window row dy, entry i
- * the weight of column wide_first_column (hw) + i. The tile's column t is
+ * the range table (folded: the folded tables and the row factors), the
+ * half widths, the spatial table and the tile, each a multiple of four
+ * words so that the next starts 16-byte aligned. The spatial table has a
+ * row of `stride` weights a window row dy, entry i the weight of column
+ * wide_first_column (hw) + i (folded: the byte offset of its table). The tile's column t is
  * picture column x0 - left + t (left: the furthest a walk starts), its
  * width odd in words, so that a warp's rows of threads, each reading
  * words C apart, meet in distinct banks. */
@@ -520,7 +522,8 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
       per_sm = sm_smem[device].load (std::memory_order_relaxed);
       sms = sm_count[device].load (std::memory_order_relaxed);
     }
-    if (!per_sm) {
+    /* both read before use: another thread may have stored one only */
+    if (!per_sm || !sms) {
       err = cudaDeviceGetAttribute (
           &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
       if (err == cudaSuccess)
@@ -534,7 +537,7 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
       }
     }
     /* blocks an SM holds: by shared memory (1 KiB of it reserved a
-     * block), at most those the registers allow */
+     * block), counted at most as many as the launch bounds promise */
     const int fit = per_sm / (g.smem_bytes () + 1024);
     const long long held
         = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks) * sms;
