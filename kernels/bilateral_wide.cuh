@@ -512,20 +512,24 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
 {
   if constexpr (wide_folds<T> ()) {
     typedef WideShape<T, true> Shape;
-    static std::atomic<int> sm_smem[64], sm_count[64];
+    static std::atomic<bool> known[64];
+    static std::atomic<int> sm_smem[64], block_reserved[64], sm_count[64];
     const WideGeometry<T, true> g (w->radius);
-    int device = 0, per_sm = 0, sms = 0;
+    int device = 0, per_sm = 0, reserved = 0, sms = 0;
     cudaError_t err = cudaGetDevice (&device);
     if (err != cudaSuccess)
       return err;
-    if (device < 64) {
+    /* the figures stored before the flag that says they are there */
+    if (device < 64 && known[device].load (std::memory_order_acquire)) {
       per_sm = sm_smem[device].load (std::memory_order_relaxed);
+      reserved = block_reserved[device].load (std::memory_order_relaxed);
       sms = sm_count[device].load (std::memory_order_relaxed);
-    }
-    /* both read before use: another thread may have stored one only */
-    if (!per_sm || !sms) {
+    } else {
       err = cudaDeviceGetAttribute (
           &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
+      if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute (
+            &reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
       if (err == cudaSuccess)
         err = cudaDeviceGetAttribute (
             &sms, cudaDevAttrMultiProcessorCount, device);
@@ -533,12 +537,14 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
         return err;
       if (device < 64) {
         sm_smem[device].store (per_sm, std::memory_order_relaxed);
+        block_reserved[device].store (reserved, std::memory_order_relaxed);
         sm_count[device].store (sms, std::memory_order_relaxed);
+        known[device].store (true, std::memory_order_release);
       }
     }
-    /* blocks an SM holds: by shared memory (1 KiB of it reserved a
-     * block), counted at most as many as the launch bounds promise */
-    const int fit = per_sm / (g.smem_bytes () + 1024);
+    /* blocks an SM holds by its shared memory, counted at most as many as
+     * the launch bounds promise */
+    const int fit = per_sm / (g.smem_bytes () + reserved);
     const long long held
         = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks) * sms;
     const long long blocks
