@@ -394,6 +394,7 @@ cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
     float *dev_tables, CbfKernel kernel, gint bits, gint channels,
     gint diameter, gdouble sigma_color, gdouble sigma_space)
 {
+  const gchar *env;
   gint radius;
 
   if (kernel == CBF_KERNEL_GAUSSIAN) {
@@ -416,6 +417,10 @@ cbf_engine_fill_weights (CbfFilterParams * weights, float *host_tables,
   }
   cbf_bilateral_tables_fill (host_tables, radius, sigma_color, sigma_space);
   cbf_bilateral_weights_init (weights, radius, host_tables, dev_tables);
+  /* GST_CBF_WIDE_KERNEL picks the wide kernel's form (bilateral.h) */
+  env = g_getenv ("GST_CBF_WIDE_KERNEL");
+  weights->wide_fold = !g_strcmp0 (env, "folded") ? 1 :
+      !g_strcmp0 (env, "unfolded") ? -1 : 0;
   return cbf_bilateral_tables_len (radius);
 }
 

@@ -403,6 +403,11 @@ typedef struct
    * spread over the GPU, where the specialised kernel's few long ones
    * would each hold an SM for the whole launch. */
   int small_launch;
+  /* Which form of the 8-bit layouts' wide kernel runs: 0 the folded one
+   * where its grid is large enough (bilateral_wide.cuh), 1 the folded one
+   * wherever it fits, -1 the unfolded one; for tests and tuning, which
+   * would otherwise see only the form their frame size picks. */
+  int wide_fold;
 } CbfFilterParams;
 
 /* Fills @weights for the bilateral entries from tables built by

@@ -505,7 +505,8 @@ cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
  * (allow_device_smem), and says so in @launched (the caller takes the
  * generic kernel otherwise): folded where the layout allows it, the
  * parameters have its tables and its grid is large enough
- * (kWideFoldMinWaves). */
+ * (kWideFoldMinWaves), or wherever it fits where the parameters ask for
+ * it (wide_fold). */
 template <class T>
 cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
@@ -551,8 +552,9 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
         = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
         * ((row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows)
         * T::kGridLayers;
-    if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && held > 0
-        && blocks >= kWideFoldMinWaves * held) {
+    const bool large = held > 0 && blocks >= kWideFoldMinWaves * held;
+    if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && w->wide_fold >= 0
+        && (large || w->wide_fold > 0)) {
       err = launch_wide_kernel<T, true> (
           io, row_begin, row_end, w, stream, launched);
       if (err != cudaSuccess || *launched)

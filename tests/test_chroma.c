@@ -239,6 +239,53 @@ GST_START_TEST (test_guided_every_format)
 
 GST_END_TEST;
 
+/* The 8-bit wide kernel's two forms, each asked for by
+ * GST_CBF_WIDE_KERNEL (left to itself, only a large grid takes the folded
+ * one): planar colour (Y444 with the defaults, its planes filtered
+ * together) against the colour reference, and chroma guided by luma
+ * against the guided reference. */
+GST_START_TEST (test_wide_forms)
+{
+  static const gchar *forms[] = { "folded", "unfolded" };
+  static const gchar *fmts[] = { "NV12", "I420", "Y444" };
+  const gint width = 150, height = 94;
+  GstVideoInfo info = info_for ("Y444", width, height);
+  Setup color = setup_make (41, 40, 8, FALSE), setups[G_N_ELEMENTS (fmts)];
+  guint form, i;
+
+  for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
+    setups[i] = setup_make (9, 30, 4, TRUE);
+    setups[i].chroma_diameter = i == 1 ? 61 : 25;
+    setups[i].chroma_sigma_color = 50;
+    setups[i].chroma_sigma_space = 10;
+  }
+  for (form = 0; form < G_N_ELEMENTS (forms); form++) {
+    GstHarness *h;
+    Channel in[3], got[3], expected[3];
+    guint c;
+
+    g_setenv ("GST_CBF_WIDE_KERNEL", forms[form], TRUE);
+    for (i = 0; i < G_N_ELEMENTS (fmts); i++)
+      check_setup (fmts[i], width, height, &setups[i], 900 + 10 * form + i,
+          NULL);
+
+    picture_channels ("Y444", width, height, 950 + form, in);
+    h = chroma_harness_new ("Y444", width, height, &color);
+    filter_frame (h, "Y444", width, height, frame_from_channels ("Y444",
+            width, height, in, form, 950 + form), got);
+    channels_reference_for_format (&info, in, &color.p, expected);
+    for (c = 0; c < 3; c++)
+      assert_channel_matches (&got[c], &expected[c], 1, forms[form], "Y444", c);
+    channels_free (in, 3);
+    channels_free (got, 3);
+    channels_free (expected, 3);
+    filter_harness_free (h);
+  }
+  g_unsetenv ("GST_CBF_WIDE_KERNEL");
+}
+
+GST_END_TEST;
+
 /* chroma-diameter (0: from chroma-sigma-space), chroma-sigma-color (0:
  * chroma copied) and chroma-sigma-space without the guide, and
  * filter-luma=false (luma the input's, bit for bit; with the guide too)
@@ -457,6 +504,7 @@ chroma_suite (void)
   tcase_add_test (tc, test_joint_golden);
   tcase_add_test (tc, test_guided_formats);
   tcase_add_test (tc, test_guided_every_format);
+  tcase_add_test (tc, test_wide_forms);
   tcase_add_test (tc, test_plane_params);
   tcase_add_test (tc, test_y444_by_plane);
   tcase_add_test (tc, test_y444_switch);
