@@ -239,11 +239,12 @@ GST_START_TEST (test_guided_every_format)
 
 GST_END_TEST;
 
-/* The 8-bit wide kernel's two forms, each asked for by
+/* The 8-bit wide kernel's two forms (radii 11 to 30), each asked for by
  * GST_CBF_WIDE_KERNEL (left to itself, only a large grid takes the folded
- * one): planar colour (Y444 with the defaults, its planes filtered
- * together) against the colour reference, and chroma guided by luma
- * against the guided reference. */
+ * one; asked for, it runs where its shared memory fits, every case here
+ * on a GPU of 227 KiB a block): planar colour (Y444 with the defaults, its
+ * planes filtered together) against the colour reference, and chroma
+ * guided by luma against the guided reference. */
 GST_START_TEST (test_wide_forms)
 {
   static const gchar *forms[] = { "folded", "unfolded" };
@@ -281,10 +282,17 @@ GST_START_TEST (test_wide_forms)
     channels_free (expected, 3);
     filter_harness_free (h);
   }
-  g_unsetenv ("GST_CBF_WIDE_KERNEL");
 }
 
 GST_END_TEST;
+
+/* A test that asked for a wide kernel's form and failed leaves it to no
+ * other (the tests share one process). */
+static void
+wide_form_reset (void)
+{
+  g_unsetenv ("GST_CBF_WIDE_KERNEL");
+}
 
 /* chroma-diameter (0: from chroma-sigma-space), chroma-sigma-color (0:
  * chroma copied) and chroma-sigma-space without the guide, and
@@ -501,6 +509,7 @@ chroma_suite (void)
   TCase *tc;
   Suite *s = test_suite_new ("cudabilateral-chroma", 600, &tc);
 
+  tcase_add_checked_fixture (tc, NULL, wide_form_reset);
   tcase_add_test (tc, test_joint_golden);
   tcase_add_test (tc, test_guided_formats);
   tcase_add_test (tc, test_guided_every_format);

@@ -134,8 +134,10 @@ GST_START_TEST (test_sizes_and_radii)
 GST_END_TEST;
 
 /* The wide kernel's two forms (8-bit colour, radii 11 to 30), each asked
- * for by GST_CBF_WIDE_KERNEL, so that both run whatever GPU the test runs
- * on (left to itself, only a large grid takes the folded one): whole 4K
+ * for by GST_CBF_WIDE_KERNEL, so that both run whatever the GPU's size
+ * (left to itself, only a large grid takes the folded one; asked for, it
+ * runs where its shared memory fits, every case here on a GPU of 227 KiB
+ * a block): whole 4K
  * frames (one band) of 32- and 24-bit colour, against the reference on
  * bands of rows at the top, the middle and the bottom, each computed from
  * the rows its windows reach, so that the reference sees the frame's own

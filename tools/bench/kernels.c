@@ -307,10 +307,14 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         row.walk_radius = c.weights.radius;
         row.full_ms = row.ours_ms;
         if (c.weights.radius < c.radius) {
+          /* the form GST_CBF_WIDE_KERNEL asked for, as the engine set it */
+          const int wide_fold = c.weights.wide_fold;
+
           cbf_bilateral_tables_fill (host_tables, c.radius, SIGMA_COLOR,
               SIGMA_SPACE);
           cbf_bilateral_weights_init (&c.weights, c.radius, host_tables,
               dev_tables);
+          c.weights.wide_fold = wide_fold;
           CHECK (cudaMemcpy (dev_tables, host_tables,
                   cbf_bilateral_tables_len (c.radius) * sizeof (float),
                   cudaMemcpyHostToDevice));
