@@ -206,40 +206,17 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
  * wide kernel runs. */
 template <class T, int R> cudaError_t fast_color_fits (bool *fits)
 {
-  static std::atomic<int> known[64];
   constexpr int kBytes = FastSmem<ColorShape<T, R>>::kBytes;
-  int device = 0, block = 0, sm = 0, reserved = 0, major = 0, minor = 0;
+  CbfDeviceFigures f;
   *fits = R <= CBF_FAST_MAX_RADIUS;
   if (*fits)
     return cudaSuccess;
-  cudaError_t err = cudaGetDevice (&device);
+  const cudaError_t err = cbf_device_figures (&f);
   if (err != cudaSuccess)
     return err;
-  const int seen = device < 64 ? known[device].load () : 0;
-  if (seen) {
-    *fits = seen == 1;
-    return cudaSuccess;
-  }
-  err = cudaDeviceGetAttribute (
-      &block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (
-        &sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (
-        &reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (
-        &major, cudaDevAttrComputeCapabilityMajor, device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (
-        &minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (err != cudaSuccess)
-    return err;
-  *fits = (major >= 9 || (major == 8 && minor == 0)) && kBytes <= block
-      && 2 * (kBytes + reserved) <= sm;
-  if (device < 64)
-    known[device].store (*fits ? 1 : 2);
+  *fits = (f.major >= 9 || (f.major == 8 && f.minor == 0))
+      && kBytes <= f.smem_per_block_optin
+      && 2 * (kBytes + f.smem_reserved_per_block) <= f.smem_per_sm;
   return cudaSuccess;
 }
 

@@ -513,41 +513,18 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
 {
   if constexpr (wide_folds<T> ()) {
     typedef WideShape<T, true> Shape;
-    static std::atomic<bool> known[64];
-    static std::atomic<int> sm_smem[64], block_reserved[64], sm_count[64];
     const WideGeometry<T, true> g (w->radius);
-    int device = 0, per_sm = 0, reserved = 0, sms = 0;
-    cudaError_t err = cudaGetDevice (&device);
+    CbfDeviceFigures f;
+    cudaError_t err = cbf_device_figures (&f);
     if (err != cudaSuccess)
       return err;
-    /* the figures stored before the flag that says they are there */
-    if (device < 64 && known[device].load (std::memory_order_acquire)) {
-      per_sm = sm_smem[device].load (std::memory_order_relaxed);
-      reserved = block_reserved[device].load (std::memory_order_relaxed);
-      sms = sm_count[device].load (std::memory_order_relaxed);
-    } else {
-      err = cudaDeviceGetAttribute (
-          &per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device);
-      if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute (
-            &reserved, cudaDevAttrReservedSharedMemoryPerBlock, device);
-      if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute (
-            &sms, cudaDevAttrMultiProcessorCount, device);
-      if (err != cudaSuccess)
-        return err;
-      if (device < 64) {
-        sm_smem[device].store (per_sm, std::memory_order_relaxed);
-        block_reserved[device].store (reserved, std::memory_order_relaxed);
-        sm_count[device].store (sms, std::memory_order_relaxed);
-        known[device].store (true, std::memory_order_release);
-      }
-    }
     /* blocks an SM holds by its shared memory, counted at most as many as
      * the launch bounds promise */
-    const int fit = per_sm / (g.smem_bytes () + reserved);
+    const int fit
+        = f.smem_per_sm / (g.smem_bytes () + f.smem_reserved_per_block);
     const long long held
-        = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks) * sms;
+        = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks)
+        * f.sms;
     const long long blocks
         = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
         * ((row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows)

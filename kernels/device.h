@@ -32,6 +32,20 @@ int cbf_cuda_device_count (cudaError_t * error);
  * each time. */
 cudaError_t cbf_cuda_primary_context (int device, CUcontext * context);
 
+/* What launchers size their grids and shared memory by, for one device. */
+typedef struct
+{
+  int sms;                      /* multiprocessors */
+  int smem_per_sm;              /* shared memory an SM, bytes */
+  int smem_per_block_optin;     /* the most a block may ask for, bytes */
+  int smem_reserved_per_block;  /* taken from an SM's for each block */
+  int major, minor;             /* compute capability */
+} CbfDeviceFigures;
+
+/* The current device's figures, read from the runtime once a device and
+ * kept: launchers ask at every launch, and the queries are driver calls. */
+cudaError_t cbf_device_figures (CbfDeviceFigures * figures);
+
 #ifdef __cplusplus
 }
 #endif

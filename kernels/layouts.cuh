@@ -16,6 +16,7 @@
 #ifndef CBF_LAYOUTS_CUH
 #define CBF_LAYOUTS_CUH
 
+#include "device.h"
 #include "layouts_guided.cuh"
 
 #include <cuda_fp16.h>
@@ -233,19 +234,21 @@ cudaError_t allow_device_smem (
     Kernel kernel, std::atomic<int> (&allowed)[64], int *limit)
 {
   int device = 0;
+  CbfDeviceFigures figures;
   cudaError_t err = cudaGetDevice (&device);
   if (err != cudaSuccess)
     return err;
   *limit = device < 64 ? allowed[device].load (std::memory_order_relaxed) : 0;
   if (*limit)
     return cudaSuccess;
-  err = cudaDeviceGetAttribute (
-      limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  err = cbf_device_figures (&figures);
   if (err == cudaSuccess)
-    err = cudaFuncSetAttribute (
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *limit);
+    err = cudaFuncSetAttribute (kernel,
+        cudaFuncAttributeMaxDynamicSharedMemorySize,
+        figures.smem_per_block_optin);
   if (err != cudaSuccess)
     return err;
+  *limit = figures.smem_per_block_optin;
   if (device < 64)
     allowed[device].store (*limit, std::memory_order_relaxed);
   return cudaSuccess;

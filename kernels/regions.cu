@@ -13,6 +13,7 @@
  * regions.h, shared with the host. And the copy of the frame outside the
  * windows the filter writes, run beside them. */
 
+#include "device.h"
 #include "regions.h"
 #include "tunables.cuh"
 
@@ -87,15 +88,13 @@ cudaError_t launch_copy_except (const CbfPlane *in, const CbfPlane *out,
     size_t row_bytes, int row_begin, int row_end, const CbfByteRects *skip,
     cudaStream_t stream)
 {
-  int device = 0, sms = 0;
-  cudaError_t err = cudaGetDevice (&device);
-  if (err == cudaSuccess)
-    err = cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device);
+  CbfDeviceFigures f;
+  const cudaError_t err = cbf_device_figures (&f);
   if (err != cudaSuccess)
     return err;
   const size_t threads = (row_bytes + C - 1) / C * (row_end - row_begin);
   const size_t blocks = (threads + kCopyBlock - 1) / kCopyBlock;
-  const size_t most = (size_t)sms * kCopyBlocksPerSm;
+  const size_t most = (size_t)f.sms * kCopyBlocksPerSm;
   copy_except<C>
       <<<(unsigned)(blocks < most ? blocks : most), kCopyBlock, 0, stream>>> (
           in->data, in->pitch_bytes, out->data, out->pitch_bytes, row_bytes,

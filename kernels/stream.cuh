@@ -105,11 +105,8 @@ __device__ __forceinline__ void prefetch_l2 (const void *p)
 inline int stream_strip_rows (
     int warps_a_strip, int rows, int max_rows, int warps_per_sm)
 {
-  int device = 0, sms = 0;
-  if (cudaGetDevice (&device) != cudaSuccess
-      || cudaDeviceGetAttribute (&sms, cudaDevAttrMultiProcessorCount, device)
-          != cudaSuccess)
-    sms = 0;
+  CbfDeviceFigures f;
+  const int sms = cbf_device_figures (&f) == cudaSuccess ? f.sms : 0;
   int strip = max_rows;
   while (strip > 8
       && (long)warps_a_strip * ((rows + strip - 1) / strip)
