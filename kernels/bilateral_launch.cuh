@@ -67,7 +67,9 @@ cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
 }
 
 /* The wide kernel where it takes the radius and its shared memory fits
- * the device, else the generic one. */
+ * the device, else the generic one. One 8-bit channel has a wide kernel
+ * of its own, which the parameters may pass over for the folded one
+ * (wide_fold). */
 template <class T>
 cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
     const CbfPlane *dst, int row_begin, int row_end, const CbfFilterParams *w,
@@ -76,9 +78,11 @@ cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
   if (w->radius <= CBF_WIDE_MAX_RADIUS) {
     bool launched = false;
     cudaError_t err = cudaSuccess;
-    if constexpr (T::kClassWeights && !T::kDeep)
-      err = launch_wide_channel<T> (
-          io, row_begin, row_end, w, stream, &launched);
+    if constexpr (T::kClassWeights && !T::kDeep) {
+      if (w->wide_fold <= 0)
+        err = launch_wide_channel<T> (
+            io, row_begin, row_end, w, stream, &launched);
+    }
     if (err == cudaSuccess && !launched)
       err = launch_wide<T> (io, row_begin, row_end, w, stream, &launched);
     if (err != cudaSuccess || launched)

@@ -243,19 +243,24 @@ GST_END_TEST;
  * GST_CBF_WIDE_KERNEL (left to itself, only a large grid takes the folded
  * one; asked for, it runs where its shared memory fits, every case here
  * on a GPU of 227 KiB a block): planar colour (Y444 with the defaults, its
- * planes filtered together) against the colour reference, and chroma
- * guided by luma against the guided reference. */
+ * planes filtered together) against the colour reference, chroma guided
+ * by luma against the guided reference, and NV12's planes each on its
+ * own (one channel's folded form in place of its own wide kernel) against
+ * the reference a plane. */
 GST_START_TEST (test_wide_forms)
 {
   static const gchar *forms[] = { "folded", "unfolded" };
-  static const gchar *fmts[] = { "NV12", "I420", "Y444" };
+  /* the last: one channel's wide kernel on luma, a pair of channels' on
+   * chroma, unguided */
+  static const gchar *fmts[] = { "NV12", "I420", "Y444", "NV12" };
   const gint width = 150, height = 94;
   GstVideoInfo info = info_for ("Y444", width, height);
   Setup color = setup_make (41, 40, 8, FALSE), setups[G_N_ELEMENTS (fmts)];
   guint form, i;
 
   for (i = 0; i < G_N_ELEMENTS (fmts); i++) {
-    setups[i] = setup_make (9, 30, 4, TRUE);
+    setups[i] = i == 3 ? setup_make (41, 40, 8, FALSE)
+        : setup_make (9, 30, 4, TRUE);
     setups[i].chroma_diameter = i == 1 ? 61 : 25;
     setups[i].chroma_sigma_color = 50;
     setups[i].chroma_sigma_space = 10;

@@ -135,12 +135,13 @@ GST_START_TEST (test_sizes_and_radii)
 
 GST_END_TEST;
 
-/* The wide kernel's two forms (8-bit colour, radii 11 to 30), each asked
+/* The wide kernel's two forms (8-bit layouts, radii 11 to 30), each asked
  * for by GST_CBF_WIDE_KERNEL, so that both run whatever the GPU's size
  * (left to itself, only a large grid takes the folded one; asked for, it
  * runs where its shared memory fits, every case here on a GPU of 227 KiB
- * a block): whole 4K
- * frames (one band) of 32- and 24-bit colour, against the reference on
+ * a block; for one channel, the folded one in place of its own wide
+ * kernel, the path it takes where that one does not fit): whole 4K
+ * frames (one band) of 32- and 24-bit colour and GRAY8, against the reference on
  * bands of rows at the top, the middle and the bottom, each computed from
  * the rows its windows reach, so that the reference sees the frame's own
  * borders and no others. */
@@ -158,6 +159,8 @@ GST_START_TEST (test_wide_folded)
     {&rgb, {31, 30, 5, FALSE}},
     {&rgb, {61, 40, 20, FALSE}},
     {&bgr, {23, 60, 12, FALSE}},
+    {PACKED_GRAY8, {31, 30, 5, FALSE}},
+    {PACKED_GRAY8, {61, 40, 20, FALSE}},
   };
   static const gchar *forms[] = { "folded", "unfolded" };
   const gint width = 3840, height = 2160, rows = 16;
