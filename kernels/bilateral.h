@@ -405,10 +405,11 @@ typedef struct
   int small_launch;
   /* Which form of the 8-bit layouts' wide kernel runs: 0 the folded one
    * where its grid is large enough (bilateral_wide.cuh), 1 the folded one
-   * wherever it fits (one 8-bit channel's too, in place of its own wide
-   * kernel: the path it takes where that one does not fit), -1 the
-   * unfolded one; for tests and tuning, which would otherwise see only the
-   * form their frame size and GPU pick. */
+   * wherever it fits, -1 the unfolded one; for tests and tuning, which
+   * would otherwise see only the form their frame size and GPU pick. One
+   * 8-bit channel asked for either form takes it in place of its own wide
+   * kernel: the unfolded one is its fallback where that one's tables do
+   * not fit. */
   int wide_fold;
 } CbfFilterParams;
 

@@ -68,8 +68,8 @@ cudaError_t launch_fast_radius (const Io &io, int row_begin, int row_end,
 
 /* The wide kernel where it takes the radius and its shared memory fits
  * the device, else the generic one. One 8-bit channel has a wide kernel
- * of its own, which the parameters may pass over for the folded one
- * (wide_fold). */
+ * of its own, which parameters that ask for a form pass over (wide_fold):
+ * its fallback, the unfolded form, then runs on any GPU. */
 template <class T>
 cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
     const CbfPlane *dst, int row_begin, int row_end, const CbfFilterParams *w,
@@ -79,7 +79,7 @@ cudaError_t launch_wide_or_generic (const Io &io, const CbfPlane *src,
     bool launched = false;
     cudaError_t err = cudaSuccess;
     if constexpr (T::kClassWeights && !T::kDeep) {
-      if (w->wide_fold <= 0)
+      if (w->wide_fold == 0)
         err = launch_wide_channel<T> (
             io, row_begin, row_end, w, stream, &launched);
     }
