@@ -52,7 +52,7 @@ cbf_cuda_primary_context (int device, CUcontext * context)
       cudaSuccess : cudaErrorInitializationError;
 }
 
-/* Figures kept for the first devices: 0 none, 1 being read, 2 kept. */
+/* Figures kept for the first devices: 0 none, 1 being stored, 2 kept. */
 #define CBF_KEPT_DEVICES 64
 static atomic_int figures_state[CBF_KEPT_DEVICES];
 static CbfDeviceFigures figures_kept[CBF_KEPT_DEVICES];
@@ -93,7 +93,7 @@ cbf_device_figures (CbfDeviceFigures * figures)
     return err;
   if (device < 0 || device >= CBF_KEPT_DEVICES)
     return read_figures (device, figures);
-  if (atomic_load_explicit (&figures_state[device], memory_order_acquire) == 2) {
+  if (atomic_load (&figures_state[device]) == 2) {
     *figures = figures_kept[device];
     return cudaSuccess;
   }

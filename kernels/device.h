@@ -7,8 +7,9 @@
  * version 2.1 of the License, or (at your option) any later version.
  */
 
-/* The CUDA devices the plugin may use, and their primary contexts: the
- * runtime's own, which the elements' contexts wrap. */
+/* The CUDA devices the plugin may use, their primary contexts (the
+ * runtime's own, which the elements' contexts wrap) and the figures the
+ * launchers size their work by. */
 
 #ifndef CBF_DEVICE_H
 #define CBF_DEVICE_H
