@@ -35,11 +35,15 @@
  * CBF_FAST_EXTENDED_MAX_RADIUS (colour's where two blocks of it fit an
  * SM's shared memory: sm_80, sm_90); the deep layouts' stop at
  * CBF_FAST_MAX_RADIUS, where a template per radius and layout would cost
- * more machine code than their speed is worth. */
+ * more machine code than their speed is worth, but for one channel of
+ * 16-bit samples, whose go on to CBF_FAST_EXTENDED_MAX_RADIUS. */
 #define CBF_FAST_MAX_RADIUS 8
 #define CBF_FAST_EXTENDED_MAX_RADIUS 10
 #define CBF_WIDE_MAX_RADIUS 30
 #define CBF_FAST_MAX_TAPS ((2 * CBF_FAST_MAX_RADIUS + 1) * (2 * CBF_FAST_MAX_RADIUS + 1))
+#define CBF_FAST_EXTENDED_MAX_TAPS \
+  ((2 * CBF_FAST_EXTENDED_MAX_RADIUS + 1) \
+      * (2 * CBF_FAST_EXTENDED_MAX_RADIUS + 1))
 
 #ifdef __CUDACC__
 #define CBF_CONSTEXPR __host__ __device__ constexpr
@@ -355,8 +359,10 @@ typedef struct
    * those it reads from the range table) as
    * 2^(log2 (space) - y^2), y the distance times range_scale (in sample
    * units, sqrt (log2 (e) / 2) / s with s the scaled sigma-color):
-   * log2 of space_taps, and range_scale (cbf_deep_weights_init). */
-  float space_log2_taps[CBF_FAST_MAX_TAPS];
+   * log2 of space_taps, and range_scale (cbf_deep_weights_init); filled
+   * when radius <= CBF_FAST_EXTENDED_MAX_RADIUS, at that radius's
+   * indices. */
+  float space_log2_taps[CBF_FAST_EXTENDED_MAX_TAPS];
   float range_scale;
   /* The wide one-channel kernel's tables (cbf_bilateral_tables_len): how
    * many, 0 where the radius has none. */

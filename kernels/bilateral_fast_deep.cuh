@@ -8,8 +8,9 @@
  */
 
 /* The specialised kernel for samples deeper than 8 bits (layouts.cuh's
- * deep layouts), radius <= CBF_FAST_MAX_RADIUS: the 8-bit specialised
- * kernels' walk (bilateral_fast.cuh) — K x C outputs a thread, the
+ * deep layouts), radius <= CBF_FAST_MAX_RADIUS (one channel of 16-bit
+ * samples: CBF_FAST_EXTENDED_MAX_RADIUS, deep_fast_max_radius): the 8-bit
+ * specialised kernels' walk (bilateral_fast.cuh) — K x C outputs a thread, the
  * window's taps unrolled at compile time, none outside the disc — with
  * float sums. Per-class tables of space x range, as the 8-bit kernels
  * read, would take thousands of entries a class, and a range table in
@@ -37,13 +38,25 @@
 
 namespace {
 
+/* The largest radius of deep layout T's specialised kernel. One channel of
+ * 16-bit samples takes it to CBF_FAST_EXTENDED_MAX_RADIUS, where it is
+ * faster than the wide kernel; samples of at most 12 bits, whose wide
+ * kernel shares its taps' work with the range table, and colour were not
+ * (what-was-tried.md, "Deep samples"), and their code is left out. */
+template <class T> constexpr int deep_fast_max_radius ()
+{
+  return T::kClassWeights && !T::kTableTaps ? CBF_FAST_EXTENDED_MAX_RADIUS
+                                            : CBF_FAST_MAX_RADIUS;
+}
+
 /* The shape of deep layout T at radius R (tunables.cuh, deep_shape), as
  * FastBlock and launch_fast take it. */
 template <class T, int R> struct DeepShape
 {
   /* whether some taps read the range table */
   static constexpr bool kTable = T::kTableTaps && deep_table (R);
-  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights, R, kTable);
+  static constexpr FastShapeOf kOf = deep_shape (!T::kClassWeights, R, kTable,
+      deep_fast_max_radius<T> () > CBF_FAST_MAX_RADIUS);
   static constexpr int kRows = kOf.rows;
   static constexpr int kCols = kOf.cols;
   static constexpr int kBlockY = kOf.block_rows;
@@ -65,7 +78,7 @@ template <class T, int R> struct DeepShape
  * (CbfBilateralParams). */
 struct DeepTaps
 {
-  float log2_w[CBF_FAST_MAX_TAPS];
+  float log2_w[CBF_FAST_EXTENDED_MAX_TAPS];
   float w[CBF_FAST_MAX_TAPS];
   float range_scale;
 };
@@ -73,10 +86,10 @@ struct DeepTaps
 static inline DeepTaps deep_taps (const CbfFilterParams *w)
 {
   DeepTaps taps;
-  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++) {
+  for (int i = 0; i < CBF_FAST_EXTENDED_MAX_TAPS; i++)
     taps.log2_w[i] = w->bilateral.space_log2_taps[i];
+  for (int i = 0; i < CBF_FAST_MAX_TAPS; i++)
     taps.w[i] = w->bilateral.space_taps[i];
-  }
   taps.range_scale = w->bilateral.range_scale;
   return taps;
 }

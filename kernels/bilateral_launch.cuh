@@ -13,8 +13,8 @@
  * even.
  *
  * It picks one of three kernels:
- * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit
- *   channel's, and 8-bit colour's where it fits (fast_color_fits), to
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit or
+ *   16-bit channel's, and 8-bit colour's where it fits (fast_color_fits), to
  *   CBF_FAST_EXTENDED_MAX_RADIUS, there one instantiation for the four
  *   colour layouts (ColorAny); a template per radius): each thread
  *   computes K rows of one or two adjacent output
@@ -109,7 +109,7 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
    * of channels (P010's U and V) in two launches of the one-channel
    * kernel, whose machine code a kernel for pairs would double. */
   if constexpr (T::kDeep && T::kGridLayers > 1) {
-    if (w->radius <= CBF_FAST_MAX_RADIUS) {
+    if (w->radius <= deep_fast_max_radius<typename T::Single> ()) {
       for (int c = 0; c < T::kGridLayers && err == cudaSuccess; c++)
         err = launch<typename T::Single> (
             src + c, dst + c, row_begin, row_end, w, stream);
@@ -121,14 +121,19 @@ cudaError_t launch (const CbfPlane *src, const CbfPlane *dst, int row_begin,
     switch (w->radius) {
 #define CBF_DEEP_CASE(R)                                                       \
   case R:                                                                      \
-    err = launch_fast_deep<T, R> (io, row_begin, row_end, w, stream);          \
-    return err == cudaSuccess ? cudaGetLastError () : err;
+    if constexpr (R <= deep_fast_max_radius<T> ()) {                           \
+      err = launch_fast_deep<T, R> (io, row_begin, row_end, w, stream);        \
+      return err == cudaSuccess ? cudaGetLastError () : err;                   \
+    }                                                                          \
+    break;
       CBF_EACH_FAST_RADIUS (CBF_DEEP_CASE)
+      CBF_EACH_FAST_EXTENDED_RADIUS (CBF_DEEP_CASE)
 #undef CBF_DEEP_CASE
     default:
-      return launch_wide_or_generic<T> (
-          io, src, dst, row_begin, row_end, w, stream);
+      break;
     }
+    return launch_wide_or_generic<T> (
+        io, src, dst, row_begin, row_end, w, stream);
   } else {
     if (w->radius == 1 && stream_serves<T> (src, dst, w->border)) {
       launch_bilateral_stream<T> (io, row_begin, row_end, w, stream);

@@ -330,13 +330,14 @@ weights_init (CbfFilterParams * weights, int radius, const float *space_lut,
   memset (weights, 0, sizeof (*weights));
   weights->radius = radius;
   weights->bilateral.tables_dev = dev_tables;
-  if (radius > CBF_FAST_MAX_RADIUS)
+  if (radius > CBF_FAST_EXTENDED_MAX_RADIUS)
     return;
   for (dy = -radius; dy <= radius; dy++)
     for (dx = -radius; dx <= radius; dx++)
       if (dx * dx + dy * dy <= radius * radius) {
         int i = (dy + radius) * side + dx + radius;
-        weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
+        if (radius <= CBF_FAST_MAX_RADIUS)
+          weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
         weights->bilateral.space_log2_taps[i] =
             (float) log2 (space_lut[dx * dx + dy * dy]);
       }

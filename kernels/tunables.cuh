@@ -117,14 +117,19 @@ constexpr bool kFastExtendedColor = true;
  * shapes measured at 4K, d = 15 (what-was-tried.md, "Deep samples"); at
  * radius 8, where those spill, colour three and one channel four. The
  * table's kernel holds each output's tile word besides its range key:
- * three. */
+ * three. @extended: one channel whose kernels go on to radius 10 (16-bit
+ * samples); from radius 8 it takes 1 x 2 outputs in six blocks, a third of
+ * 2 x 4's machine code, so that radii 9 and 10 fit the plugin's size
+ * budget; a little slower at radius 8, faster at 9 and 10 (what-was-tried.md,
+ * "Deep samples"). */
 __host__ __device__ constexpr FastShapeOf deep_shape (
-    bool color, int radius, bool table)
+    bool color, int radius, bool table, bool extended)
 {
-  return color      ? FastShapeOf{ 2, 2, radius >= 8 ? 3 : 4, 8 }
-      : table       ? FastShapeOf{ 2, 4, 3, 8 }
-      : radius >= 8 ? FastShapeOf{ 2, 4, 4, 8 }
-                    : FastShapeOf{ 2, 4, 5, 8 };
+  return color                  ? FastShapeOf{ 2, 2, radius >= 8 ? 3 : 4, 8 }
+      : extended && radius >= 8 ? FastShapeOf{ 1, 2, 6, 8 }
+      : table                   ? FastShapeOf{ 2, 4, 3, 8 }
+      : radius >= 8             ? FastShapeOf{ 2, 4, 4, 8 }
+                                : FastShapeOf{ 2, 4, 5, 8 };
 }
 
 /* Whether the deep one-channel kernel on samples of at most 12 bits (whose

@@ -90,7 +90,8 @@ check_formats (const Params * params, guint n_params, guint pad_phase,
 }
 
 /* Every deep format against the reference: small (3, 5), medium (9 to
- * 17: every radius of the table's taps, 4 to 7, and 8) and wide (31)
+ * 17: every radius of the table's taps, 4 to 7, and 8; 19 and 21, where
+ * 16-bit one channel's specialised kernel ends) and wide (31)
  * windows, one derived from sigma-space, sigmas of 0 (taken as 1,
  * sigma-color before it is scaled), and one beyond the specialised radii
  * (75: the generic kernel, on a small picture); every other frame padded. */
@@ -99,7 +100,8 @@ GST_START_TEST (test_deep_reference)
   static const Params params[] = { {3, 10, 2, FALSE}, {5, 30, 5, FALSE},
   {9, 40, 4, FALSE}, {15, 60, 10, FALSE}, {31, 30, 8, FALSE},
   {0, 20, 2.5, FALSE}, {-1, 0, 0, FALSE}, {75, 25, 20, FALSE},
-  {11, 25, 3, FALSE}, {13, 45, 6, FALSE}, {17, 35, 7, FALSE}
+  {11, 25, 3, FALSE}, {13, 45, 6, FALSE}, {17, 35, 7, FALSE},
+  {19, 30, 6, FALSE}, {21, 40, 8, FALSE}
   };
 
   check_formats (params, G_N_ELEMENTS (params), 0, 100, "bilateral");
