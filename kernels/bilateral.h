@@ -36,7 +36,7 @@
  * SM's shared memory: sm_80, sm_90); the deep layouts' stop at
  * CBF_FAST_MAX_RADIUS, where a template per radius and layout would cost
  * more machine code than their speed is worth, but for one channel of
- * 16-bit samples, whose go on to CBF_FAST_EXTENDED_MAX_RADIUS. */
+ * 16-bit samples, which goes on to CBF_FAST_EXTENDED_MAX_RADIUS. */
 #define CBF_FAST_MAX_RADIUS 8
 #define CBF_FAST_EXTENDED_MAX_RADIUS 10
 #define CBF_WIDE_MAX_RADIUS 30
@@ -359,9 +359,9 @@ typedef struct
    * those it reads from the range table) as
    * 2^(log2 (space) - y^2), y the distance times range_scale (in sample
    * units, sqrt (log2 (e) / 2) / s with s the scaled sigma-color):
-   * log2 of space_taps, and range_scale (cbf_deep_weights_init); filled
-   * when radius <= CBF_FAST_EXTENDED_MAX_RADIUS, at that radius's
-   * indices. */
+   * log2 of each tap's spatial weight, at space_taps' indices, and
+   * range_scale (cbf_deep_weights_init); filled when radius <=
+   * CBF_FAST_EXTENDED_MAX_RADIUS. */
   float space_log2_taps[CBF_FAST_EXTENDED_MAX_TAPS];
   float range_scale;
   /* The wide one-channel kernel's tables (cbf_bilateral_tables_len): how

@@ -40,9 +40,10 @@ namespace {
 
 /* The largest radius of deep layout T's specialised kernel. One channel of
  * 16-bit samples takes it to CBF_FAST_EXTENDED_MAX_RADIUS, where it is
- * faster than the wide kernel; samples of at most 12 bits, whose wide
- * kernel shares its taps' work with the range table, and colour were not
- * (what-was-tried.md, "Deep samples"), and their code is left out. */
+ * faster than the wide kernel. There samples of at most 12 bits, whose
+ * wide kernel shares its taps' work with the range table, gain nothing,
+ * and colour too little for its machine code under the plugin's size
+ * budget (what-was-tried.md, "Deep samples"): their code is left out. */
 template <class T> constexpr int deep_fast_max_radius ()
 {
   return T::kClassWeights && !T::kTableTaps ? CBF_FAST_EXTENDED_MAX_RADIUS
@@ -122,6 +123,9 @@ struct DeepWindow : FastWalk<DeepWindow<T, R, K, C>, R, K, C>
   __device__ __forceinline__ float weight (Word p, const Key &key) const
   {
     constexpr int tap = (dy + R) * (2 * R + 1) + dx + R;
+    static_assert (tap < CBF_FAST_EXTENDED_MAX_TAPS, "a tap of DeepTaps");
+    static_assert (!DeepShape<T, R>::kTable || R <= CBF_FAST_MAX_RADIUS,
+        "table taps' spatial weights (DeepTaps::w) stop at radius 8");
     if constexpr (DeepShape<T, R>::kTable && deep_table_tap (dx, dy, o))
       return T::table_weight (lut, p, centre_word[o]) * weights->w[tap];
     else {
@@ -262,6 +266,10 @@ template <class T, int R>
 cudaError_t launch_fast_deep (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream)
 {
+  static_assert (R <= deep_fast_max_radius<T> (), "a radius of its kernel");
+  /* a kernel's parameters: at most 4 KiB on every supported toolkit */
+  static_assert (sizeof (DeepTaps) + sizeof (Io) + 64 <= 4096,
+      "DeepTaps fits the launch parameters");
   return launch_fast<T, DeepShape<T, R>> (bilateral_fast_deep<T, R>, io,
       row_begin, row_end, w, stream, deep_taps (w));
 }

@@ -13,8 +13,8 @@
  * even.
  *
  * It picks one of three kernels:
- * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit or
- *   16-bit channel's, and 8-bit colour's where it fits (fast_color_fits), to
+ * - the specialised one (radius <= CBF_FAST_MAX_RADIUS; one 8-bit
+ *   channel's, and 8-bit colour's where it fits (fast_color_fits), to
  *   CBF_FAST_EXTENDED_MAX_RADIUS, there one instantiation for the four
  *   colour layouts (ColorAny); a template per radius): each thread
  *   computes K rows of one or two adjacent output
@@ -28,7 +28,9 @@
  *   and integer sums, an integer multiply-add and half an add; its tile
  *   of source bytes read four at a time, and the taps between a thread's
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
- *   bilateral_fast_color.cuh, on bilateral_fast.cuh);
+ *   bilateral_fast_color.cuh, on bilateral_fast.cuh); samples deeper than
+ *   8 bits take their own (bilateral_fast_deep.cuh), one channel of 16-bit
+ *   samples to CBF_FAST_EXTENDED_MAX_RADIUS (deep_fast_max_radius);
  * - the wide one, radius above the specialised one's up to
  *   CBF_WIDE_MAX_RADIUS (for samples deeper than 8 bits every radius up
  *   to that): the same K x C outputs a thread with the radius known at run

@@ -336,6 +336,7 @@ weights_init (CbfFilterParams * weights, int radius, const float *space_lut,
     for (dx = -radius; dx <= radius; dx++)
       if (dx * dx + dy * dy <= radius * radius) {
         int i = (dy + radius) * side + dx + radius;
+        /* the taps that read the range table stop at radius 8 */
         if (radius <= CBF_FAST_MAX_RADIUS)
           weights->bilateral.space_taps[i] = space_lut[dx * dx + dy * dy];
         weights->bilateral.space_log2_taps[i] =

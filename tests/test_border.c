@@ -238,7 +238,9 @@ check_formats_with_borders (const gchar * const *formats, guint n_formats,
     {31, 70, 8, FALSE}, {63, 90, 20, FALSE}, {9, 0, 2.5, TRUE},
     /* the wide one-channel kernel's classes whose weights all round to 0
      * (from dx^2 + dy^2 = 213 here) sharing its table of zeros */
-    {41, 30, 3, FALSE}
+    {41, 30, 3, FALSE},
+    /* 16-bit one channel's last specialised radius */
+    {21, 40, 8, FALSE}
   };
   static const gint sizes[][2] = { {67, 45}, {7, 5} };
   guint n_params = quick ? 2 : G_N_ELEMENTS (params);

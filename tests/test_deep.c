@@ -90,8 +90,8 @@ check_formats (const Params * params, guint n_params, guint pad_phase,
 }
 
 /* Every deep format against the reference: small (3, 5), medium (9 to
- * 17: every radius of the table's taps, 4 to 7, and 8; 19 and 21, where
- * 16-bit one channel's specialised kernel ends) and wide (31)
+ * 21: every radius of the table's taps, 4 to 7, 8, and 16-bit one
+ * channel's last two, 9 and 10) and wide (31)
  * windows, one derived from sigma-space, sigmas of 0 (taken as 1,
  * sigma-color before it is scaled), and one beyond the specialised radii
  * (75: the generic kernel, on a small picture); every other frame padded. */

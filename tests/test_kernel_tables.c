@@ -568,46 +568,49 @@ GST_END_TEST;
  * distance times range_scale in float, and 2^(log2 (space) - y^2) from a
  * float exponent, against the reference's spatial weight times its range
  * weight: within 10^-5 of it (the special-function unit adds about
- * 2^-22), for every distance of one sample and of three, at every tap.
- * Weights under 10^-12, which cannot move an output by a level (197 taps x
- * 65535 x 10^-12), are held to 10^-17 absolute: their float exponent's
- * rounding grows with its size. */
+ * 2^-22), for every distance of one sample and of three, at every tap of
+ * radius 8 and of radius 10 (16-bit one channel's last, whose taps fill
+ * the whole launch parameter). Weights under 10^-12, which cannot move an
+ * output by a level (317 taps x 65535 x 10^-12), are held to 10^-17
+ * absolute: their float exponent's rounding grows with its size. */
 GST_START_TEST (test_deep_computed_weights)
 {
   static const gint depths[] = { 10, 12, 16 };
   static const gdouble sigmas[] = { 1, 10, 30, 200 };
-  const gint radius = 8, side = 2 * radius + 1;
+  static const gint radii[] = { 8, 10 };
   float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
-  guint b, s, n_checked = 0;
+  guint b, s, r, n_checked = 0;
 
-  for (b = 0; b < G_N_ELEMENTS (depths); b++)
-    for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
-      gint bits = depths[b], largest = 3 * ((1 << bits) - 1), d, dx, dy;
-      gdouble worst = 0;
-      CbfFilterParams w;
+  for (r = 0; r < G_N_ELEMENTS (radii); r++)
+    for (b = 0; b < G_N_ELEMENTS (depths); b++)
+      for (s = 0; s < G_N_ELEMENTS (sigmas); s++) {
+        gint radius = radii[r], side = 2 * radius + 1;
+        gint bits = depths[b], largest = 3 * ((1 << bits) - 1), d, dx, dy;
+        gdouble worst = 0;
+        CbfFilterParams w;
 
-      cbf_deep_tables_fill (tables, radius, bits, 3, sigmas[s], 4.0);
-      cbf_deep_weights_init (&w, radius, bits, sigmas[s], tables, NULL);
-      for (dy = -radius; dy <= radius; dy++)
-        for (dx = -radius; dx <= radius; dx++) {
-          gint i = (dy + radius) * side + dx + radius;
+        cbf_deep_tables_fill (tables, radius, bits, 3, sigmas[s], 4.0);
+        cbf_deep_weights_init (&w, radius, bits, sigmas[s], tables, NULL);
+        for (dy = -radius; dy <= radius; dy++)
+          for (dx = -radius; dx <= radius; dx++) {
+            gint i = (dy + radius) * side + dx + radius;
 
-          if (dx * dx + dy * dy > radius * radius)
-            continue;
-          for (d = 0; d <= largest; d += 1 + d / 64) {
-            float y = (float) d * w.bilateral.range_scale;
-            double got = exp2 (fmaf (-y, y, w.bilateral.space_log2_taps[i]));
-            double want = cbf_reference_space_weight (dx, dy, radius, 4.0) *
-                cbf_reference_range_weight (d, bits, sigmas[s]);
+            if (dx * dx + dy * dy > radius * radius)
+              continue;
+            for (d = 0; d <= largest; d += 1 + d / 64) {
+              float y = (float) d * w.bilateral.range_scale;
+              double got = exp2 (fmaf (-y, y, w.bilateral.space_log2_taps[i]));
+              double want = cbf_reference_space_weight (dx, dy, radius, 4.0) *
+                  cbf_reference_range_weight (d, bits, sigmas[s]);
 
-            worst = MAX (worst, fabs (got - want) / MAX (want, 1e-12));
-            n_checked++;
+              worst = MAX (worst, fabs (got - want) / MAX (want, 1e-12));
+              n_checked++;
+            }
           }
-        }
-      fail_unless (worst <= 1e-5, "%d bits, sigma-color %g: relative error "
-          "%g", bits, sigmas[s], worst);
-    }
-  fail_unless (n_checked > 100000);
+        fail_unless (worst <= 1e-5, "radius %d, %d bits, sigma-color %g: "
+            "relative error %g", radius, bits, sigmas[s], worst);
+      }
+  fail_unless (n_checked > 200000);
   g_free (tables);
 }
 
