@@ -13,13 +13,20 @@
  * outputs. The tile holds a 32-bit word a pixel; a tap's weight, space and
  * range together, is read whole from its distance class's table of half
  * floats (bilateral.h), indexed by the L1 distance of the two pixels'
- * colours (one SIMD sum of absolute byte differences). Per tap that
- * leaves the difference, a table load, a half-to-float conversion and the
- * float multiply-adds of the sums. Rounding a weight to half moves it by
- * at most 2^-11 of itself, and so the result by at most 2^-11 x 255 = 0.13
- * levels, which with the biased sums' 0.58 at radius 7 and 0.77 at
- * radius 8 (Colour) stays below one. Over radius 8 the biased sums would
- * pass a level (1.25 at radius 10's 317 taps): there they are made
+ * colours (one SIMD sum of absolute byte differences). Rounding a weight
+ * to half moves it by at most 2^-11 of itself, and so the result by at
+ * most 2^-11 x 255 = 0.13 levels.
+ *
+ * Up to CBF_FAST_MAX_RADIUS (but guided chroma) each block turns the half
+ * floats into 16-bit integers, 65535 x the weight rounded, and the sums
+ * are 32-bit integers: per tap the difference, a table load and the
+ * integer multiply-adds of the bytes as they are, with no conversion of
+ * the weight or of the pixel to float. A weight is then off by at most
+ * half a unit, 2^-17 of the centre's, so the result by at most taps x
+ * 2^-17 x 255 levels (0.29 at radius 7's 149 taps, 0.38 at radius 8's
+ * 197), and the sums are exact: below one level with the half's 0.13.
+ * Above, the sums are floats, the bytes in the biased form (Colour), whose
+ * error would pass a level (1.25 at radius 10's 317 taps): they are made
  * unbiased halfway down the window (ColorWindow::after_row), so that each
  * half's error is bounded by its own taps (at most 169: 0.67 levels). */
 
@@ -44,7 +51,17 @@ struct ColorShape : FastGeometry<R, true, T::kGuided ? 2 : 1>
   static constexpr bool kBatchedFill = Geometry::kOf.batched_fill;
 };
 
-/* A thread's K x C outputs and their float sums. */
+/* The taps of the disc of radius R. */
+template <int R> __host__ __device__ constexpr int disc_taps ()
+{
+  int n = 0;
+  for (int dy = -R; dy <= R; dy++)
+    for (int dx = -R; dx <= R; dx++)
+      n += in_disc<R> (dx, dy);
+  return n;
+}
+
+/* A thread's K x C outputs and their sums. */
 template <class T, int R, int K, int C>
 struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
 {
@@ -56,10 +73,23 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]:
    * its pixel and its sums. */
   uint32_t centre[K * C];
-  typename T::Sum sum[K * C];
+  /* integer weights and sums (above) */
+  static constexpr bool kInt = !T::kGuided && R <= CBF_FAST_MAX_RADIUS;
+  static constexpr unsigned kIntOne = 65535;
+  static_assert (!kInt
+          || (unsigned long long)disc_taps<R> () * kIntOne * 255 < (1ull << 32),
+      "a window's integer sums fit 32 bits");
+  typename T::Sum sum[kInt ? 1 : K * C];
+  /* each channel's sum and the weights' */
+  uint32_t int_sum[kInt ? K * C : 1][4];
+  /* a pixel's three bytes */
+  struct Bytes
+  {
+    uint32_t b0, b1, b2;
+  };
   /* Over CBF_FAST_MAX_RADIUS, each output's weights summed before the
    * source row kHalfRow (the rows above that of output K / 2). */
-  static constexpr bool kHalves = R > CBF_FAST_MAX_RADIUS;
+  static constexpr bool kHalves = R > CBF_FAST_MAX_RADIUS && !kInt;
   static constexpr int kHalfRow = R + K / 2;
   float first_half_w[kHalves ? K * C : 1];
 
@@ -96,15 +126,23 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
   }
 
   /* Tap (DX - c, S - R - k) of output (k, c), if it is in that output's
-   * disc, weighed from its distance class's table of half floats. */
-  template <int S, int DX, int k, int c>
-  __device__ __forceinline__ void tap_output (
-      uint32_t p, const typename T::Value &value)
+   * disc, weighed from its distance class's table (integers or half
+   * floats); @value its bytes, or its values. */
+  template <int S, int DX, int k, int c, class V>
+  __device__ __forceinline__ void tap_output (uint32_t p, const V &value)
   {
     constexpr int dx = DX - c;
     constexpr int dy = S - R - k;
     constexpr int o = k * C + c;
-    if constexpr (in_disc<R> (dx, dy)) {
+    if constexpr (in_disc<R> (dx, dy) && kInt) {
+      constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
+      const uint32_t w = reinterpret_cast<const unsigned short *> (
+          range_lut)[kClass * CBF_RANGE_LUT_LEN + T::distance (p, centre[o])];
+      int_sum[o][0] += w * value.b0;
+      int_sum[o][1] += w * value.b1;
+      int_sum[o][2] += w * value.b2;
+      int_sum[o][3] += w;
+    } else if constexpr (in_disc<R> (dx, dy)) {
       constexpr int kClass = cbf_distance_class (R, dx * dx + dy * dy);
       const float w = __half2float (
           __ushort_as_half (reinterpret_cast<const unsigned short *> (
@@ -114,18 +152,23 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
     }
   }
 
-  template <int S, int DX, int... o>
-  __device__ __forceinline__ void tap_outputs (uint32_t p,
-      const typename T::Value &value, std::integer_sequence<int, o...>)
+  template <int S, int DX, class V, int... o>
+  __device__ __forceinline__ void tap_outputs (
+      uint32_t p, const V &value, std::integer_sequence<int, o...>)
   {
     (tap_output<S, DX, o / C, o % C> (p, value), ...);
   }
 
-  /* Source pixel (DX, S), loaded: converted once, used by every output
+  /* Source pixel (DX, S), loaded: unpacked once, used by every output
    * whose window holds it. */
   template <int S, int DX> __device__ __forceinline__ void taps (uint32_t p)
   {
-    if constexpr (Walk::used (S, DX))
+    if constexpr (Walk::used (S, DX) && kInt)
+      tap_outputs<S, DX> (p,
+          Bytes{ __byte_perm (p, 0, 0x4440), __byte_perm (p, 0, 0x4441),
+              __byte_perm (p, 0, 0x4442) },
+          std::make_integer_sequence<int, K * C> ());
+    else if constexpr (Walk::used (S, DX))
       tap_outputs<S, DX> (p, T::template unpack<true> (p),
           std::make_integer_sequence<int, K * C> ());
   }
@@ -172,13 +215,26 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
       });
     });
 
+    if constexpr (Window::kInt) {
+      /* the half-float weights as integers (above), in place */
+      unsigned short *lut
+          = reinterpret_cast<unsigned short *> (block.range_lut);
+      for (int i = block.tid; i < Shape::kLutLen * 2; i += Shape::kThreads)
+        lut[i] = (unsigned short)__float2uint_rn (
+            __half2float (__ushort_as_half (lut[i])) * (float)Window::kIntOne);
+      __syncthreads ();
+    }
     const int tx = threadIdx.x, ty = threadIdx.y;
     Window window;
     window.col = block.tile + ty * K * kTileW + C * tx + R;
     window.range_lut = block.range_lut;
 #pragma unroll
-    for (int o = 0; o < K * C; o++)
+    for (int o = 0; o < K * C; o++) {
       window.centre[o] = window.col[(o / C + R) * kTileW + o % C];
+      if constexpr (Window::kInt)
+        for (int i = 0; i < 4; i++)
+          window.int_sum[o][i] = 0;
+    }
 #pragma unroll
     for (int k = 0; k < K; k++)
       if (x0 + C * tx < io.width && y0 + ty * K + k < row_end)
@@ -191,7 +247,16 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
       for (int o = 0; o < K * C; o++) {
         const int x = x0 + C * tx + o % C;
         const int y = y0 + ty * K + o / C;
-        if (x < io.width && y < row_end)
+        if constexpr (Window::kInt) {
+          /* the sums' quotients are the weighted means */
+          typename T::Sum s;
+          s.c0 = (float)window.int_sum[o][0];
+          s.c1 = (float)window.int_sum[o][1];
+          s.c2 = (float)window.int_sum[o][2];
+          s.w = (float)window.int_sum[o][3];
+          if (x < io.width && y < row_end)
+            decltype (layout)::template store<false> (io, y, x, s);
+        } else if (x < io.width && y < row_end)
           decltype (layout)::template store<true> (io, y, x, window.sum[o]);
       }
     });
