@@ -32,10 +32,9 @@
  *   8 bits take their own (bilateral_fast_deep.cuh), one channel of 16-bit
  *   samples to CBF_FAST_EXTENDED_MAX_RADIUS (deep_fast_max_radius);
  * - the wide one, radius above the specialised one's up to
- *   CBF_WIDE_MAX_RADIUS (for samples deeper than 8 bits every radius up
- *   to that): the same K x C outputs a thread with the radius known at run
- *   time, each tap's spatial weight from a table padded with zeros around
- *   the disc, times its range weight (bilateral_wide.cuh);
+ *   CBF_WIDE_MAX_RADIUS: the same K x C outputs a thread with the radius
+ *   known at run time, each tap's spatial weight from a table padded with
+ *   zeros around the disc, times its range weight (bilateral_wide.cuh);
  * - the generic one, any radius (above CBF_WIDE_MAX_RADIUS, or where the
  *   wide kernel's shared memory exceeds the device's): one thread per
  *   output pixel, tile and tables in shared memory (or read through L1 for
