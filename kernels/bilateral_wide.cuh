@@ -30,13 +30,7 @@
  * and after row 0 (whose row weight is 1) its true weight. Its tables
  * fill most of a block's shared memory, so it has blocks of its own shape
  * (kWideFoldShape), taken where the grid is large enough
- * (kWideFoldMinWaves). Colour's folded form (wide_int_folds) makes its
- * tables 16-bit integers, the float tables' weights times 65535 rounded,
- * and sums each pair of rows |dy| = k in integers, which it then adds to
- * the float sums before they are scaled: half the tables' bytes, so half
- * their bank conflicts and two blocks an SM, and the bytes multiplied as
- * they are; its blocks have a shape of their own too (kWideIntFoldShape,
- * kWideIntFoldMinWaves).
+ * (kWideFoldMinWaves).
  *
  * Each thread computes K rows of C adjacent outputs. The window is walked
  * by its rows dy, which the K outputs share: the same half width hw, the
@@ -61,34 +55,15 @@
 
 namespace {
 
-/* Whether layout T's wide kernel can fold each column offset's spatial
- * weight into a range table of its own (8-bit layouts, whose range
- * weights come from one table). */
-template <class T> __host__ __device__ constexpr bool wide_folds ()
-{
-  return !T::kDeep && !LayoutExactRange<T>::value;
-}
-
-/* Whether layout T's folded kernel holds its weights as 16-bit integers
- * and sums a window row pair in integers (8-bit colour, three channels in
- * a tile word): two table entries a word halve the range table's bank
- * conflicts, and the channels' bytes are multiplied as they are, with no
- * conversion to float a pixel. */
-template <class T> __host__ __device__ constexpr bool wide_int_folds ()
-{
-  return wide_folds<T> () && std::is_base_of<Color, T>::value && !T::kGuided;
-}
-
 /* The shape of layout T's wide kernel (tunables.cuh, kWideShape and
- * kWideDeepColorShape; folded, kWideFoldShape or kWideIntFoldShape): K
- * rows of C outputs a thread; a warp's lanes kWarpCols threads across, its
+ * kWideDeepColorShape, kWideFoldShape where folded): K rows of C outputs a
+ * thread; a warp's lanes kWarpCols threads across, its
  * warps kWarpsAcross across. */
 template <class T, bool kFold = false> struct WideShape
 {
-  static constexpr WideShapeOf kOf = kFold
-      ? (wide_int_folds<T> () ? kWideIntFoldShape : kWideFoldShape)
-      : T::kDeep && !T::kClassWeights ? kWideDeepColorShape
-                                      : kWideShape;
+  static constexpr WideShapeOf kOf = kFold ? kWideFoldShape
+      : T::kDeep && !T::kClassWeights      ? kWideDeepColorShape
+                                           : kWideShape;
   static constexpr int K = kOf.rows;
   static constexpr int C = kOf.cols;
   static constexpr int kWarpCols = kOf.warp_cols;
@@ -135,13 +110,13 @@ template <class T> __host__ __device__ constexpr bool wide_computes ()
   return T::kDeep && !T::kGuided;
 }
 
-/* The folded integer weights' scale: a column's spatial weight times the
- * range weight, at most 1, times this, rounded. */
-constexpr unsigned kWideIntFoldOne = 65535;
-/* A pair of rows' integer sums stay below 2^32. */
-static_assert (
-    2ull * (2 * CBF_WIDE_MAX_RADIUS + 1) * kWideIntFoldOne * 255 < (1ull << 32),
-    "a row pair's integer sums fit 32 bits");
+/* Whether layout T's wide kernel can fold each column offset's spatial
+ * weight into a range table of its own (8-bit layouts, whose range
+ * weights come from one table). */
+template <class T> __host__ __device__ constexpr bool wide_folds ()
+{
+  return !T::kDeep && !LayoutExactRange<T>::value;
+}
 
 /* Multiplies each of the float sums of @s by @f. */
 template <class Sum>
@@ -203,11 +178,8 @@ template <class T, bool kFold = false> struct WideGeometry
 {
   typedef WideShape<T, kFold> Shape;
   static constexpr int C = Shape::C;
-  /* a folded table's words: 16-bit entries where they are integers */
-  static constexpr int kFoldWords = wide_int_folds<T> () && kFold
-      ? T::kRangeLen / 2
-      : wide_round4 (T::kRangeLen);
-  static_assert (kFoldWords % 4 == 0, "16-byte aligned tables");
+  /* a folded table's words */
+  static constexpr int kFoldWords = wide_round4 (T::kRangeLen);
   int radius, left, stride, tile_w, tile_h;
 
   __host__ __device__ explicit WideGeometry (int r)
@@ -219,7 +191,7 @@ template <class T, bool kFold = false> struct WideGeometry
    * the row factors (bilateral.h) */
   __host__ __device__ int half_offset () const
   {
-    return kFold ? factor_offset () + wide_round4 (radius + 1) : T::kRangeLen;
+    return kFold ? cbf_tables_wide_fold_len (radius) : T::kRangeLen;
   }
   __host__ __device__ int factor_offset () const
   {
@@ -266,16 +238,9 @@ template <class T, bool kFold> struct WideSums
   typedef typename T::Word Word;
   /* the layout's range key and its scale where weights are computed */
   typedef typename WideKey<T, wide_computes<T> ()>::type Key;
-  static constexpr bool kInt = kFold && wide_int_folds<T> ();
   Word centre[K][C];
   Key centre_key[K][C];
   typename T::Sum sum[K][C];
-  /* integer folded: a row pair's sums, added to sum by flush */
-  struct IntSum
-  {
-    uint32_t c0, c1, c2, w;
-  };
-  IntSum int_sum[kInt ? K : 1][kInt ? C : 1];
   float scale, bias;
 
   /* The spatial weights of C columns of a window row, and their log2
@@ -324,27 +289,7 @@ template <class T, bool kFold> struct WideSums
           centre_key[k][c] = T::range_key (
               centre[k][c], T::template unpack<false> (centre[k][c]), scale);
         sum[k][c] = typename T::Sum ();
-        if constexpr (kInt)
-          int_sum[k][c] = IntSum{};
       }
-  }
-
-  /* Integer folded: adds the row pair's integer sums to the float ones
-   * and clears them. */
-  __device__ __forceinline__ void flush ()
-  {
-    if constexpr (kInt) {
-#pragma unroll
-      for (int k = 0; k < K; k++)
-#pragma unroll
-        for (int c = 0; c < C; c++) {
-          sum[k][c].c0 += (float)int_sum[k][c].c0;
-          sum[k][c].c1 += (float)int_sum[k][c].c1;
-          sum[k][c].c2 += (float)int_sum[k][c].c2;
-          sum[k][c].w += (float)int_sum[k][c].w;
-          int_sum[k][c] = IntSum{};
-        }
-    }
   }
 
   /* One step: @pixels, C pixels of each of the K rows; @now, the spatial
@@ -359,15 +304,7 @@ template <class T, bool kFold> struct WideSums
 #pragma unroll
       for (int k = 0; k < K; k++) {
         const Word p = pixels[k][n];
-        typename T::Value value{};
-        uint32_t b0 = 0, b1 = 0, b2 = 0;
-        if constexpr (kInt) {
-          b0 = __byte_perm (p, 0, 0x4440);
-          b1 = __byte_perm (p, 0, 0x4441);
-          b2 = __byte_perm (p, 0, 0x4442);
-        } else {
-          value = T::template unpack<false> (p);
-        }
+        const typename T::Value value = T::template unpack<false> (p);
         Key key{};
         if constexpr (wide_computes<T> ())
           key = T::range_key (p, value, scale);
@@ -386,15 +323,7 @@ template <class T, bool kFold> struct WideSums
               computed = true;
             }
           }
-          if constexpr (kInt) {
-            const uint32_t w = *reinterpret_cast<const unsigned short *> (
-                reinterpret_cast<const char *> (range_lut) + at.w[i]
-                + 2 * T::distance (p, centre[k][c]));
-            int_sum[k][c].c0 += w * b0;
-            int_sum[k][c].c1 += w * b1;
-            int_sum[k][c].c2 += w * b2;
-            int_sum[k][c].w += w;
-          } else if constexpr (kFold)
+          if constexpr (kFold)
             T::add (sum[k][c], value,
                 range_at (
                     range_lut, at.w[i] + T::lut_offset (p, centre[k][c])));
@@ -445,28 +374,13 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
   const float *space_lut = tables + T::kRangeLen;
   const float *half_widths = space_lut + radius * radius + 1;
   if constexpr (kFold) {
-    /* the folded tables (colour's as 16-bit integers) and the row
-     * factors (bilateral.h) */
+    /* the folded tables and the row factors (bilateral.h), as they are */
     static_assert (T::kRangeLen == CBF_RANGE_LUT_LEN, "one table's length");
-    const float *fold = tables + cbf_tables_wide_fold_offset (radius);
-    if constexpr (Sums::kInt) {
-      /* two weights a word, scaled and rounded */
-      const float2 *from = reinterpret_cast<const float2 *> (fold);
-      uint32_t *to = reinterpret_cast<uint32_t *> (range_lut);
-      for (int i = tid; i < (radius + 2) * CBF_RANGE_LUT_LEN / 2;
-           i += Shape::kThreads) {
-        const float2 v = from[i];
-        to[i] = __float2uint_rn (v.x * (float)kWideIntFoldOne)
-            | __float2uint_rn (v.y * (float)kWideIntFoldOne) << 16;
-      }
-      for (int i = tid; i <= radius; i += Shape::kThreads)
-        factor[i] = fold[(radius + 2) * CBF_RANGE_LUT_LEN + i];
-    } else {
-      const uint4 *from = reinterpret_cast<const uint4 *> (fold);
-      for (int i = tid; i < cbf_tables_wide_fold_len (radius) / 4;
-           i += Shape::kThreads)
-        reinterpret_cast<uint4 *> (range_lut)[i] = from[i];
-    }
+    const uint4 *from = reinterpret_cast<const uint4 *> (
+        tables + cbf_tables_wide_fold_offset (radius));
+    for (int i = tid; i < cbf_tables_wide_fold_len (radius) / 4;
+         i += Shape::kThreads)
+      reinterpret_cast<uint4 *> (range_lut)[i] = from[i];
   } else if constexpr (!LayoutExactRange<T>::value) {
     for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
       range_lut[i] = tables[i];
@@ -548,8 +462,6 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
       wide_pixels<T> (rows, steps - 1, pixels);
       sums.template step<-1, true> (io, range_lut, pixels, now, before);
     }
-    if (r & 1 || r == 2 * radius)
-      sums.flush ();
   }
 
 #pragma unroll
@@ -617,10 +529,7 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
         = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
         * ((row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows)
         * T::kGridLayers;
-    const bool large = held > 0
-        && blocks
-            >= (wide_int_folds<T> () ? kWideIntFoldMinWaves : kWideFoldMinWaves)
-                * held;
+    const bool large = held > 0 && blocks >= kWideFoldMinWaves * held;
     if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && w->wide_fold >= 0
         && (large || w->wide_fold > 0)) {
       err = launch_wide_kernel<T, true> (

@@ -190,21 +190,11 @@ constexpr WideShapeOf kWideDeepColorShape{ 1, 4, 3, 8, 8, 4 };
  * fit an SM; blocks of 128 x 24 outputs then keep the warps of three
  * blocks of the shape above. */
 constexpr WideShapeOf kWideFoldShape{ 1, 8, 2, 12, 4, 4 };
-/* The folded kernel of 8-bit colour, whose weights are 16-bit integers
- * and sums a row pair's in integers (bilateral_wide.cuh,
- * wide_int_folds): its tables take half the float ones' shared memory,
- * so that two blocks of 128 x 16 outputs fit an SM to radius 28; four
- * columns a thread, as eight with their integer sums beside the float
- * ones would spill at two blocks. */
-constexpr WideShapeOf kWideIntFoldShape{ 1, 4, 2, 16, 8, 4 };
 /* The folded kernel is launched where its grid takes at least this many
  * rounds of the blocks the GPU holds at once: its blocks are larger and
  * fewer fit an SM, and on the smaller grids of 1080p frames it was slower
  * than the unfolded kernel (what-was-tried.md, "Wide kernel"). */
 constexpr int kWideFoldMinWaves = 8;
-/* The same for 8-bit colour's integer form, faster than the unfolded
- * kernel on 1080p frames too (what-was-tried.md, "Wide kernel"). */
-constexpr int kWideIntFoldMinWaves = 3;
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
  * and adjacent columns a thread (4 or 8: whole words of the byte tile),

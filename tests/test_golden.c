@@ -169,8 +169,8 @@ GST_START_TEST (test_wide_folded)
   guint c, form, b, seed = 11;
   gint optin = 0;
 
-  /* The folded form fits every radius in 227 KiB a block; in 99 KiB to
-   * radius 16, colour's to 24 (kernels.md). */
+  /* The folded form fits every radius in 227 KiB a block, to radius 16 in
+   * 99 KiB (kernels.md). */
   fail_unless (cudaDeviceGetAttribute (&optin,
           cudaDevAttrMaxSharedMemoryPerBlockOptin, 0) == cudaSuccess);
   g_setenv ("GST_CBF_BAND_BYTES", "4000000000", TRUE);
