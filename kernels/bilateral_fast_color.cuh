@@ -73,7 +73,8 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]:
    * its pixel and its sums. */
   uint32_t centre[K * C];
-  /* integer weights and sums (above) */
+  /* integer weights and sums, exact, where their error stays below a
+   * level (above) */
   static constexpr bool kInt = !T::kGuided && R <= CBF_FAST_MAX_RADIUS;
   static constexpr unsigned kIntOne = 65535;
   static_assert (!kInt

@@ -23,9 +23,10 @@
  *   time (no tap outside the disc is visited, no index arithmetic), and the
  *   spatial weights are read whole with the range weight from a table per
  *   distance class. Per tap that leaves: one SIMD sum of absolute byte
- *   differences, one table load (colour: and a half-to-float conversion),
- *   and the multiply-adds of the sums (one channel: 16-bit integer weights
- *   and integer sums, an integer multiply-add and half an add; its tile
+ *   differences, one table load (colour above radius 8 and guided: and a
+ *   half-to-float conversion), and the multiply-adds of the sums (colour
+ *   to radius 8: 16-bit integer weights and integer sums of the bytes; one
+ *   channel: the same, an integer multiply-add and half an add; its tile
  *   of source bytes read four at a time, and the taps between a thread's
  *   own outputs summed once for both) (bilateral_fast_channel.cuh,
  *   bilateral_fast_color.cuh, on bilateral_fast.cuh); samples deeper than

@@ -154,10 +154,13 @@ struct Color
    * so the value is off by at most 2^15 x 1.008 x 2 n 2^-24 levels: 0.58 at
    * the 149 taps of radius 7, 0.77 at radius 8's 197; below one level, so
    * the rounded output stays within +-1 of OpenCV's. The specialised kernel
-   * (radius <= 8) uses it; the generic one and the Gaussian, whose windows
-   * are unbounded, take b exactly: the byte placed into the float 2^23
-   * (whose unit in the last place is 1) and 2^23 subtracted, again without
-   * a conversion. */
+   * uses it for guided chroma (radius <= 8) and at radii 9 and 10 (where
+   * its sums are made unbiased halfway), the streaming one at radius 1; the
+   * specialised kernel's other layouts to radius 8 take the bytes as
+   * integers (bilateral_fast_color.cuh); the generic one and the
+   * Gaussian, whose windows are unbounded, take b exactly: the byte placed
+   * into the float 2^23 (whose unit in the last place is 1) and 2^23
+   * subtracted, again without a conversion. */
   template <bool kBiased>
   static __device__ __forceinline__ Value unpack (uint32_t p)
   {
