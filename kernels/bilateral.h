@@ -112,6 +112,20 @@ cbf_tables_int_weights_offset (int radius)
 /* Floats a class of integer weights takes: 256 16-bit integers. */
 #define CBF_INT_CLASS_FLOATS 128
 
+/* Floats before the colour weights as 16-bit integers (radius <=
+ * CBF_FAST_MAX_RADIUS), CBF_COLOR_CLASS_FLOATS a class: after the integer
+ * weights, a multiple of 4 like them. */
+CBF_CONSTEXPR int
+cbf_tables_color_int_weights_offset (int radius)
+{
+  return cbf_tables_int_weights_offset (radius) +
+      cbf_distance_class (radius, radius * radius + 1) * CBF_INT_CLASS_FLOATS;
+}
+
+/* The colour integer weights' scale: a weight w is stored as w x 65535
+ * rounded (a weight of 1 still fits 16 bits). */
+#define CBF_COLOR_INT_WEIGHT_ONE 65535
+
 /* The integer weights' scale: a weight w is stored as w x 2^15 rounded. */
 #define CBF_INT_WEIGHT_ONE 32768
 
@@ -133,11 +147,11 @@ cbf_tables_wide_fold_len (int radius)
   return (radius + 2) * CBF_RANGE_LUT_LEN + (radius + 1 + 3) / 4 * 4;
 }
 
-/* Floats before the wide one-channel kernel's integer weights
+/* Floats before the wide one-channel kernel's weights
  * (CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS): after the
  * folded tables, a multiple of 4 like them. */
 CBF_CONSTEXPR int
-cbf_tables_wide_int_offset (int radius)
+cbf_tables_wide_channel_offset (int radius)
 {
   return cbf_tables_wide_fold_offset (radius) +
       cbf_tables_wide_fold_len (radius);
@@ -147,9 +161,9 @@ cbf_tables_wide_int_offset (int radius)
  * tables' count first) and a table index per dx^2 + dy^2 (radius^2 + 1
  * 32-bit integers), padded to a multiple of 4. */
 CBF_CONSTEXPR int
-cbf_tables_wide_int_tables_offset (int radius)
+cbf_tables_wide_channel_tables_offset (int radius)
 {
-  return cbf_tables_wide_int_offset (radius) + 4 +
+  return cbf_tables_wide_channel_offset (radius) + 4 +
       (radius * radius + 1 + 3) / 4 * 4;
 }
 
@@ -217,9 +231,17 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     GRAY8's float weight times
  *                                     CBF_INT_WEIGHT_ONE (above
  *                                     CBF_FAST_MAX_RADIUS, times
- *                                     cbf_wide_int_scale), rounded to the
+ *                                     cbf_extended_int_scale), rounded to the
  *                                     nearest (ties to even), for the
  *                                     one-channel kernel's integer sums
+ *   then, for radius <= CBF_FAST_MAX_RADIUS, from
+ *                                     cbf_tables_color_int_weights_offset,
+ *                                     CBF_RANGE_LUT_LEN 16-bit integers per
+ *                                     class: the colour weight (the float
+ *                                     product) times
+ *                                     CBF_COLOR_INT_WEIGHT_ONE, rounded to
+ *                                     the nearest (ties to even), for the
+ *                                     colour kernel's integer sums
  *   or, for CBF_FAST_EXTENDED_MAX_RADIUS < radius <= CBF_WIDE_MAX_RADIUS,
  *                                     from cbf_tables_wide_fold_offset, the
  *                                     wide kernel's folded tables: for each
@@ -232,30 +254,31 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     in float (0 where the divisor is 0),
  *                                     factor 0 unused;
  *                                     then, from
- *                                     cbf_tables_wide_int_offset, the wide
+ *                                     cbf_tables_wide_channel_offset, the wide
  *                                     one-channel kernel's: the number of
  *                                     tables n, the index of the table of
  *                                     each dx^2 + dy^2 (0 outside the disc),
  *                                     then, from
- *                                     cbf_tables_wide_int_tables_offset, n
- *                                     tables of 256 16-bit integers (two a
- *                                     float): table 0 all zeros (every class
+ *                                     cbf_tables_wide_channel_tables_offset, n
+ *                                     tables of 256 half floats (IEEE
+ *                                     binary16, two a float, native byte
+ *                                     order): table 0 all zeros (every class
  *                                     whose weights all round to 0 shares
  *                                     it), the others a class's weights
- *                                     space_lut[class] * range_lut[d] times
- *                                     a scale (cbf_wide_int_scale), rounded
- *                                     to the nearest (ties to even) */
+ *                                     space_lut[class] * range_lut[d]
+ *                                     rounded to half */
 size_t cbf_bilateral_tables_len (int radius);
 
-/* The scale of the wide one-channel kernel's integer weights at @radius,
- * and of the specialised one's above CBF_FAST_MAX_RADIUS (whose 2^15
- * would move a result by up to 317 x 2^-16 x 255 = 1.2 levels at radius
- * 10), for a space table @space_lut: 65535 (a weight of 1 still fits 16
- * bits),
- * or less where the sums could pass 2^32, which they must not: a tap's
- * weight is at most its space weight times the scale, rounded, and its
- * level 255. */
-float cbf_wide_int_scale (const float *space_lut, int radius);
+/* The scale of the specialised one-channel kernel's integer weights above
+ * CBF_FAST_MAX_RADIUS (whose 2^15 would move a result by up to
+ * 317 x 2^-16 x 255 = 1.2 levels at radius 10), for a space table
+ * @space_lut: 65535 (a weight of 1 still fits 16 bits), or less where the
+ * sums could pass 2^32, which they must not: a tap's weight is at most its
+ * space weight times the scale, rounded, and its level 255. Never below
+ * 2^32 / 255 / taps, so that the weights' rounding moves a result by at
+ * most 0.76 levels to radius 10; wider windows' many small weights would
+ * round away (the wide one-channel kernel's are half floats). */
+float cbf_extended_int_scale (const float *space_lut, int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights
  * OpenCV uses: float (exp (i * i * -0.5 / sigma^2)) computed in double, a
@@ -366,7 +389,7 @@ typedef struct
   float range_scale;
   /* The wide one-channel kernel's tables (cbf_bilateral_tables_len): how
    * many, 0 where the radius has none. */
-  int wide_int_tables;
+  int wide_channel_tables;
 } CbfBilateralParams;
 
 /* The Gaussian entries' parameters (gaussian.h,

@@ -11,7 +11,7 @@
  * CBF_FAST_EXTENDED_MAX_RADIUS), on bilateral_fast.cuh's block, tile and
  * walk. Each thread computes K rows of four adjacent outputs. Each weight
  * is a 16-bit integer, w x 2^15 rounded (above CBF_FAST_MAX_RADIUS, w x
- * cbf_wide_int_scale), from a table per distance class (made on the
+ * cbf_extended_int_scale), from a table per distance class (made on the
  * host, bilateral.h), and the sums are 32-bit integers: an integer
  * multiply-add and an add a tap (ptxas adds two taps' weights in one
  * IADD3), where float weights need a conversion or the SFU. The tile holds
@@ -287,9 +287,9 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
 };
 
 /* The level, Σ w v / Σ w rounded half to even, in the low byte of the
- * result. @weighted_sum is Σ w 257 v modulo 2^32: 257 is odd, and
- * 0xff00ff01 its inverse modulo 2^32, so that the product is Σ w v exactly
- * (below 2^32). The fused multiply-add adds the quotient to 1.5 x 2^23,
+ * result (int_level: @weighted_sum is Σ w 257 v modulo 2^32; 257 is odd,
+ * and 0xff00ff01 its inverse modulo 2^32, so that the product is Σ w v
+ * exactly, below 2^32). The fused multiply-add adds the quotient to 1.5 x 2^23,
  * whose unit in the last place is 1, rounding it to an integer that the
  * float's mantissa then ends in, where a conversion would take the XU
  * pipe. The reciprocal is off by at most 1 ulp, the sum converted to float
@@ -298,23 +298,29 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
  * __float2int_rn and a store a pixel, which were slower, and keep the
  * output within +-1 of OpenCV (what-was-tried.md, "Specialised kernel
  * steps"). */
+__device__ __forceinline__ uint32_t rounded_level (
+    float weighted_sum, float weight_sum)
+{
+  float reciprocal;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(reciprocal) : "f"(weight_sum));
+  return __float_as_uint (__fmaf_rn (weighted_sum, reciprocal, 12582912.f));
+}
+
 __device__ __forceinline__ uint32_t int_level (
     uint32_t weighted_sum, uint32_t weight_sum)
 {
-  float reciprocal;
-  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(reciprocal) : "f"((float)weight_sum));
-  return __float_as_uint (
-      __fmaf_rn ((float)(weighted_sum * 0xff00ff01u), reciprocal, 12582912.f));
+  return rounded_level ((float)(weighted_sum * 0xff00ff01u), (float)weight_sum);
 }
 
 /* Writes a thread's K x 4 outputs, rows from @y and columns from @x (a
- * multiple of 4): a row's address formed once, and its four pixels in one
+ * multiple of 4), output o (row o / 4, column o % 4) the quotient
+ * @quotient (o) where the temporal filter takes it, else the level
+ * @level (o): a row's address formed once, and its four pixels in one
  * 32-bit store where they are bytes and the plane's alignment allows,
  * else one at a time. */
-template <class T, int K>
-__device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
-    int row_end, const uint32_t (&weighted_sums)[K * 4],
-    const uint32_t (&weight_sums)[K * 4])
+template <class T, int K, class Quotient, class Level>
+__device__ __forceinline__ void store_rows (
+    const Io &io, int x, int y, int row_end, Quotient quotient, Level level_of)
 {
   const int plane = T::channel ();
   const size_t pitch = Io::pick (io.dst_pitch, plane);
@@ -327,17 +333,15 @@ __device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
       continue;
     uint32_t level[4];
     if (io.state[0]) {
-      /* The temporal filter takes the quotient before rounding. */
 #pragma unroll
       for (int c = 0; c < 4; c++)
         if (x + c < io.width)
-          level[c] = finish_channel<uint8_t> (io, plane, y + k, x + c,
-              (float)(weighted_sums[k * 4 + c] * 0xff00ff01u)
-                  / (float)weight_sums[k * 4 + c]);
+          level[c] = finish_channel<uint8_t> (
+              io, plane, y + k, x + c, quotient (k * 4 + c));
     } else {
 #pragma unroll
       for (int c = 0; c < 4; c++)
-        level[c] = int_level (weighted_sums[k * 4 + c], weight_sums[k * 4 + c]);
+        level[c] = level_of (k * 4 + c);
     }
     if (words && x + 3 < io.width) {
       *reinterpret_cast<uint32_t *> (row)
@@ -350,6 +354,20 @@ __device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
           row[c * step] = (uint8_t)level[c];
     }
   }
+}
+
+/* store_rows for the integer sums: Σ w 257 v modulo 2^32 and Σ w. */
+template <class T, int K>
+__device__ __forceinline__ void int_store_rows (const Io &io, int x, int y,
+    int row_end, const uint32_t (&weighted_sums)[K * 4],
+    const uint32_t (&weight_sums)[K * 4])
+{
+  store_rows<T, K> (
+      io, x, y, row_end,
+      [&] (int o) {
+        return (float)(weighted_sums[o] * 0xff00ff01u) / (float)weight_sums[o];
+      },
+      [&] (int o) { return int_level (weighted_sums[o], weight_sums[o]); });
 }
 
 template <class T, int R>

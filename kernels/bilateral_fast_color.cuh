@@ -17,14 +17,14 @@
  * to half moves it by at most 2^-11 of itself, and so the result by at
  * most 2^-11 x 255 = 0.13 levels.
  *
- * Up to CBF_FAST_MAX_RADIUS (but guided chroma) each block turns the half
- * floats into 16-bit integers, 65535 x the weight rounded, and the sums
- * are 32-bit integers: per tap the difference, a table load and the
- * integer multiply-adds of the bytes as they are, with no conversion of
- * the weight or of the pixel to float. A weight is then off by at most
- * half a unit, 2^-17 of the centre's, so the result by at most taps x
- * 2^-17 x 255 levels (0.29 at radius 7's 149 taps, 0.38 at radius 8's
- * 197), and the sums are exact: below one level with the half's 0.13.
+ * Up to CBF_FAST_MAX_RADIUS (but guided chroma) the weights are 16-bit
+ * integers, 65535 x the weight rounded (tables of their own, made on the
+ * host), and the sums are 32-bit integers: per tap the difference, a
+ * table load and the integer multiply-adds of the bytes as they are, with
+ * no conversion of the weight or of the pixel to float. A weight is then
+ * off by at most half a unit, 2^-17 of the centre's, so the result by at
+ * most taps x 2^-17 x 255 levels (0.29 at radius 7's 149 taps, 0.38 at
+ * radius 8's 197), and the sums are exact.
  * Above, the sums are floats, the bytes in the biased form (Colour), whose
  * error would pass a level (1.25 at radius 10's 317 taps): they are made
  * unbiased halfway down the window (ColorWindow::after_row), so that each
@@ -44,9 +44,14 @@ struct ColorShape : FastGeometry<R, true, T::kGuided ? 2 : 1>
   typedef FastGeometry<R, true, T::kGuided ? 2 : 1> Geometry;
   typedef uint32_t TileEntry;
   static constexpr int kTileW = Geometry::kMinTileW;
-  /* the per-class half-float weights */
+  /* integer weights and sums, exact, where their error stays below a
+   * level (above) */
+  static constexpr bool kInt = !T::kGuided && R <= CBF_FAST_MAX_RADIUS;
+  /* the per-class weights, as 16-bit integers or half floats */
   static constexpr int kLutLen = Geometry::kClasses * CBF_COLOR_CLASS_FLOATS;
-  static constexpr int kLutOffset = cbf_tables_color_class_weights_offset (R);
+  static constexpr int kLutOffset = kInt
+      ? cbf_tables_color_int_weights_offset (R)
+      : cbf_tables_color_class_weights_offset (R);
   static constexpr bool kWordCopy = Geometry::kOf.word_copy;
   static constexpr bool kBatchedFill = Geometry::kOf.batched_fill;
 };
@@ -73,10 +78,8 @@ struct ColorWindow : FastWalk<ColorWindow<T, R, K, C>, R, K, C>
   /* Output (k, c), row k and column c of the thread's, at [k * C + c]:
    * its pixel and its sums. */
   uint32_t centre[K * C];
-  /* integer weights and sums, exact, where their error stays below a
-   * level (above) */
-  static constexpr bool kInt = !T::kGuided && R <= CBF_FAST_MAX_RADIUS;
-  static constexpr unsigned kIntOne = 65535;
+  static constexpr bool kInt = ColorShape<T, R>::kInt;
+  static constexpr unsigned kIntOne = CBF_COLOR_INT_WEIGHT_ONE;
   static_assert (!kInt
           || (unsigned long long)disc_taps<R> () * kIntOne * 255 < (1ull << 32),
       "a window's integer sums fit 32 bits");
@@ -216,15 +219,6 @@ __global__ void __launch_bounds__ (ColorShape<T, R>::kThreads,
       });
     });
 
-    if constexpr (Window::kInt) {
-      /* the half-float weights as integers (above), in place */
-      unsigned short *lut
-          = reinterpret_cast<unsigned short *> (block.range_lut);
-      for (int i = block.tid; i < Shape::kLutLen * 2; i += Shape::kThreads)
-        lut[i] = (unsigned short)__float2uint_rn (
-            __half2float (__ushort_as_half (lut[i])) * (float)Window::kIntOne);
-      __syncthreads ();
-    }
     const int tx = threadIdx.x, ty = threadIdx.y;
     Window window;
     window.col = block.tile + ty * K * kTileW + C * tx + R;

@@ -96,13 +96,17 @@ cbf_bilateral_tables_len (int radius)
 {
   size_t len = cbf_tables_class_weights_offset (radius);
 
-  if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS)
+  if (radius <= CBF_FAST_MAX_RADIUS)
+    len = cbf_tables_color_int_weights_offset (radius) +
+        (size_t) cbf_distance_class (radius, radius * radius + 1) *
+        CBF_COLOR_CLASS_FLOATS;
+  else if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS)
     len = cbf_tables_int_weights_offset (radius) +
         (size_t) cbf_distance_class (radius, radius * radius + 1) *
         CBF_INT_CLASS_FLOATS;
   else if (radius <= CBF_WIDE_MAX_RADIUS)
     /* at most a table a class, and the zero table */
-    len = cbf_tables_wide_int_tables_offset (radius) +
+    len = cbf_tables_wide_channel_tables_offset (radius) +
         (size_t) (cbf_distance_class (radius, radius * radius + 1) + 1) *
         CBF_INT_CLASS_FLOATS;
   return len;
@@ -177,7 +181,7 @@ fill_space (float *space_lut, int radius, double sigma_space)
 }
 
 float
-cbf_wide_int_scale (const float *space_lut, int radius)
+cbf_extended_int_scale (const float *space_lut, int radius)
 {
   /* the largest sum of weights times 255 that stays below 2^32 */
   const double limit = 4294967295.0 / 255;
@@ -223,14 +227,14 @@ fill_wide_fold (float *tables, int radius, const float *range_lut,
 /* The wide one-channel kernel's weights (bilateral.h): a table a class
  * but for the classes whose weights all round to 0, which share table 0. */
 static void
-fill_wide_int (float *tables, int radius, const float *range_lut,
+fill_wide_channel (float *tables, int radius, const float *range_lut,
     const float *space_lut)
 {
-  int32_t *header = (int32_t *) (tables + cbf_tables_wide_int_offset (radius));
+  int32_t *header =
+      (int32_t *) (tables + cbf_tables_wide_channel_offset (radius));
   int32_t *table_of = header + 4;
   uint16_t *weights = (uint16_t *) (tables +
-      cbf_tables_wide_int_tables_offset (radius));
-  float scale = cbf_wide_int_scale (space_lut, radius);
+      cbf_tables_wide_channel_tables_offset (radius));
   int v, d, n = 1;
 
   memset (header, 0, (size_t) ((char *) weights - (char *) header));
@@ -241,9 +245,10 @@ fill_wide_int (float *tables, int radius, const float *range_lut,
     if (!cbf_is_tap_distance (radius, v))
       continue;
     for (d = 0; d < 256; d++) {
-      /* the product as the float kernels form it, then scaled: at most
-       * 65535, as space and range are at most 1 */
-      table[d] = (uint16_t) lrintf (space_lut[v] * range_lut[d] * scale);
+      /* the product as the float kernels form it, in half: its relative
+       * rounding, unlike an integer's absolute one, keeps the many small
+       * weights of a wide window */
+      table[d] = half_bits (space_lut[v] * range_lut[d]);
       nonzero |= table[d];
     }
     if (nonzero)
@@ -278,9 +283,8 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
 
   /* The per-class weights: the same float product the kernels would form
    * per tap (space * range), made once; GRAY8's as floats and as 16-bit
-   * integers, colour's as half floats (bilateral.h), the padding between
-   * GRAY8's and colour's zeroed. A class is
-   * numbered by counting the tap distances below it, in step with v (the
+   * integers, colour's as half floats and 16-bit integers (bilateral.h),
+   * the padding between GRAY8's and colour's zeroed. A class is numbered by counting the tap distances below it, in step with v (the
    * count per v from cbf_distance_class alone costs O(r^4) each). */
   if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS) {
     float *class_weights = tables + cbf_tables_class_weights_offset (radius);
@@ -288,9 +292,11 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
         cbf_tables_color_class_weights_offset (radius));
     char *int_weights = (char *) (tables +
         cbf_tables_int_weights_offset (radius));
+    char *color_ints = (char *) (tables +
+        cbf_tables_color_int_weights_offset (radius));
     int n_classes = cbf_distance_class (radius, radius * radius + 1);
     float int_scale = radius <= CBF_FAST_MAX_RADIUS ?
-        (float) CBF_INT_WEIGHT_ONE : cbf_wide_int_scale (space_lut, radius);
+        (float) CBF_INT_WEIGHT_ONE : cbf_extended_int_scale (space_lut, radius);
     int v, d, class_index = 0;
     for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
         i < cbf_tables_color_class_weights_offset (radius); i++)
@@ -308,15 +314,21 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
             sizeof scaled);
       }
       for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
-        uint16_t h = half_bits (space_lut[v] * range_lut[d]);
-        memcpy (color + 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d),
-            &h, sizeof h);
+        float w = space_lut[v] * range_lut[d];
+        uint16_t h = half_bits (w);
+        size_t at = 2 * ((size_t) class_index * CBF_RANGE_LUT_LEN + d);
+        memcpy (color + at, &h, sizeof h);
+        if (radius <= CBF_FAST_MAX_RADIUS) {
+          uint16_t scaled =
+              (uint16_t) lrintf (w * (float) CBF_COLOR_INT_WEIGHT_ONE);
+          memcpy (color_ints + at, &scaled, sizeof scaled);
+        }
       }
       class_index++;
     }
   } else if (radius <= CBF_WIDE_MAX_RADIUS) {
     fill_wide_fold (tables, radius, range_lut, space_lut);
-    fill_wide_int (tables, radius, range_lut, space_lut);
+    fill_wide_channel (tables, radius, range_lut, space_lut);
   }
 }
 
@@ -350,8 +362,9 @@ cbf_bilateral_weights_init (CbfFilterParams * weights, int radius,
 {
   weights_init (weights, radius, cbf_tables_space (host_tables), dev_tables);
   if (radius > CBF_FAST_EXTENDED_MAX_RADIUS && radius <= CBF_WIDE_MAX_RADIUS)
-    memcpy (&weights->bilateral.wide_int_tables,
-        host_tables + cbf_tables_wide_int_offset (radius), sizeof (int32_t));
+    memcpy (&weights->bilateral.wide_channel_tables,
+        host_tables + cbf_tables_wide_channel_offset (radius),
+        sizeof (int32_t));
 }
 
 void

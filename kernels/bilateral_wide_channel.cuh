@@ -8,19 +8,24 @@
  */
 
 /* The wide bilateral kernel for one 8-bit channel: radii above
- * CBF_FAST_MAX_RADIUS up to CBF_WIDE_MAX_RADIUS, known at run time, at
- * the specialised one-channel kernel's cost a tap. It keeps that kernel's
- * arithmetic (bilateral_fast_channel.cuh): a byte tile read four pixels a
- * load, each pixel taken as 257 x its level, whose SIMD sum of absolute
- * byte differences with an output's is the byte offset of a 16-bit
- * integer weight, space x range, in its distance class's table; integer
- * sums. Where that kernel names a tap's class at compile time, here each
- * tap's class table comes from a shared-memory table of the window's
- * offsets, one row a window row, which a warp reads whole (every thread
- * walks the same taps), and the SIMD instruction adds it to the distance
- * for free. The classes' tables (16-bit, 512 bytes each) fill shared memory
- * at large radii, so classes whose weights all round to 0 share one
- * table of zeros.
+ * CBF_FAST_EXTENDED_MAX_RADIUS up to CBF_WIDE_MAX_RADIUS, known at run
+ * time, near the specialised one-channel kernel's cost a tap. It keeps
+ * that kernel's addressing (bilateral_fast_channel.cuh): a byte tile read
+ * four pixels a load, each pixel taken as 257 x its level, whose SIMD sum
+ * of absolute byte differences with an output's is the byte offset of a
+ * 16-bit weight, space x range, in its distance class's table. The
+ * weights are half floats and the sums floats, not that kernel's integers:
+ * an integer scale shared by thousands of taps would round each small
+ * weight to a whole step, and where most of a window weighs little (a
+ * dark pixel in a flat field, at a large sigma-space) the lost weights
+ * move the result by several levels; a half's relative rounding moves it
+ * by at most 2^-11 x 255 levels. Where that kernel names a tap's class at
+ * compile time, here each tap's class table comes from a shared-memory
+ * table of the window's offsets, one row a window row, which a warp reads
+ * whole (every thread walks the same taps), and the SIMD instruction adds
+ * it to the distance for free. The classes' tables (512 bytes each) fill
+ * shared memory at large radii, so classes whose weights all round to 0
+ * share one table of zeros.
  *
  * Each thread computes K rows of C adjacent outputs (C a multiple of 4,
  * tunables.cuh). The window is walked by its rows dy as the other wide
@@ -79,8 +84,8 @@ template <int K, int C> struct WideChannelSums
 {
   static constexpr int W = C / 4;
   uint32_t centre[K * C];
-  uint32_t int_v[K * C];
-  uint32_t int_w[K * C];
+  float sum_v[K * C];
+  float sum_w[K * C];
 
   /* One step: @pixels, C pixels of each of the K rows, four a word; @now,
    * the offsets of the step's columns j .. j + C - 1; @before, of j - C ..
@@ -94,6 +99,10 @@ template <int K, int C> struct WideChannelSums
 #pragma unroll
       for (int k = 0; k < K; k++) {
         const uint32_t p = level_entry (pixels[k][n / 4], n % 4);
+        /* the level as a float: its byte in 2^23's mantissa, less 2^23 */
+        const float v = __uint_as_float (__byte_perm (
+                            pixels[k][n / 4], 0x4b000000u, 0x7440 | (n % 4)))
+            - 8388608.f;
 #pragma unroll
         for (int c = 0; c < C; c++) {
           if (!wide_pair<kPad, kLast> (n, c))
@@ -104,10 +113,10 @@ template <int K, int C> struct WideChannelSums
               : "=r"(at)
               : "r"(p), "r"(centre[o]),
               "r"(n >= c ? now[n - c] : before[C + n - c]));
-          const uint32_t w
-              = *reinterpret_cast<const unsigned short *> (smem + at);
-          int_v[o] += w * p;
-          int_w[o] += w;
+          const float w
+              = __half2float (*reinterpret_cast<const __half *> (smem + at));
+          sum_v[o] = fmaf (w, v, sum_v[o]);
+          sum_w[o] += w;
         }
       }
   }
@@ -145,7 +154,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
 
   /* the class tables, as they are */
   const uint4 *from = reinterpret_cast<const uint4 *> (
-      tables + cbf_tables_wide_int_tables_offset (radius));
+      tables + cbf_tables_wide_channel_tables_offset (radius));
   for (int i = tid; i < n_tables * (kWideClassBytes / 16);
        i += kWideChannelThreads)
     reinterpret_cast<uint4 *> (smem)[i] = from[i];
@@ -154,7 +163,7 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
    * table index of each dx^2 + dy^2 */
   const float *half_widths = tables + CBF_RANGE_LUT_LEN + radius * radius + 1;
   const int *table_of = reinterpret_cast<const int *> (
-                            tables + cbf_tables_wide_int_offset (radius))
+                            tables + cbf_tables_wide_channel_offset (radius))
       + 4;
   int *half = reinterpret_cast<int *> (smem + g.half_offset);
   int *offsets = reinterpret_cast<int *> (smem + g.offsets_offset);
@@ -209,8 +218,8 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     for (int c = 0; c < C; c++) {
       sums.centre[k * C + c]
           = level_entry (own[(k + radius) * words + g.left / 4 + c / 4], c % 4);
-      sums.int_v[k * C + c] = 0;
-      sums.int_w[k * C + c] = 0;
+      sums.sum_v[k * C + c] = 0.f;
+      sums.sum_w[k * C + c] = 0.f;
     }
   const int x = x0 + C * tx, y = y0 + ty * K;
 #pragma unroll
@@ -264,13 +273,11 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
   /* four columns at a time, as the specialised kernel stores them */
 #pragma unroll
   for (int c = 0; c < C; c += 4) {
-    uint32_t weighted[K * 4], weights[K * 4];
-#pragma unroll
-    for (int o = 0; o < K * 4; o++) {
-      weighted[o] = sums.int_v[o / 4 * C + c + o % 4];
-      weights[o] = sums.int_w[o / 4 * C + c + o % 4];
-    }
-    int_store_rows<T, K> (io, x + c, y, row_end, weighted, weights);
+    const float *v = sums.sum_v, *wsum = sums.sum_w;
+    const auto at = [c] (int o) { return o / 4 * C + c + o % 4; };
+    store_rows<T, K> (
+        io, x + c, y, row_end, [&] (int o) { return v[at (o)] / wsum[at (o)]; },
+        [&] (int o) { return rounded_level (v[at (o)], wsum[at (o)]); });
   }
 }
 
@@ -282,7 +289,7 @@ cudaError_t launch_wide_channel (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
 {
   static std::atomic<int> allowed[64];
-  const int n_tables = w->bilateral.wide_int_tables;
+  const int n_tables = w->bilateral.wide_channel_tables;
   int limit = 0;
   *launched = false;
   if (n_tables <= 0)

@@ -17,6 +17,7 @@
 #include "reference.h"
 
 #include <cuda_runtime_api.h>
+#include <math.h>
 
 /* The golden cases of @channels channels, of the bilateral filter or of
  * GaussianBlur (@gaussian). */
@@ -242,6 +243,97 @@ GST_START_TEST (test_wide_folded)
 
 GST_END_TEST;
 
+/* Level of filtered byte 0 of @im at (@x, @y), the others set to @field. */
+static void
+set_level (Image * im, gint x, gint y, gint level, gint field)
+{
+  guint8 *px = im->pixels + y * im->stride + x * im->format->pixel_bytes +
+      im->format->color_offset;
+  gint c;
+
+  for (c = 0; c < im->format->channels; c++)
+    px[c] = c ? field : level;
+}
+
+/* Where most of a wide window weighs little, each tap's weight a tiny
+ * fraction of the centre's, against the reference: a dark or bright pixel
+ * in flat fields (134 and 146, a dark one in a corner too), and a dark
+ * pixel in rings whose level at each distance puts its taps' weights just
+ * under 2^-17 (half a step of 16-bit weights scaled to 65535). A kernel
+ * that rounds small weights to zero there moves these outputs by several
+ * levels (OpenCV gives 9.79 for the dark pixel in the field of 134 at
+ * d = 61, sigma-space 20), where random pictures show nothing. Every wide
+ * kernel: one channel's own, and the folded and unfolded forms. */
+GST_START_TEST (test_wide_small_weights)
+{
+  static const PackedFormat rgb = { "RGB", 3, 0, 3 };
+  const PackedFormat *fmts[] = { PACKED_GRAY8, &packed_formats[0], &rgb };
+  static const Params params[] = { {61, 30, 20, FALSE}, {61, 30, 5, FALSE},
+  {41, 30, 10, FALSE}, {31, 30, 10, FALSE}
+  };
+  static const gchar *forms[] = { NULL, "folded", "unfolded" };
+  const gint width = 160, height = 96, cx = 80, cy = 48;
+  guint fi, p, picture, form;
+
+  for (fi = 0; fi < G_N_ELEMENTS (fmts); fi++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (picture = 0; picture < 2; picture++) {
+        const Params *q = &params[p];
+        Image in = image_new (fmts[fi], width, height, 0), expected;
+        gint x, y;
+
+        for (y = 0; y < height; y++)
+          for (x = 0; x < width; x++) {
+            gint field = x < width / 2 ? 134 : 146, level = field;
+
+            if (picture == 1) {
+              gdouble space = exp (-(gdouble) ((x - cx) * (x - cx) +
+                      (y - cy) * (y - cy)) / (2 * q->sigma_space *
+                      q->sigma_space));
+              /* the least level whose range weight times space is below
+               * 2^-17 */
+              gdouble d = 2 * 65535 * space > 1 ? ceil (q->sigma_color *
+                  sqrt (2 * log (2 * 65535 * space))) : 1;
+              field = level = (gint) MIN (d, 255);
+            }
+            set_level (&in, x, y, level, field);
+          }
+        if (picture == 0) {
+          set_level (&in, 40, cy, 0, 134);
+          set_level (&in, 120, cy, 0, 146);
+          set_level (&in, 60, 20, 255, 134);
+          set_level (&in, 0, 0, 0, 134);
+        } else {
+          set_level (&in, cx, cy, 0, 0);
+        }
+        expected = image_reference (&in, q);
+        for (form = 0; form < G_N_ELEMENTS (forms); form++) {
+          gchar *what = g_strdup_printf ("%s %s d=%d sc=%g ss=%g, %s kernel",
+              picture ? "rings" : "flat fields", fmts[fi]->name, q->diameter,
+              q->sigma_color, q->sigma_space,
+              forms[form] ? forms[form] : "its own");
+          GstHarness *h;
+          Image out;
+
+          if (forms[form])
+            g_setenv ("GST_CBF_WIDE_KERNEL", forms[form], TRUE);
+          else
+            g_unsetenv ("GST_CBF_WIDE_KERNEL");
+          h = image_harness_new (&in, q);
+          out = image_filter (h, &in);
+          image_assert_matches (&out, &expected, &in, what);
+          gst_harness_teardown (h);
+          image_free (&out);
+          g_free (what);
+        }
+        image_free (&expected);
+        image_free (&in);
+      }
+  g_unsetenv ("GST_CBF_WIDE_KERNEL");
+}
+
+GST_END_TEST;
+
 static Suite *
 golden_suite (void)
 {
@@ -253,6 +345,7 @@ golden_suite (void)
   tcase_add_test (tc, test_golden_gaussian);
   tcase_add_test (tc, test_sizes_and_radii);
   tcase_add_test (tc, test_wide_folded);
+  tcase_add_test (tc, test_wide_small_weights);
   return s;
 }
 

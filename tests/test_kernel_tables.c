@@ -82,26 +82,24 @@ tap_of_distance (gint radius, gint v, gint * a, gint * b)
   return FALSE;
 }
 
-/* The wide one-channel kernel's integer weights (bilateral.h): each
- * class's table within half a step of the reference's weight times the
- * scale, table 0 all zeros and shared by exactly the classes whose
- * weights all round to 0, no table for distances outside the disc, and
- * the largest sum of weights times 255 below 2^32 (the sums' limit). */
+/* The wide one-channel kernel's weights (bilateral.h): each class's
+ * table the reference's weight in half (within half a half's step, 2^-11
+ * of it, or 2^-25 below the normal range, with the float product's own
+ * rounding on top), table 0 all zeros and shared by exactly the classes
+ * whose weights all round to 0, and no table for distances outside the
+ * disc. */
 static void
-check_wide_int_tables (const float *tables, gint r, gdouble sc, gdouble ss)
+check_wide_channel_tables (const float *tables, gint r, gdouble sc, gdouble ss)
 {
   const gint32 *header =
-      (const gint32 *) (tables + cbf_tables_wide_int_offset (r));
+      (const gint32 *) (tables + cbf_tables_wide_channel_offset (r));
   const gint32 *table_of = header + 4;
   const guint16 *weights =
-      (const guint16 *) (tables + cbf_tables_wide_int_tables_offset (r));
-  gdouble scale = cbf_wide_int_scale (cbf_tables_space (tables), r);
-  gdouble largest_sum = 0;
+      (const guint16 *) (tables + cbf_tables_wide_channel_tables_offset (r));
   gint v, d, a, b, n = header[0];
 
   fail_unless (n >= 1 && n <= cbf_distance_class (r, r * r + 1) + 1,
       "r %d: %d tables", r, n);
-  fail_unless (scale >= 1 && scale <= 65535, "r %d: scale %g", r, scale);
   for (d = 0; d < 256; d++)
     fail_unless_equals_int (weights[d], 0);
   for (v = 0; v <= r * r; v++) {
@@ -116,24 +114,19 @@ check_wide_int_tables (const float *tables, gint r, gdouble sc, gdouble ss)
     }
     for (d = 0; d < 256; d++) {
       gdouble want = cbf_reference_space_weight (a, b, r, ss) *
-          cbf_reference_range_weight (d, 8, sc) * scale;
-      gdouble got = weights[(gsize) t * 256 + d];
+          cbf_reference_range_weight (d, 8, sc);
+      gdouble got = half_value (weights[(gsize) t * 256 + d]);
+      gdouble slack = MAX (want * (0x1p-11 + 4e-7), 0x1p-25 + 1e-12);
 
       if (t)
-        fail_unless (fabs (got - want) <= 0.5 + 4e-6 * scale, "r %d sc %g "
-            "ss %g: weight of d^2 %d, distance %d: %g, the reference %.3f",
-            r, sc, ss, v, d, got, want);
-      nonzero |= want >= 0.5 + 4e-6 * scale;
+        fail_unless (fabs (got - want) <= slack, "r %d sc %g ss %g: weight "
+            "of d^2 %d, distance %d: %.9g, the reference %.9g", r, sc, ss, v,
+            d, got, want);
+      nonzero |= want > slack;
     }
     fail_unless (t != 0 || !nonzero, "r %d: d^2 %d shares the zero table "
         "with weights that round above 0", r, v);
   }
-  for (a = -r; a <= r; a++)
-    for (b = -r; b <= r; b++)
-      if (a * a + b * b <= r * r)
-        largest_sum += weights[(gsize) table_of[a * a + b * b] * 256];
-  fail_unless (largest_sum * 255 < 4294967296.0, "r %d sc %g ss %g: sums "
-      "reach %.0f, past 2^32", r, sc, ss, largest_sum * 255);
 }
 
 /* The wide kernel's folded tables (bilateral.h) at radius @r: for each
@@ -149,7 +142,7 @@ check_wide_fold_tables (const float *tables, gint r, gdouble sc, gdouble ss)
   gint j, d, k;
 
   fail_unless (cbf_tables_wide_fold_offset (r) % 4 == 0);
-  fail_unless (cbf_tables_wide_int_offset (r) >=
+  fail_unless (cbf_tables_wide_channel_offset (r) >=
       cbf_tables_wide_fold_offset (r) + (r + 2) * CBF_RANGE_LUT_LEN + r + 1);
   for (j = 0; j <= r; j++)
     for (d = 0; d <= 3 * 255; d++)
@@ -267,7 +260,7 @@ GST_START_TEST (test_kernel_tables)
     }
     if (r > CBF_FAST_EXTENDED_MAX_RADIUS && r <= CBF_WIDE_MAX_RADIUS) {
       check_wide_fold_tables (tables, r, sc, ss);
-      check_wide_int_tables (tables, r, sc, ss);
+      check_wide_channel_tables (tables, r, sc, ss);
     }
     if (r > CBF_FAST_EXTENDED_MAX_RADIUS)
       continue;
@@ -275,7 +268,7 @@ GST_START_TEST (test_kernel_tables)
      * whose sums, at most the disc's weights of distance 0 times 255,
      * stay below 2^32 */
     int_scale = r <= CBF_FAST_MAX_RADIUS ? CBF_INT_WEIGHT_ONE :
-        cbf_wide_int_scale (cbf_tables_space (tables), r);
+        cbf_extended_int_scale (cbf_tables_space (tables), r);
     fail_unless (int_scale >= 1 && int_scale <= 65535, "r %d: scale %g", r,
         int_scale);
     if (r > CBF_FAST_MAX_RADIUS) {
@@ -295,7 +288,7 @@ GST_START_TEST (test_kernel_tables)
     }
     for (v = 0; v <= r * r; v++) {
       const float *gray;
-      const guint16 *color, *ints;
+      const guint16 *color, *ints, *color_ints;
       gdouble space_w;
 
       if (!tap_of_distance (r, v, &a, &b))
@@ -305,6 +298,8 @@ GST_START_TEST (test_kernel_tables)
           cbf_tables_color_class_weights_offset (r)) + cls * CBF_RANGE_LUT_LEN;
       ints = (const guint16 *) (tables + cbf_tables_int_weights_offset (r)) +
           cls * 256;
+      color_ints = (const guint16 *) (tables +
+          cbf_tables_color_int_weights_offset (r)) + cls * CBF_RANGE_LUT_LEN;
       space_w = cbf_reference_space_weight (a, b, r, ss);
       for (d = 0; d < CBF_RANGE_LUT_LEN; d++) {
         gdouble want = space_w * cbf_reference_range_weight (d, 8, sc);
@@ -319,6 +314,12 @@ GST_START_TEST (test_kernel_tables)
         }
         assert_weight (half_value (color[d]), want, 1.0 / 2048 + 2e-6,
             ldexp (1, -25), "colour class weight", cls * CBF_RANGE_LUT_LEN + d);
+        if (r <= CBF_FAST_MAX_RADIUS)
+          fail_unless (fabs (color_ints[d] - want * CBF_COLOR_INT_WEIGHT_ONE)
+              <= 0.5 + 2e-6 * CBF_COLOR_INT_WEIGHT_ONE, "r %d: colour integer "
+              "class weight [%d]: %u, the reference %.3f", r,
+              cls * CBF_RANGE_LUT_LEN + d, color_ints[d],
+              want * CBF_COLOR_INT_WEIGHT_ONE);
       }
       cls++;
     }
