@@ -333,6 +333,7 @@ __device__ __forceinline__ void store_rows (
       continue;
     uint32_t level[4];
     if (io.state[0]) {
+      /* The temporal filter takes the quotient before rounding. */
 #pragma unroll
       for (int c = 0; c < 4; c++)
         if (x + c < io.width)
