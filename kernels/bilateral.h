@@ -75,7 +75,7 @@ cbf_distance_class (int radius, int d2)
   return n;
 }
 
-/* Floats before GRAY8's per-class weights in the tables (see
+/* Floats before the per-class weights in the tables (see
  * cbf_bilateral_tables_len): the range table, the space table and the half
  * widths, all that the generic kernel reads. */
 CBF_CONSTEXPR int
@@ -84,23 +84,24 @@ cbf_tables_class_weights_offset (int radius)
   return CBF_RANGE_LUT_LEN + radius * radius + 1 + radius + 1;
 }
 
-/* Floats before colour's per-class weights (radius <=
- * CBF_FAST_EXTENDED_MAX_RADIUS; read up to CBF_FAST_MAX_RADIUS): after GRAY8's, rounded up to a multiple of 4, so
- * that in a 16-byte aligned buffer the half floats start 16-byte aligned
- * too (free to read with vector loads). */
+/* Floats before colour's per-class weights as half floats (radius <=
+ * CBF_FAST_EXTENDED_MAX_RADIUS; read by the guided chroma kernel, and by
+ * the colour kernel above CBF_FAST_MAX_RADIUS): the generic kernel's part
+ * rounded up to a multiple of 4, so that in a 16-byte aligned buffer the
+ * half floats start 16-byte aligned too (free to read with vector
+ * loads). */
 CBF_CONSTEXPR int
 cbf_tables_color_class_weights_offset (int radius)
 {
-  return (cbf_tables_class_weights_offset (radius) +
-      cbf_distance_class (radius, radius * radius + 1) * 256 + 3) / 4 * 4;
+  return (cbf_tables_class_weights_offset (radius) + 3) / 4 * 4;
 }
 
 /* Floats a class of colour weights takes: CBF_RANGE_LUT_LEN half floats. */
 #define CBF_COLOR_CLASS_FLOATS (CBF_RANGE_LUT_LEN / 2)
 
 /* Floats before the one-channel kernel's integer weights (radius <=
- * CBF_FAST_EXTENDED_MAX_RADIUS): after colour's, a multiple of 4 like them, so that
- * a block copies them with 16-byte loads. */
+ * CBF_FAST_EXTENDED_MAX_RADIUS): after colour's, a multiple of 4 like
+ * them, so that a block copies them with 16-byte loads. */
 CBF_CONSTEXPR int
 cbf_tables_int_weights_offset (int radius)
 {
@@ -216,19 +217,18 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
  *   then radius + 1 floats            half_width[|dy|]: the circular window's
  *                                     row spans dx in [-hw, hw]
- *   then, for radius <= CBF_FAST_EXTENDED_MAX_RADIUS, 256 floats per class
- *                                     (cbf_distance_class): the GRAY8 weight
- *                                     space_lut[class] * range_lut[d], one
- *                                     multiply fewer per tap
- *   then, from cbf_tables_color_class_weights_offset, CBF_RANGE_LUT_LEN
- *                                     half floats (IEEE binary16, two a
- *                                     float, native byte order) per class:
- *                                     the colour weight, the same product
+ *   then, for radius <= CBF_FAST_EXTENDED_MAX_RADIUS, from
+ *                                     cbf_tables_color_class_weights_offset,
+ *                                     CBF_RANGE_LUT_LEN half floats (IEEE
+ *                                     binary16, two a float, native byte
+ *                                     order) per class (cbf_distance_class):
+ *                                     the colour weight, the float product
+ *                                     space_lut[class] * range_lut[d]
  *                                     rounded to half, whose loads conflict
  *                                     less (two weights a shared word)
  *   then, from cbf_tables_int_weights_offset, 256 16-bit integers (two a
  *                                     float, native byte order) per class:
- *                                     GRAY8's float weight times
+ *                                     that float product times
  *                                     CBF_INT_WEIGHT_ONE (above
  *                                     CBF_FAST_MAX_RADIUS, times
  *                                     cbf_extended_int_scale), rounded to the
@@ -274,10 +274,11 @@ size_t cbf_bilateral_tables_len (int radius);
  * 317 x 2^-16 x 255 = 1.2 levels at radius 10), for a space table
  * @space_lut: 65535 (a weight of 1 still fits 16 bits), or less where the
  * sums could pass 2^32, which they must not: a tap's weight is at most its
- * space weight times the scale, rounded, and its level 255. Never below
- * 2^32 / 255 / taps, so that the weights' rounding moves a result by at
- * most 0.76 levels to radius 10; wider windows' many small weights would
- * round away (the wide one-channel kernel's are half floats). */
+ * space weight times the scale, rounded, and its level 255. About
+ * 2^32 / 255 / (the space weights' sum) there, so that the weights'
+ * rounding moves a result by at most 0.76 levels to radius 10; wider
+ * windows' many small weights would round away (the wide one-channel
+ * kernel's are half floats). */
 float cbf_extended_int_scale (const float *space_lut, int radius);
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights

@@ -282,23 +282,22 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
   fill_space (space_lut, radius, sigma_space);
 
   /* The per-class weights: the same float product the kernels would form
-   * per tap (space * range), made once; GRAY8's as floats and as 16-bit
-   * integers, colour's as half floats and 16-bit integers (bilateral.h),
-   * the padding between GRAY8's and colour's zeroed. A class is numbered by counting the tap distances below it, in step with v (the
-   * count per v from cbf_distance_class alone costs O(r^4) each). */
+   * per tap (space * range), made once; one channel's as 16-bit integers,
+   * colour's as half floats and 16-bit integers (bilateral.h), the padding
+   * before them zeroed. A class is numbered
+   * by counting the tap distances below it, in step with v (the count per
+   * v from cbf_distance_class alone costs O(r^4) each). */
   if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS) {
-    float *class_weights = tables + cbf_tables_class_weights_offset (radius);
     char *color = (char *) (tables +
         cbf_tables_color_class_weights_offset (radius));
     char *int_weights = (char *) (tables +
         cbf_tables_int_weights_offset (radius));
     char *color_ints = (char *) (tables +
         cbf_tables_color_int_weights_offset (radius));
-    int n_classes = cbf_distance_class (radius, radius * radius + 1);
     float int_scale = radius <= CBF_FAST_MAX_RADIUS ?
         (float) CBF_INT_WEIGHT_ONE : cbf_extended_int_scale (space_lut, radius);
     int v, d, class_index = 0;
-    for (i = cbf_tables_class_weights_offset (radius) + n_classes * 256;
+    for (i = cbf_tables_class_weights_offset (radius);
         i < cbf_tables_color_class_weights_offset (radius); i++)
       tables[i] = 0.f;
     for (v = 0; v <= radius * radius; v++) {
@@ -309,7 +308,6 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
         /* w <= 1, so w x 2^15 (or the scale, at most 65535) fits 16
          * bits; lrintf rounds ties to even (the default rounding mode). */
         uint16_t scaled = (uint16_t) lrintf (w * int_scale);
-        class_weights[class_index * 256 + d] = w;
         memcpy (int_weights + 2 * ((size_t) class_index * 256 + d), &scaled,
             sizeof scaled);
       }
