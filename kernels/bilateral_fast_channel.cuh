@@ -286,14 +286,12 @@ struct ChannelWindow : FastWalk<ChannelWindow<T, R, K, C>, R, K, C>
   }
 };
 
-/* The level, Σ w v / Σ w rounded half to even, in the low byte of the
- * result (int_level: @weighted_sum is Σ w 257 v modulo 2^32; 257 is odd,
- * and 0xff00ff01 its inverse modulo 2^32, so that the product is Σ w v
- * exactly, below 2^32). The fused multiply-add adds the quotient to 1.5 x 2^23,
- * whose unit in the last place is 1, rounding it to an integer that the
- * float's mantissa then ends in, where a conversion would take the XU
- * pipe. The reciprocal is off by at most 1 ulp, the sum converted to float
- * by 2^-24 of itself, so the quotient by about 2^-22 x 255 levels. This
+/* The level, @weighted_sum / @weight_sum (Σ w v / Σ w) rounded half to
+ * even, in the low byte of the result. The fused multiply-add adds the
+ * quotient to 1.5 x 2^23, whose unit in the last place is 1, rounding it
+ * to an integer that the float's mantissa then ends in, where a conversion
+ * would take the XU pipe. The reciprocal is off by at most 1 ulp, so the
+ * quotient by about 2^-23 x 255 levels beside the sums' own error. This
  * and a row's pixels in one store (int_store_rows) replaced __fdividef,
  * __float2int_rn and a store a pixel, which were slower, and keep the
  * output within +-1 of OpenCV (what-was-tried.md, "Specialised kernel
@@ -306,6 +304,10 @@ __device__ __forceinline__ uint32_t rounded_level (
   return __float_as_uint (__fmaf_rn (weighted_sum, reciprocal, 12582912.f));
 }
 
+/* rounded_level from integer sums: @weighted_sum is Σ w 257 v modulo 2^32;
+ * 257 is odd, and 0xff00ff01 its inverse modulo 2^32, so that the product
+ * is Σ w v exactly, below 2^32. Each sum converted to float is off by
+ * 2^-24 of itself, so the quotient by about 2^-22 x 255 levels in all. */
 __device__ __forceinline__ uint32_t int_level (
     uint32_t weighted_sum, uint32_t weight_sum)
 {
