@@ -196,6 +196,97 @@ GST_START_TEST (test_yuv_sizes_and_radii)
 
 GST_END_TEST;
 
+/* A plane for test_wide_small_weights_planar: @picture 0, flat fields of
+ * 134 (left) and 146 (right) with a dark pixel in each, a bright one and a
+ * dark one in the corner; 1, rings around a dark centre whose level at
+ * each distance puts its taps' weights, with @sigma_color and
+ * @sigma_space, just under 2^-17 (half a step of 16-bit weights scaled to
+ * 65535). */
+static Channel
+small_weights_plane (gint width, gint height, gint picture,
+    gdouble sigma_color, gdouble sigma_space)
+{
+  Channel ch = channel_new (width, height, 8);
+  gint cx = width / 2, cy = height / 2, x, y;
+
+  for (y = 0; y < height; y++)
+    for (x = 0; x < width; x++) {
+      gint level = x < width / 2 ? 134 : 146;
+
+      if (picture == 1) {
+        gdouble space = exp (-(gdouble) ((x - cx) * (x - cx) +
+                (y - cy) * (y - cy)) / (2 * sigma_space * sigma_space));
+
+        level = 2 * 65535 * space > 1 ? (gint) MIN (ceil (sigma_color *
+                sqrt (2 * log (2 * 65535 * space))), 255) : 1;
+      }
+      ch.data[y * width + x] = level;
+    }
+  if (picture == 0) {
+    ch.data[cy * width + width / 4] = 0;
+    ch.data[cy * width + 3 * width / 4] = 0;
+    ch.data[(height / 4) * width + 3 * width / 8] = 255;
+    ch.data[0] = 0;
+  } else {
+    ch.data[cy * width + cx] = 0;
+  }
+  return ch;
+}
+
+/* test_golden's small weights (a wide window where most taps weigh a tiny
+ * fraction of the centre's: a kernel that rounds them to zero moves such
+ * outputs by several levels) through the planes of NV12 and I420: luma
+ * alone in its plane, chroma interleaved in one plane or in two, each on
+ * chroma's window (d = 61 gives chroma d = 30, radius 15: the wide
+ * kernels; d = 41, radius 10: the specialised ones), against the
+ * reference. */
+GST_START_TEST (test_wide_small_weights_planar)
+{
+  static const gchar *fmts[] = { "NV12", "I420" };
+  static const Params params[] = { {61, 30, 20, FALSE}, {61, 30, 5, FALSE},
+  {41, 30, 10, FALSE}
+  };
+  const gint w = 160, h = 96;
+  guint f, p, c;
+  gint picture;
+
+  for (f = 0; f < G_N_ELEMENTS (fmts); f++)
+    for (p = 0; p < G_N_ELEMENTS (params); p++)
+      for (picture = 0; picture < 2; picture++) {
+        const Params *q = &params[p];
+        GstHarness *harness = harness_new (fmts[f], w, h, q);
+        Channel in[3], out[3];
+        gint chroma_d;
+        gdouble chroma_ss;
+
+        cbf_reference_chroma_params (q->diameter, q->sigma_space, 2,
+            &chroma_d, &chroma_ss);
+        in[0] = small_weights_plane (w, h, picture, q->sigma_color,
+            q->sigma_space);
+        in[1] = small_weights_plane (w / 2, h / 2, picture, q->sigma_color,
+            chroma_ss);
+        in[2] = small_weights_plane (w / 2, h / 2, 0, q->sigma_color,
+            chroma_ss);
+        filter_frame (harness, fmts[f], w, h,
+            frame_from_channels (fmts[f], w, h, in, p % 2, p), out);
+        for (c = 0; c < 3; c++) {
+          Channel expected = channel_reference (&in[c], q, c > 0);
+          gchar *what = g_strdup_printf ("%s d=%d sc=%g ss=%g",
+              picture ? "rings" : "flat fields", q->diameter, q->sigma_color,
+              q->sigma_space);
+
+          assert_channel_matches (&out[c], &expected, 1, what, fmts[f], c);
+          g_free (what);
+          channels_free (&expected, 1);
+        }
+        channels_free (in, 3);
+        channels_free (out, 3);
+        gst_harness_teardown (harness);
+      }
+}
+
+GST_END_TEST;
+
 /* filter-chroma=false copies chroma exactly and still filters luma; set
  * back to true while PLAYING, chroma is filtered again from the next
  * frame. */
@@ -403,6 +494,7 @@ formats_suite (void)
   tcase_add_test (tc, test_golden_rgb3);
   tcase_add_test (tc, test_golden_gaussian_rgb3);
   tcase_add_test (tc, test_yuv_sizes_and_radii);
+  tcase_add_test (tc, test_wide_small_weights_planar);
   tcase_add_test (tc, test_filter_chroma_off);
   tcase_add_test (tc, test_mask_channels);
   tcase_add_test (tc, test_grid_channels);
