@@ -75,9 +75,10 @@ cbf_distance_class (int radius, int d2)
   return n;
 }
 
-/* Floats before the per-class weights in the tables (see
- * cbf_bilateral_tables_len): the range table, the space table and the half
- * widths, all that the generic kernel reads. */
+/* Floats of the tables' generic part (see cbf_bilateral_tables_len): the
+ * range table, the space table and the half widths, all that the generic
+ * kernel reads. The per-class or folded weights after it start at the next
+ * multiple of 4, the padding zeroed. */
 CBF_CONSTEXPR int
 cbf_tables_class_weights_offset (int radius)
 {
@@ -217,6 +218,7 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *   then radius * radius + 1 floats   space_lut[dx * dx + dy * dy]
  *   then radius + 1 floats            half_width[|dy|]: the circular window's
  *                                     row spans dx in [-hw, hw]
+ *   then 0 to 3 floats of 0 (padding to a multiple of 4)
  *   then, for radius <= CBF_FAST_EXTENDED_MAX_RADIUS, from
  *                                     cbf_tables_color_class_weights_offset,
  *                                     CBF_RANGE_LUT_LEN half floats (IEEE

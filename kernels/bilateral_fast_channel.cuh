@@ -306,8 +306,9 @@ __device__ __forceinline__ uint32_t rounded_level (
 
 /* rounded_level from integer sums: @weighted_sum is Σ w 257 v modulo 2^32;
  * 257 is odd, and 0xff00ff01 its inverse modulo 2^32, so that the product
- * is Σ w v exactly, below 2^32. Each sum converted to float is off by
- * 2^-24 of itself, so the quotient by about 2^-22 x 255 levels in all. */
+ * is Σ w v exactly, below 2^32. Each sum converted to float is off by at
+ * most 2^-24 of itself, so the quotient by about 2^-22 x 255 levels in
+ * all. */
 __device__ __forceinline__ uint32_t int_level (
     uint32_t weighted_sum, uint32_t weight_sum)
 {
