@@ -283,10 +283,15 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
 
   /* The per-class weights: the same float product the kernels would form
    * per tap (space * range), made once; one channel's as 16-bit integers,
-   * colour's as half floats and 16-bit integers (bilateral.h), the padding
-   * before them zeroed. A class is numbered by counting the tap distances
-   * below it, in step with v (the count per v from cbf_distance_class
-   * alone costs O(r^4) each). */
+   * colour's as half floats and 16-bit integers (bilateral.h); or the
+   * wide kernels' tables. A class is numbered by counting the tap
+   * distances below it, in step with v (the count per v from
+   * cbf_distance_class alone costs O(r^4) each). The padding before
+   * either is zeroed, so that the same parameters give the same copy. */
+  if (radius <= CBF_WIDE_MAX_RADIUS)
+    for (i = cbf_tables_class_weights_offset (radius);
+        i < cbf_tables_color_class_weights_offset (radius); i++)
+      tables[i] = 0.f;
   if (radius <= CBF_FAST_EXTENDED_MAX_RADIUS) {
     char *color = (char *) (tables +
         cbf_tables_color_class_weights_offset (radius));
@@ -297,9 +302,6 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
     float int_scale = radius <= CBF_FAST_MAX_RADIUS ?
         (float) CBF_INT_WEIGHT_ONE : cbf_extended_int_scale (space_lut, radius);
     int v, d, class_index = 0;
-    for (i = cbf_tables_class_weights_offset (radius);
-        i < cbf_tables_color_class_weights_offset (radius); i++)
-      tables[i] = 0.f;
     for (v = 0; v <= radius * radius; v++) {
       if (!cbf_is_tap_distance (radius, v))
         continue;
@@ -325,10 +327,6 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       class_index++;
     }
   } else if (radius <= CBF_WIDE_MAX_RADIUS) {
-    /* the padding before the folded tables, zeroed as above */
-    for (i = cbf_tables_class_weights_offset (radius);
-        i < cbf_tables_wide_fold_offset (radius); i++)
-      tables[i] = 0.f;
     fill_wide_fold (tables, radius, range_lut, space_lut);
     fill_wide_channel (tables, radius, range_lut, space_lut);
   }
