@@ -49,6 +49,7 @@ extern gchar *latency_log_dir;
 extern const char *format_filter;
 extern const char *pipeline_filter;
 extern int diameter_filter;
+extern double kernel_sigma_color, kernel_sigma_space;
 extern const char *chroma_dump_dir;
 extern char npp_version[64];
 

@@ -80,7 +80,7 @@ write_json (const char *path, const char *commit, GArray * kernels,
       "\"runs\": %d,\n  \"kernels\": [\n", prop.name,
       prop.multiProcessorCount, prop.major, prop.minor, driver, runtime,
       clock_khz / 1000, mem_clock_khz / 1000, npp_version, commit, date,
-      SIGMA_COLOR, SIGMA_SPACE, n_runs);
+      kernel_sigma_color, kernel_sigma_space, n_runs);
   for (i = 0; i < kernels->len; i++) {
     KernelRow *r = &g_array_index (kernels, KernelRow, i);
     fprintf (f, "    {\"format\": \"%s\", \"width\": %d, \"height\": %d, "
@@ -193,6 +193,10 @@ main (int argc, char **argv)
           "rows of this format", "FORMAT"},
     {"diameter", 0, 0, G_OPTION_ARG_INT, &diameter_filter, "only the "
           "bilateral kernel rows of this diameter", "D"},
+    {"sigma-color", 0, 0, G_OPTION_ARG_DOUBLE, &kernel_sigma_color,
+        "the bilateral kernel rows' sigma-color (30)", "S"},
+    {"sigma-space", 0, 0, G_OPTION_ARG_DOUBLE, &kernel_sigma_space,
+        "the bilateral kernel rows' sigma-space (5)", "S"},
     {"chroma-quality", 0, 0, G_OPTION_ARG_NONE, &chroma_quality_only,
           "only the chroma quality rows (PSNR with and without chroma-guide)",
         NULL},

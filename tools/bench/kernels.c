@@ -148,6 +148,7 @@ run_ours (void *p, int input, cudaStream_t stream)
 /* NPP's bilateral with sigma-space npp_sigma_space; a failure (a radius
  * NPP does not take, say) is kept in npp_failed for the caller. */
 static double npp_sigma_space = SIGMA_SPACE;
+static double npp_sigma_color = SIGMA_COLOR;
 static int npp_failed;
 
 static void
@@ -162,7 +163,7 @@ run_npp (void *p, int input, cudaStream_t stream)
   c->npp_ctx.hStream = stream;
   status = f (c->npp_in[input], (int) c->npp_in_pitch, size, origin,
       c->npp_out, (int) c->npp_out_pitch, size, c->radius, 1,
-      SIGMA_COLOR * SIGMA_COLOR, npp_sigma_space * npp_sigma_space,
+      npp_sigma_color * npp_sigma_color, npp_sigma_space * npp_sigma_space,
       NPP_BORDER_REPLICATE, c->npp_ctx);
   if (status != 0)
     npp_failed = status;
@@ -255,6 +256,8 @@ kernel_ctx_free (KernelCtx * c)
 
 /* --diameter: the bilateral kernel rows of this diameter only (0: all). */
 int diameter_filter;
+/* --sigma-color, --sigma-space: the bilateral kernel rows' settings. */
+double kernel_sigma_color = SIGMA_COLOR, kernel_sigma_space = SIGMA_SPACE;
 
 void
 bench_kernels (const char *image, GArray * rows, gboolean quick)
@@ -280,14 +283,14 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
 
       for (d = 0; d < G_N_ELEMENTS (diameters); d++) {
         KernelRow row = { format, w, h, diameters[d], 0, 0, -1, 0, 0, 0 };
-        c.radius = cbf_bilateral_radius (diameters[d], SIGMA_SPACE);
+        c.radius = cbf_bilateral_radius (diameters[d], kernel_sigma_space);
         if ((quick && diameters[d] != 15 && diameters[d] != 5)
             || (diameter_filter && diameters[d] != diameter_filter))
           continue;
         CHECK (cudaMemcpy (dev_tables, host_tables,
                 cbf_engine_fill_weights (&c.weights, host_tables, dev_tables,
                     CBF_KERNEL_BILATERAL, 8, f == 0 ? 3 : 1, diameters[d],
-                    SIGMA_COLOR, SIGMA_SPACE) * sizeof (float),
+                    kernel_sigma_color, kernel_sigma_space) * sizeof (float),
                 cudaMemcpyHostToDevice));
 
         c.func = f == 0 ? cbf_bilateral_color_first : cbf_bilateral_channel;
@@ -310,8 +313,8 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
           /* the form GST_CBF_WIDE_KERNEL asked for, as the engine set it */
           const int wide_fold = c.weights.wide_fold;
 
-          cbf_bilateral_tables_fill (host_tables, c.radius, SIGMA_COLOR,
-              SIGMA_SPACE);
+          cbf_bilateral_tables_fill (host_tables, c.radius,
+              kernel_sigma_color, kernel_sigma_space);
           cbf_bilateral_weights_init (&c.weights, c.radius, host_tables,
               dev_tables);
           c.weights.wide_fold = wide_fold;
@@ -323,7 +326,8 @@ bench_kernels (const char *image, GArray * rows, gboolean quick)
         c.func = f == 0 ? cbf_bilateral_color_first_generic :
             cbf_bilateral_channel_generic;
         row.generic_ms = time_kernel (run_ours, &c, stream);
-        npp_sigma_space = SIGMA_SPACE;
+        npp_sigma_space = kernel_sigma_space;
+        npp_sigma_color = kernel_sigma_color;
         npp_failed = 0;
         if ((f == 0 && npp_c3) || (f == 1 && npp_c1))
           row.npp_ms = time_kernel (run_npp, &c, stream);
@@ -497,6 +501,7 @@ bench_grid (const char *image, GArray * psnr_rows, GArray * time_rows)
       c.func = cbf_grid_color_first;
       row.grid_ms = time_kernel (run_ours, &c, stream);
       npp_sigma_space = row.sigma_space;
+      npp_sigma_color = SIGMA_COLOR;
       npp_failed = 0;
       if (npp_c3)
         row.npp_ms = time_kernel (run_npp, &c, stream);
