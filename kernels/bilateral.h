@@ -258,23 +258,17 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     then, from
  *                                     cbf_tables_wide_channel_offset, the wide
  *                                     one-channel kernel's: the number of
- *                                     tables n, the exactness limit (a
- *                                     32-bit integer: the smallest sum of
- *                                     integer weights whose result their
- *                                     rounding moves by at most
- *                                     CBF_WIDE_CHANNEL_MAX_ERROR levels),
- *                                     two zeros, the index of the table of
+ *                                     tables n, the index of the table of
  *                                     each dx^2 + dy^2 (0 outside the disc),
  *                                     then, from
  *                                     cbf_tables_wide_channel_tables_offset, n
- *                                     tables of 256 16-bit integers (two a
- *                                     float, native byte order): table 0 all
- *                                     zeros (every class whose weights all
- *                                     round to 0 shares it), the others a
- *                                     class's weights space_lut[class] *
- *                                     range_lut[d] times
- *                                     cbf_extended_int_scale, rounded to the
- *                                     nearest (ties to even) */
+ *                                     tables of 256 half floats (IEEE
+ *                                     binary16, two a float, native byte
+ *                                     order): table 0 all zeros (every class
+ *                                     whose weights all round to 0 shares
+ *                                     it), the others a class's weights
+ *                                     space_lut[class] * range_lut[d]
+ *                                     rounded to half */
 size_t cbf_bilateral_tables_len (int radius);
 
 /* The scale of the specialised one-channel kernel's integer weights above
@@ -284,16 +278,10 @@ size_t cbf_bilateral_tables_len (int radius);
  * sums could pass 2^32, which they must not: a tap's weight is at most its
  * space weight times the scale, rounded, and its level 255. About
  * 2^32 / 255 / (the space weights' sum) there, so that the weights'
- * rounding moves a result by at most 0.76 levels to radius 10. The wide
- * one-channel kernel's weights take the same scale, but its windows' many
- * small weights can round away: it recomputes in floats the outputs whose
- * weight sum is below its tables' exactness limit. */
+ * rounding moves a result by at most 0.76 levels to radius 10; wider
+ * windows' many small weights would round away (the wide one-channel
+ * kernel's are half floats). */
 float cbf_extended_int_scale (const float *space_lut, int radius);
-
-/* The most the wide one-channel kernel's integer weights may move a
- * result, in levels: with OpenCV's own float rounding (hundredths of a
- * level) the result stays within one level of OpenCV's. */
-#define CBF_WIDE_CHANNEL_MAX_ERROR 0.5
 
 /* Fills @tables (cbf_bilateral_tables_len (radius) floats) with the weights
  * OpenCV uses: float (exp (i * i * -0.5 / sigma^2)) computed in double, a

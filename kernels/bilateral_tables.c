@@ -225,14 +225,7 @@ fill_wide_fold (float *tables, int radius, const float *range_lut,
 }
 
 /* The wide one-channel kernel's weights (bilateral.h): a table a class
- * but for the classes whose weights all round to 0, which share table 0,
- * and the weight sum below which the kernel recomputes an output in
- * floats. Where the integer weights w_i = S x (W_i + e_i) stand for the
- * float ones W_i, the result Σ w_i v_i / Σ w_i is off from Σ W_i v_i /
- * Σ W_i by Σ S e_i (v_i - result) / Σ w_i, so by at most 255 Σ S |e_i| /
- * Σ w_i levels; S |e_i| is at most half a unit (and the float product's
- * rounding, under 2^-23 x 65535), or the weight itself where it rounds
- * to 0, which its space weight bounds. */
+ * but for the classes whose weights all round to 0, which share table 0. */
 static void
 fill_wide_channel (float *tables, int radius, const float *range_lut,
     const float *space_lut)
@@ -242,9 +235,7 @@ fill_wide_channel (float *tables, int radius, const float *range_lut,
   int32_t *table_of = header + 4;
   uint16_t *weights = (uint16_t *) (tables +
       cbf_tables_wide_channel_tables_offset (radius));
-  float scale = cbf_extended_int_scale (space_lut, radius);
-  double rounding = 0;
-  int v, d, dx, dy, n = 1;
+  int v, d, n = 1;
 
   memset (header, 0, (size_t) ((char *) weights - (char *) header));
   memset (weights, 0, 256 * sizeof *weights);
@@ -254,21 +245,16 @@ fill_wide_channel (float *tables, int radius, const float *range_lut,
     if (!cbf_is_tap_distance (radius, v))
       continue;
     for (d = 0; d < 256; d++) {
-      /* the product as the float kernels form it, then scaled: at most
-       * 65535, as space and range are at most 1 */
-      table[d] = (uint16_t) lrintf (space_lut[v] * range_lut[d] * scale);
+      /* the product as the float kernels form it, in half: its relative
+       * rounding, unlike an integer's absolute one, keeps the many small
+       * weights of a wide window */
+      table[d] = half_bits (space_lut[v] * range_lut[d]);
       nonzero |= table[d];
     }
     if (nonzero)
       table_of[v] = n++;
   }
-  for (dy = -radius; dy <= radius; dy++)
-    for (dx = -radius; dx <= radius; dx++)
-      if (dx * dx + dy * dy <= radius * radius)
-        rounding += fmin (0.5 + 0x1p-7, space_lut[dx * dx + dy * dy] *
-            (double) scale * (1 + 0x1p-20));
   header[0] = n;
-  header[1] = (int32_t) ceil (255 * rounding / CBF_WIDE_CHANNEL_MAX_ERROR);
 }
 
 void

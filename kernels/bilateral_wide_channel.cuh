@@ -13,17 +13,13 @@
  * that kernel's addressing (bilateral_fast_channel.cuh): a byte tile read
  * four pixels a load, each pixel taken as 257 x its level, whose SIMD sum
  * of absolute byte differences with an output's is the byte offset of a
- * 16-bit integer weight, space x range, in its distance class's table;
- * integer sums. An integer scale shared by thousands of taps rounds each
- * small weight to a whole step, and where most of a window weighs little
- * (a dark pixel in a flat field, at a large sigma-space) the lost weights
- * would move the result by several levels: the rounding's effect on a
- * result is bounded by a constant over its weight sum (bilateral_tables.c,
- * fill_wide_channel), and a thread recomputes in floats, with OpenCV's
- * weights, each output whose weight sum is below the tables' limit. On
- * pictures that are not contrived the few outputs so recomputed cost
- * little, where float sums a tap (a conversion and an add more) cost a
- * fifth. Where that kernel names a tap's class at
+ * 16-bit weight, space x range, in its distance class's table. The
+ * weights are half floats and the sums floats, not that kernel's integers:
+ * an integer scale shared by thousands of taps would round each small
+ * weight to a whole step, and where most of a window weighs little (a
+ * dark pixel in a flat field, at a large sigma-space) the lost weights
+ * move the result by several levels; a half's relative rounding moves it
+ * by at most 2^-11 x 255 levels. Where that kernel names a tap's class at
  * compile time, here each tap's class table comes from a shared-memory
  * table of the window's offsets, one row a window row, which a warp reads
  * whole (every thread walks the same taps), and the SIMD instruction adds
@@ -88,9 +84,8 @@ template <int K, int C> struct WideChannelSums
 {
   static constexpr int W = C / 4;
   uint32_t centre[K * C];
-  /* Σ w 257 v modulo 2^32 and Σ w (int_level) */
-  uint32_t int_v[K * C];
-  uint32_t int_w[K * C];
+  float sum_v[K * C];
+  float sum_w[K * C];
 
   /* One step: @pixels, C pixels of each of the K rows, four a word; @now,
    * the offsets of the step's columns j .. j + C - 1; @before, of j - C ..
@@ -104,6 +99,10 @@ template <int K, int C> struct WideChannelSums
 #pragma unroll
       for (int k = 0; k < K; k++) {
         const uint32_t p = level_entry (pixels[k][n / 4], n % 4);
+        /* the level as a float: its byte in 2^23's mantissa, less 2^23 */
+        const float v = __uint_as_float (__byte_perm (
+                            pixels[k][n / 4], 0x4b000000u, 0x7440 | (n % 4)))
+            - 8388608.f;
 #pragma unroll
         for (int c = 0; c < C; c++) {
           if (!wide_pair<kPad, kLast> (n, c))
@@ -114,10 +113,10 @@ template <int K, int C> struct WideChannelSums
               : "=r"(at)
               : "r"(p), "r"(centre[o]),
               "r"(n >= c ? now[n - c] : before[C + n - c]));
-          const uint32_t w
-              = *reinterpret_cast<const unsigned short *> (smem + at);
-          int_v[o] += w * p;
-          int_w[o] += w;
+          const float w
+              = __half2float (*reinterpret_cast<const __half *> (smem + at));
+          sum_v[o] = fmaf (w, v, sum_v[o]);
+          sum_w[o] += w;
         }
       }
   }
@@ -138,31 +137,6 @@ __device__ __forceinline__ void wide_pixels (const uint32_t *const (&rows)[K],
       pixels[k][w] = __funnelshift_r (lo[k], hi, shift);
       lo[k] = hi;
     }
-}
-
-/* Σ W v and Σ W over the window of the output whose level is at
- * @centre in the tile (rows @tile_w bytes apart), with OpenCV's float
- * weights W = space x range: the exact form of an output whose integer
- * weights could move it by more than CBF_WIDE_CHANNEL_MAX_ERROR. */
-__device__ __noinline__ float2 wide_channel_exact (const uint8_t *centre,
-    int tile_w, int radius, const int *half, const float *__restrict__ tables)
-{
-  const float *range_lut = tables;
-  const float *space_lut = tables + CBF_RANGE_LUT_LEN;
-  const int level = *centre;
-  float sum_v = 0.f, sum_w = 0.f;
-  for (int dy = -radius; dy <= radius; dy++) {
-    const int hw = half[dy + radius];
-    const uint8_t *row = centre + dy * tile_w;
-    for (int dx = -hw; dx <= hw; dx++) {
-      const int v = row[dx];
-      const float w = __ldg (space_lut + dx * dx + dy * dy)
-          * __ldg (range_lut + abs (v - level));
-      sum_v += (float)v * w;
-      sum_w += w;
-    }
-  }
-  return make_float2 (sum_v, sum_w);
 }
 
 template <class T>
@@ -244,8 +218,8 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     for (int c = 0; c < C; c++) {
       sums.centre[k * C + c]
           = level_entry (own[(k + radius) * words + g.left / 4 + c / 4], c % 4);
-      sums.int_v[k * C + c] = 0;
-      sums.int_w[k * C + c] = 0;
+      sums.sum_v[k * C + c] = 0.f;
+      sums.sum_w[k * C + c] = 0.f;
     }
   const int x = x0 + C * tx, y = y0 + ty * K;
 #pragma unroll
@@ -296,39 +270,10 @@ __global__ void __launch_bounds__ (kWideChannelThreads, kWideChannelMinBlocks)
     }
   }
 
-  /* the sums as floats, the outputs whose weights' rounding could move
-   * them too far recomputed */
-  const int limit = reinterpret_cast<const int *> (
-      tables + cbf_tables_wide_channel_offset (radius))[1];
-  float sum_v[K * C], sum_w[K * C];
-  uint32_t inexact = 0;
-#pragma unroll
-  for (int o = 0; o < K * C; o++) {
-    sum_v[o] = (float)(sums.int_v[o] * 0xff00ff01u);
-    sum_w[o] = (float)sums.int_w[o];
-    if (sums.int_w[o] < (uint32_t)limit && x + o % C < io.width
-        && y + o / C < row_end)
-      inexact |= 1u << o;
-  }
-  while (inexact) {
-    const int o = __ffs (inexact) - 1;
-    inexact &= inexact - 1;
-    const float2 exact = wide_channel_exact (
-        reinterpret_cast<const uint8_t *> (own)
-            + (o / C + radius) * g.tile_w + g.left + o % C,
-        g.tile_w, radius, half, tables);
-#pragma unroll
-    for (int j = 0; j < K * C; j++)
-      if (j == o) {
-        sum_v[j] = exact.x;
-        sum_w[j] = exact.y;
-      }
-  }
-
   /* four columns at a time, as the specialised kernel stores them */
 #pragma unroll
   for (int c = 0; c < C; c += 4) {
-    const float *v = sum_v, *wsum = sum_w;
+    const float *v = sums.sum_v, *wsum = sums.sum_w;
     const auto at = [c] (int o) { return o / 4 * C + c + o % 4; };
     store_rows<T, K> (
         io, x + c, y, row_end, [&] (int o) { return v[at (o)] / wsum[at (o)]; },
