@@ -250,7 +250,13 @@ void cbf_bilateral_chroma_params (int diameter, double sigma_space,
  *                                     |dx| from 0 to radius, CBF_RANGE_LUT_LEN
  *                                     floats space_lut[dx * dx] *
  *                                     range_lut[d] (the weight of tap
- *                                     (dx, 0)), then as many zeros, then the
+ *                                     (dx, 0)) for d up to 765, then the
+ *                                     range scale sqrt (1 / (2 ln 2)) /
+ *                                     sigma-color and log2
+ *                                     (space_lut[dx * dx]) (-inf where that
+ *                                     is 0); then a table of zeros but for
+ *                                     the range scale and -inf in its last
+ *                                     two entries; then the
  *                                     row factors: for k from 1 to radius,
  *                                     space_lut[k * k] / space_lut[(k - 1)^2]
  *                                     in float (0 where the divisor is 0),

@@ -208,7 +208,7 @@ cbf_extended_int_scale (const float *space_lut, int radius)
  * row. */
 static void
 fill_wide_fold (float *tables, int radius, const float *range_lut,
-    const float *space_lut)
+    const float *space_lut, double sigma_color)
 {
   float *fold = tables + cbf_tables_wide_fold_offset (radius);
   float *factor = fold + (radius + 2) * CBF_RANGE_LUT_LEN;
@@ -218,6 +218,16 @@ fill_wide_fold (float *tables, int radius, const float *range_lut,
   for (j = 0; j <= radius; j++)
     for (d = 0; d < CBF_RANGE_LUT_LEN; d++)
       fold[j * CBF_RANGE_LUT_LEN + d] = space_lut[j * j] * range_lut[d];
+  /* past the largest distance (765), for the pairs whose weight the
+   * kernel computes, 2^(log2 (space) - y^2): the range scale (y over the
+   * distance) and the log2 of the column's spatial weight (-inf for the
+   * zero table's) */
+  for (j = 0; j <= radius + 1; j++) {
+    float *last = fold + (j + 1) * CBF_RANGE_LUT_LEN;
+    last[-2] = (float) (sqrt (0.5 / log (2.0)) / sigma_color);
+    last[-1] = j <= radius && space_lut[j * j] > 0.f ?
+        (float) log2 (space_lut[j * j]) : -INFINITY;
+  }
   for (k = 1; k <= radius; k++) {
     float inner = space_lut[(k - 1) * (k - 1)];
     factor[k] = inner > 0.f ? space_lut[k * k] / inner : 0.f;
@@ -327,7 +337,7 @@ cbf_bilateral_tables_fill (float *tables, int radius, double sigma_color,
       class_index++;
     }
   } else if (radius <= CBF_WIDE_MAX_RADIUS) {
-    fill_wide_fold (tables, radius, range_lut, space_lut);
+    fill_wide_fold (tables, radius, range_lut, space_lut, sigma_color);
     fill_wide_channel (tables, radius, range_lut, space_lut);
   }
 }

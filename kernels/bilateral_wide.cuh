@@ -118,6 +118,24 @@ template <class T> __host__ __device__ constexpr bool wide_folds ()
   return !T::kDeep && !LayoutExactRange<T>::value;
 }
 
+/* Whether layout T's folded wide kernel computes the range weights of
+ * some of its pairs on the special-function unit, 2^(log2 (space) - y^2)
+ * with y the colour distance times the range scale, beside the folded
+ * tables' loads: 8-bit colour, whose table loads meet in a bank wherever
+ * two lanes' distances differ by a multiple of 32, so that they bound the
+ * kernel alone. Which pairs: kWideFoldComputed (tunables.cuh). */
+template <class T> __host__ __device__ constexpr bool wide_fold_computes ()
+{
+  return std::is_base_of<Color, T>::value && !T::kDeep && !T::kGuided;
+}
+
+/* Whether layout T's folded kernel computes the weights of its step's
+ * column @i (pixel n of output c: i = n - c modulo C). */
+template <class T> constexpr bool wide_fold_computed (int i)
+{
+  return wide_fold_computes<T> () && (kWideFoldComputed >> i) & 1;
+}
+
 /* Multiplies each of the float sums of @s by @f. */
 template <class Sum>
 __device__ __forceinline__ void wide_scale (Sum &s, float f)
@@ -235,6 +253,9 @@ template <class T, bool kFold> struct WideSums
   typedef WideShape<T, kFold> Shape;
   static constexpr int K = Shape::K;
   static constexpr int C = Shape::C;
+  /* whether some pairs' weights are computed from a folded table's log2 */
+  static constexpr bool kFoldComputes = kFold && wide_fold_computes<T> ();
+  static_assert (!kFoldComputes || kWideFoldComputed >> C == 0, "C columns");
   typedef typename T::Word Word;
   /* the layout's range key and its scale where weights are computed */
   typedef typename WideKey<T, wide_computes<T> ()>::type Key;
@@ -250,14 +271,23 @@ template <class T, bool kFold> struct WideSums
   struct Weights
   {
     Entry w[C];
-    float log2_w[wide_computes<T> () ? C : 1];
+    float log2_w[wide_computes<T> () || kFoldComputes ? C : 1];
 
-    __device__ __forceinline__ void load (
-        const Entry *row, const float *log2_row, int column)
+    __device__ __forceinline__ void load (const Entry *row,
+        const float *log2_row, int column, const float *range_lut)
     {
       wide_load<C> (row + column, w);
       if constexpr (wide_computes<T> ())
         wide_load<C> (log2_row + column, log2_w);
+      if constexpr (kFoldComputes) {
+        /* the log2 of the column's spatial weight: its folded table's
+         * last entry (bilateral.h) */
+#pragma unroll
+        for (int i = 0; i < C; i++)
+          if (wide_fold_computed<T> (i))
+            log2_w[i] = range_at (range_lut,
+                (uint32_t)w[i] + 4 * (CBF_RANGE_LUT_LEN - 1));
+      }
     }
   };
 
@@ -272,12 +302,18 @@ template <class T, bool kFold> struct WideSums
   }
 
   /* The outputs' words from @own, rows @stride words apart, their keys,
-   * and the range scale in the layout's value units (range_y). */
+   * and the range scale in the layout's value units (range_y; folded, from
+   * the tables at @range_lut). */
   __device__ __forceinline__ void start (
-      const Io &io, const Word *own, int stride)
+      const Io &io, const Word *own, int stride, const float *range_lut)
   {
     if constexpr (wide_computes<T> ()) {
       scale = io.range_scale * (1.f / T::kRangeUnit);
+      bias = -8388608.f * scale;
+    }
+    if constexpr (kFoldComputes) {
+      /* the range scale: the first folded table's second-last entry */
+      scale = range_at (range_lut, 4 * (CBF_RANGE_LUT_LEN - 2));
       bias = -8388608.f * scale;
     }
 #pragma unroll
@@ -323,11 +359,23 @@ template <class T, bool kFold> struct WideSums
               computed = true;
             }
           }
-          if constexpr (kFold)
-            T::add (sum[k][c], value,
-                range_at (
-                    range_lut, at.w[i] + T::lut_offset (p, centre[k][c])));
-          else if (!computed)
+          if constexpr (kFold) {
+            if (wide_fold_computed<T> (i)) {
+              /* the distance placed into the float 2^23 by the SIMD
+               * instruction's add, times the scale, plus -2^23 x the scale
+               * (exact, a power of two): y in one rounding */
+              uint32_t d;
+              asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
+                  : "=r"(d)
+                  : "r"(p), "r"(centre[k][c]), "r"(0x4b000000u));
+              const float y = fmaf (__uint_as_float (d), scale, bias);
+              T::add (
+                  sum[k][c], value, exp2_approx (fmaf (-y, y, at.log2_w[i])));
+            } else
+              T::add (sum[k][c], value,
+                  range_at (
+                      range_lut, at.w[i] + T::lut_offset (p, centre[k][c])));
+          } else if (!computed)
             T::add (sum[k][c], value,
                 at.w[i] * range_weight<T> (io, range_lut, p, centre[k][c]));
         }
@@ -418,7 +466,7 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
   /* the thread's first output's column of tile row 0 */
   const Word *own = tile + ty * K * g.tile_w + C * tx + g.left;
   Sums sums;
-  sums.start (io, own + radius * g.tile_w, g.tile_w);
+  sums.start (io, own + radius * g.tile_w, g.tile_w, range_lut);
 
   for (int r = 0; r <= 2 * radius; r++) {
     /* folded: from the outer rows in, the sums scaled between |dy| = k
@@ -441,7 +489,7 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
       rows[k] = own + (k + radius + dy) * g.tile_w + first;
     Word pixels[K][C];
     typename Sums::Weights now, before;
-    now.load (weights, log2_weights, 0);
+    now.load (weights, log2_weights, 0, range_lut);
     wide_pixels<T> (rows, 0, pixels);
     wide_first_step<C> (-hw - first, [&] (auto pad) {
       sums.template step<decltype (pad)::value, false> (
@@ -452,13 +500,13 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
 #pragma unroll 2
     for (int s = 1; s < steps - 1; s++) {
       before = now;
-      now.load (weights, log2_weights, C * s);
+      now.load (weights, log2_weights, C * s, range_lut);
       wide_pixels<T> (rows, s, pixels);
       sums.template step<-1, false> (io, range_lut, pixels, now, before);
     }
     if (steps > 1) {
       before = now;
-      now.load (weights, log2_weights, C * (steps - 1));
+      now.load (weights, log2_weights, C * (steps - 1), range_lut);
       wide_pixels<T> (rows, steps - 1, pixels);
       sums.template step<-1, true> (io, range_lut, pixels, now, before);
     }

@@ -195,6 +195,12 @@ constexpr WideShapeOf kWideFoldShape{ 1, 8, 2, 12, 4, 4 };
  * fewer fit an SM, and on the smaller grids of 1080p frames it was slower
  * than the unfolded kernel (what-was-tried.md, "Wide kernel"). */
 constexpr int kWideFoldMinWaves = 8;
+/* The folded 8-bit colour kernel's pairs whose range weight it computes
+ * on the special-function unit rather than reads from its tables: those
+ * of the step's columns in this mask (C bits), one pair in four, so that
+ * the computations and the tables' loads work side by side; one in eight
+ * and three in eight were slower (what-was-tried.md, "Wide kernel"). */
+constexpr unsigned kWideFoldComputed = 0x11;
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows
  * and adjacent columns a thread (4 or 8: whole words of the byte tile),

@@ -130,9 +130,13 @@ check_wide_channel_tables (const float *tables, gint r, gdouble sc, gdouble ss)
 }
 
 /* The wide kernel's folded tables (bilateral.h) at radius @r: for each
- * column offset j the weight of tap (j, 0) times each range weight, a
- * table of zeros, and row factors whose products from row 1 to row k are
- * the weight of tap (0, k), which the kernel's scaled sums rely on. */
+ * column offset j the weight of tap (j, 0) times each range weight, then
+ * the range scale and log2 of the weight of tap (j, 0), from which the
+ * kernel computes some pairs' weights as 2^(log2 (space) - (d scale)^2):
+ * checked by computing every range weight so, against the reference; a
+ * table of zeros, whose log2 is -inf; and row factors whose products from
+ * row 1 to row k are the weight of tap (0, k), which the kernel's scaled
+ * sums rely on. */
 static void
 check_wide_fold_tables (const float *tables, gint r, gdouble sc, gdouble ss)
 {
@@ -144,15 +148,27 @@ check_wide_fold_tables (const float *tables, gint r, gdouble sc, gdouble ss)
   fail_unless (cbf_tables_wide_fold_offset (r) % 4 == 0);
   fail_unless (cbf_tables_wide_channel_offset (r) >=
       cbf_tables_wide_fold_offset (r) + (r + 2) * CBF_RANGE_LUT_LEN + r + 1);
-  for (j = 0; j <= r; j++)
-    for (d = 0; d <= 3 * 255; d++)
-      assert_weight (fold[j * CBF_RANGE_LUT_LEN + d],
-          cbf_reference_space_weight (j, 0, r, ss) *
-          cbf_reference_range_weight (d, 8, sc), 1e-6, 1e-40,
+  for (j = 0; j <= r; j++) {
+    const float *last = fold + (j + 1) * CBF_RANGE_LUT_LEN;
+    for (d = 0; d <= 3 * 255; d++) {
+      gdouble want = cbf_reference_space_weight (j, 0, r, ss) *
+          cbf_reference_range_weight (d, 8, sc);
+      gdouble y = d * (gdouble) last[-2];
+      assert_weight (fold[j * CBF_RANGE_LUT_LEN + d], want, 1e-6, 1e-40,
           "folded table", j * CBF_RANGE_LUT_LEN + d);
-  for (d = 0; d < CBF_RANGE_LUT_LEN; d++)
-    fail_unless (fold[(r + 1) * CBF_RANGE_LUT_LEN + d] == 0.f,
-        "r %d: zero table entry %d", r, d);
+      /* the two floats' roundings move the exponent by at most 2^-23 of
+       * each term */
+      assert_weight (exp2 (last[-1] - y * y), want,
+          1e-6 + 1e-7 * (y * y + fabs (last[-1])), 1e-40,
+          "folded table's computed weight", j * CBF_RANGE_LUT_LEN + d);
+    }
+  }
+  for (d = 0; d < CBF_RANGE_LUT_LEN - 1; d++)
+    fail_unless (fold[(r + 1) * CBF_RANGE_LUT_LEN + d] == 0.f ||
+        d == CBF_RANGE_LUT_LEN - 2, "r %d: zero table entry %d", r, d);
+  fail_unless (isinf (fold[(r + 2) * CBF_RANGE_LUT_LEN - 1]) &&
+      fold[(r + 2) * CBF_RANGE_LUT_LEN - 1] < 0,
+      "r %d: the zero table's log2 is not -inf", r);
   for (k = 1; k <= r; k++) {
     product *= factor[k];
     assert_weight (product, cbf_reference_space_weight (0, k, r, ss),
