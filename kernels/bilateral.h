@@ -141,8 +141,9 @@ cbf_tables_wide_fold_offset (int radius)
 }
 
 /* Floats the folded tables take: a table of CBF_RANGE_LUT_LEN a column
- * offset |dx| from 0 to radius, a table of zeros, then the row factors
- * (radius + 1 floats), padded to a multiple of 4. */
+ * offset |dx| from 0 to radius, a table of zeros (each table's last two
+ * entries the range scale and its log2 spatial weight, below), then the
+ * row factors (radius + 1 floats), padded to a multiple of 4. */
 CBF_CONSTEXPR int
 cbf_tables_wide_fold_len (int radius)
 {

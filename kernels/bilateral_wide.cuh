@@ -27,10 +27,11 @@
  * |dy| = k - 1, the sums are scaled by the row weight of k over that of
  * k - 1. A tap then weighs its true weight over the current row's, never
  * more than 1, so that no sigma takes the sums out of the float range,
- * and after row 0 (whose row weight is 1) its true weight. Its tables
- * fill most of a block's shared memory, so it has blocks of its own shape
- * (kWideFoldShape), taken where the grid is large enough
- * (kWideFoldMinWaves).
+ * and after row 0 (whose row weight is 1) its true weight. 8-bit colour
+ * computes some pairs' weights instead of reading them
+ * (wide_fold_computes). Its tables fill most of a block's shared memory,
+ * so it has blocks of its own shape (kWideFoldShape), taken where the
+ * grid is large enough (kWideFoldMinWaves).
  *
  * Each thread computes K rows of C adjacent outputs. The window is walked
  * by its rows dy, which the K outputs share: the same half width hw, the
@@ -266,7 +267,8 @@ template <class T, bool kFold> struct WideSums
 
   /* The spatial weights of C columns of a window row, and their log2
    * where weights are computed; folded, the byte offsets of their
-   * columns' tables. */
+   * columns' tables, and for 8-bit colour the log2 spatial weights of the
+   * columns whose pairs it computes. */
   typedef std::conditional_t<kFold, int, float> Entry;
   struct Weights
   {
@@ -285,8 +287,8 @@ template <class T, bool kFold> struct WideSums
 #pragma unroll
         for (int i = 0; i < C; i++)
           if (wide_fold_computed<T> (i))
-            log2_w[i] = range_at (range_lut,
-                (uint32_t)w[i] + 4 * (CBF_RANGE_LUT_LEN - 1));
+            log2_w[i] = range_at (
+                range_lut, (uint32_t)w[i] + 4 * (CBF_RANGE_LUT_LEN - 1));
       }
     }
   };

@@ -198,8 +198,8 @@ constexpr int kWideFoldMinWaves = 8;
 /* The folded 8-bit colour kernel's pairs whose range weight it computes
  * on the special-function unit rather than reads from its tables: those
  * of the step's columns in this mask (C bits), one pair in four, so that
- * the computations and the tables' loads work side by side; one in eight
- * and three in eight were slower (what-was-tried.md, "Wide kernel"). */
+ * the computations and the tables' loads work side by side; one in eight,
+ * three in eight and one in two were slower (what-was-tried.md, "Wide kernel"). */
 constexpr unsigned kWideFoldComputed = 0x11;
 
 /* The wide one-channel kernel (bilateral_wide_channel.cuh): output rows

@@ -246,7 +246,8 @@ GST_START_TEST (test_kernel_tables)
     gdouble sigma_color, sigma_space;
   } params[] = { {1, 1, 1}, {2, 10, 2}, {4, 30, 3}, {5, 75, 75}, {7, 50, 10},
   {8, 200, 8}, {8, 0.5, 3}, {9, 60, 6}, {10, 30, 8}, {10, 150, 200},
-  {15, 30, 5}, {20, 30, 3}, {30, 50, 20}, {30, 150, 200}, {48, 60, 32}
+  {15, 30, 5}, {15, 0, 5}, {20, 30, 3}, {20, 0.5, 3}, {30, 50, 20},
+  {30, 150, 200}, {48, 60, 32}
   };
   float *tables = g_malloc (cbf_bilateral_tables_max_len () * sizeof (float));
   guint p;
