@@ -30,7 +30,8 @@
  * and after row 0 (whose row weight is 1) its true weight. 8-bit colour
  * computes some pairs' weights instead of reading them
  * (wide_fold_computes). Its tables fill most of a block's shared memory,
- * so it has blocks of its own shape (kWideFoldShape), taken where the
+ * so it has blocks of its own shape (kWideFoldShape; 8-bit colour's are
+ * taller where one block fits an SM, kWideFoldTallShape), taken where the
  * grid is large enough (kWideFoldMinWaves).
  *
  * Each thread computes K rows of C adjacent outputs. The window is walked
@@ -55,27 +56,6 @@
 #include "layouts.cuh"
 
 namespace {
-
-/* The shape of layout T's wide kernel (tunables.cuh, kWideShape and
- * kWideDeepColorShape, kWideFoldShape where folded): K rows of C outputs a
- * thread; a warp's lanes kWarpCols threads across, its
- * warps kWarpsAcross across. */
-template <class T, bool kFold = false> struct WideShape
-{
-  static constexpr WideShapeOf kOf = kFold ? kWideFoldShape
-      : T::kDeep && !T::kClassWeights      ? kWideDeepColorShape
-                                           : kWideShape;
-  static constexpr int K = kOf.rows;
-  static constexpr int C = kOf.cols;
-  static constexpr int kWarpCols = kOf.warp_cols;
-  static constexpr int kWarpRows = 32 / kWarpCols;
-  static constexpr int kWarpsAcross = kOf.warps_across;
-  static constexpr int kThreads = 32 * kOf.warps;
-  static constexpr int kMinBlocks = kOf.min_blocks;
-  static constexpr int kBlockCols = kWarpsAcross * kWarpCols * C;
-  static constexpr int kBlockRows = kOf.warps / kWarpsAcross * kWarpRows * K;
-  static_assert (C == 2 || C == 4 || C == 8, "a power of two, >= 2");
-};
 
 __host__ __device__ constexpr int wide_round4 (int n)
 {
@@ -137,6 +117,36 @@ template <class T> constexpr bool wide_fold_computed (int i)
   return wide_fold_computes<T> () && (kWideFoldComputed >> i) & 1;
 }
 
+/* The shape of layout T's wide kernel (tunables.cuh, kWideShape and
+ * kWideDeepColorShape; folded, kWideFoldShape, or kWideFoldTallShape where
+ * it computes some pairs' weights, which binds its loop by its issue
+ * slots): K rows of C outputs a thread; a warp's lanes kWarpCols threads
+ * across, its warps kWarpsAcross across; kWarps warps a block at most (the
+ * tall shape's blocks have kWideFoldShape's warps where two such blocks
+ * fit an SM, chosen at launch). */
+template <class T, bool kFold = false> struct WideShape
+{
+  static constexpr WideShapeOf kOf = kFold
+      ? (wide_fold_computes<T> () ? kWideFoldTallShape : kWideFoldShape)
+      : T::kDeep && !T::kClassWeights ? kWideDeepColorShape
+                                      : kWideShape;
+  static constexpr int K = kOf.rows;
+  static constexpr int C = kOf.cols;
+  static constexpr int kWarpCols = kOf.warp_cols;
+  static constexpr int kWarpRows = 32 / kWarpCols;
+  static constexpr int kWarpsAcross = kOf.warps_across;
+  static constexpr int kWarps = kOf.warps;
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kMinBlocks = kOf.min_blocks;
+  static constexpr int kBlockCols = kWarpsAcross * kWarpCols * C;
+  /* the output rows of a block of @warps warps */
+  __host__ __device__ static constexpr int block_rows (int warps)
+  {
+    return warps / kWarpsAcross * kWarpRows * K;
+  }
+  static_assert (C == 2 || C == 4 || C == 8, "a power of two, >= 2");
+};
+
 /* Multiplies each of the float sums of @s by @f. */
 template <class Sum>
 __device__ __forceinline__ void wide_scale (Sum &s, float f)
@@ -184,7 +194,8 @@ __device__ __forceinline__ void wide_first_step (int pad, Step step)
     step (std::integral_constant<int, 6> ());
 }
 
-/* A block's shared memory at run-time radius @radius, in 32-bit words:
+/* A block's rows and shared memory at run-time radius @radius, @warps
+ * warps a block, in 32-bit words:
  * the range table (folded: the folded tables and the row factors), the
  * half widths, the spatial table and the tile, each a multiple of four
  * words so that the next starts 16-byte aligned. The spatial table has a
@@ -199,12 +210,12 @@ template <class T, bool kFold = false> struct WideGeometry
   static constexpr int C = Shape::C;
   /* a folded table's words */
   static constexpr int kFoldWords = wide_round4 (T::kRangeLen);
-  int radius, left, stride, tile_w, tile_h;
+  int radius, block_rows, left, stride, tile_w, tile_h;
 
-  __host__ __device__ explicit WideGeometry (int r)
-      : radius (r), left (r + C - 2), stride (wide_round4 (2 * r + 2 * C)),
-        tile_w ((Shape::kBlockCols + left + r) | 1),
-        tile_h (Shape::kBlockRows + 2 * r)
+  __host__ __device__ explicit WideGeometry (int r, int warps = Shape::kWarps)
+      : radius (r), block_rows (Shape::block_rows (warps)), left (r + C - 2),
+        stride (wide_round4 (2 * r + 2 * C)),
+        tile_w ((Shape::kBlockCols + left + r) | 1), tile_h (block_rows + 2 * r)
   {}
   /* folded: a table a column offset |dx| 0 .. radius, one of zeros and
    * the row factors (bilateral.h) */
@@ -410,7 +421,9 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
   constexpr int C = Shape::C;
   typedef typename T::Word Word;
   extern __shared__ __align__ (16) float smem[];
-  const WideGeometry<T, kFold> g (radius);
+  /* folded, the block's warps are the launch's choice */
+  const int threads = blockDim.x;
+  const WideGeometry<T, kFold> g (radius, threads / 32);
   float *range_lut = smem;
   int *half = reinterpret_cast<int *> (smem + g.half_offset ());
   float *factor = smem + g.factor_offset ();
@@ -428,14 +441,13 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
     static_assert (T::kRangeLen == CBF_RANGE_LUT_LEN, "one table's length");
     const uint4 *from = reinterpret_cast<const uint4 *> (
         tables + cbf_tables_wide_fold_offset (radius));
-    for (int i = tid; i < cbf_tables_wide_fold_len (radius) / 4;
-         i += Shape::kThreads)
+    for (int i = tid; i < cbf_tables_wide_fold_len (radius) / 4; i += threads)
       reinterpret_cast<uint4 *> (range_lut)[i] = from[i];
   } else if constexpr (!LayoutExactRange<T>::value) {
-    for (int i = tid; i < T::kRangeLen; i += Shape::kThreads)
+    for (int i = tid; i < T::kRangeLen; i += threads)
       range_lut[i] = tables[i];
   }
-  wide_rows<C> (radius, g.stride, half_widths, half, tid, Shape::kThreads,
+  wide_rows<C> (radius, g.stride, half_widths, half, tid, threads,
       [&] (int i, int dx, int dy, bool in_disc) {
         if constexpr (kFold)
           space[i] = 4 * WideGeometry<T, kFold>::kFoldWords
@@ -448,10 +460,10 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
       });
   /* the tile, by the border rule where it reaches past the picture */
   const int x0 = blockIdx.x * Shape::kBlockCols;
-  const int y0 = row_begin + blockIdx.y * Shape::kBlockRows;
+  const int y0 = row_begin + blockIdx.y * g.block_rows;
   const bool inside = x0 >= g.left && x0 - g.left + g.tile_w <= io.width
       && y0 >= radius && y0 - radius + g.tile_h <= io.height;
-  for (int i = tid; i < g.tile_w * g.tile_h; i += Shape::kThreads) {
+  for (int i = tid; i < g.tile_w * g.tile_h; i += threads) {
     const int ty = i / g.tile_w;
     const int y = y0 + ty - radius, x = x0 - g.left + i - ty * g.tile_w;
     tile[i] = inside ? T::template load<false> (io, y, x)
@@ -525,16 +537,16 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
     }
 }
 
-/* Launches layout T's wide kernel, folded or not, where its shared memory
- * at this radius fits the current device (allow_device_smem), and says so
- * in @launched. */
+/* Launches layout T's wide kernel, folded or not, in blocks of @warps
+ * warps where its shared memory at this radius fits the current device
+ * (allow_device_smem), and says so in @launched. */
 template <class T, bool kFold>
 cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
-    const CbfFilterParams *w, cudaStream_t stream, bool *launched)
+    const CbfFilterParams *w, int warps, cudaStream_t stream, bool *launched)
 {
   typedef WideShape<T, kFold> Shape;
   static std::atomic<int> allowed[64];
-  const WideGeometry<T, kFold> g (w->radius);
+  const WideGeometry<T, kFold> g (w->radius, warps);
   int limit = 0;
   *launched = false;
   const cudaError_t err
@@ -542,9 +554,8 @@ cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
   if (err != cudaSuccess || g.smem_bytes () > limit)
     return err;
   dim3 grid ((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols,
-      (row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows,
-      T::kGridLayers);
-  bilateral_wide<T, kFold><<<grid, Shape::kThreads, g.smem_bytes (), stream>>> (
+      (row_end - row_begin + g.block_rows - 1) / g.block_rows, T::kGridLayers);
+  bilateral_wide<T, kFold><<<grid, 32 * warps, g.smem_bytes (), stream>>> (
       io, row_begin, row_end, w->radius, w->bilateral.tables_dev);
   *launched = true;
   return cudaSuccess;
@@ -556,40 +567,50 @@ cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
  * generic kernel otherwise): folded where the layout allows it, the
  * parameters have its tables and its grid is large enough
  * (kWideFoldMinWaves), or wherever it fits where the parameters ask for
- * it (wide_fold). */
+ * it (wide_fold). Folded, in blocks of the shape's warps where two blocks
+ * of kWideFoldShape's do not fit an SM (the tall shape), else, or where
+ * those blocks do not fit or make too small a grid, of kWideFoldShape's. */
 template <class T>
 cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
 {
   if constexpr (wide_folds<T> ()) {
     typedef WideShape<T, true> Shape;
-    const WideGeometry<T, true> g (w->radius);
     CbfDeviceFigures f;
     cudaError_t err = cbf_device_figures (&f);
     if (err != cudaSuccess)
       return err;
-    /* blocks an SM holds by its shared memory, counted at most as many as
-     * the launch bounds promise */
-    const int fit
-        = f.smem_per_sm / (g.smem_bytes () + f.smem_reserved_per_block);
-    const long long held
-        = (long long)(fit < Shape::kMinBlocks ? fit : Shape::kMinBlocks)
-        * f.sms;
-    const long long blocks
-        = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
-        * ((row_end - row_begin + Shape::kBlockRows - 1) / Shape::kBlockRows)
-        * T::kGridLayers;
-    const bool large = held > 0 && blocks >= kWideFoldMinWaves * held;
-    if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && w->wide_fold >= 0
-        && (large || w->wide_fold > 0)) {
-      err = launch_wide_kernel<T, true> (
-          io, row_begin, row_end, w, stream, launched);
-      if (err != cudaSuccess || *launched)
-        return err;
+    /* blocks of @warps warps an SM holds by its shared memory, counted at
+     * most as many as the launch bounds' registers promise */
+    auto held = [&] (int warps) {
+      const WideGeometry<T, true> g (w->radius, warps);
+      const int fit
+          = f.smem_per_sm / (g.smem_bytes () + f.smem_reserved_per_block);
+      const int promised = Shape::kWarps / warps * Shape::kMinBlocks;
+      return fit < promised ? fit : promised;
+    };
+    const int warps[] = { Shape::kWarps, kWideFoldShape.warps };
+    const bool pairs = Shape::kWarps == kWideFoldShape.warps
+        || held (kWideFoldShape.warps) >= 2;
+    for (int i = pairs; i < 2; i++) {
+      const int rows = Shape::block_rows (warps[i]);
+      const long long blocks
+          = (long long)((io.width + Shape::kBlockCols - 1) / Shape::kBlockCols)
+          * ((row_end - row_begin + rows - 1) / rows) * T::kGridLayers;
+      const long long per_sm = held (warps[i]);
+      const bool large
+          = per_sm > 0 && blocks >= kWideFoldMinWaves * per_sm * f.sms;
+      if (w->radius > CBF_FAST_EXTENDED_MAX_RADIUS && w->wide_fold >= 0
+          && (large || w->wide_fold > 0)) {
+        err = launch_wide_kernel<T, true> (
+            io, row_begin, row_end, w, warps[i], stream, launched);
+        if (err != cudaSuccess || *launched)
+          return err;
+      }
     }
   }
   return launch_wide_kernel<T, false> (
-      io, row_begin, row_end, w, stream, launched);
+      io, row_begin, row_end, w, WideShape<T, false>::kWarps, stream, launched);
 }
 
 } /* namespace */
