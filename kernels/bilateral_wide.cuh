@@ -31,7 +31,7 @@
  * computes some pairs' weights instead of reading them
  * (wide_fold_computes). Its tables fill most of a block's shared memory,
  * so it has blocks of its own shape (kWideFoldShape; 8-bit colour's are
- * taller where one block fits an SM, kWideFoldTallShape), taken where the
+ * taller where only one block fits an SM, kWideFoldTallShape), taken where the
  * grid is large enough (kWideFoldMinWaves).
  *
  * Each thread computes K rows of C adjacent outputs. The window is walked
@@ -194,9 +194,8 @@ __device__ __forceinline__ void wide_first_step (int pad, Step step)
     step (std::integral_constant<int, 6> ());
 }
 
-/* A block's rows and shared memory at run-time radius @radius, @warps
- * warps a block, in 32-bit words:
- * the range table (folded: the folded tables and the row factors), the
+/* A block's output rows (@warps warps a block) and its shared memory at
+ * run-time radius @r, in 32-bit words: the range table (folded: the folded tables and the row factors), the
  * half widths, the spatial table and the tile, each a multiple of four
  * words so that the next starts 16-byte aligned. The spatial table has a
  * row of `stride` weights a window row dy, entry i the weight of column
@@ -212,7 +211,7 @@ template <class T, bool kFold = false> struct WideGeometry
   static constexpr int kFoldWords = wide_round4 (T::kRangeLen);
   int radius, block_rows, left, stride, tile_w, tile_h;
 
-  __host__ __device__ explicit WideGeometry (int r, int warps = Shape::kWarps)
+  __host__ __device__ WideGeometry (int r, int warps)
       : radius (r), block_rows (Shape::block_rows (warps)), left (r + C - 2),
         stride (wide_round4 (2 * r + 2 * C)),
         tile_w ((Shape::kBlockCols + left + r) | 1), tile_h (block_rows + 2 * r)
@@ -421,7 +420,8 @@ __global__ void __launch_bounds__ (WideShape<T, kFold>::kThreads,
   constexpr int C = Shape::C;
   typedef typename T::Word Word;
   extern __shared__ __align__ (16) float smem[];
-  /* folded, the block's warps are the launch's choice */
+  /* the block's warps are the launch's: the folded colour kernel picks its
+   * blocks' height at run time */
   const int threads = blockDim.x;
   const WideGeometry<T, kFold> g (radius, threads / 32);
   float *range_lut = smem;
@@ -567,9 +567,10 @@ cudaError_t launch_wide_kernel (const Io &io, int row_begin, int row_end,
  * generic kernel otherwise): folded where the layout allows it, the
  * parameters have its tables and its grid is large enough
  * (kWideFoldMinWaves), or wherever it fits where the parameters ask for
- * it (wide_fold). Folded, in blocks of the shape's warps where two blocks
- * of kWideFoldShape's do not fit an SM (the tall shape), else, or where
- * those blocks do not fit or make too small a grid, of kWideFoldShape's. */
+ * it (wide_fold). Folded 8-bit colour takes tall blocks (its shape's warps)
+ * where two of kWideFoldShape's do not fit an SM; kWideFoldShape's blocks
+ * otherwise, or where the tall ones do not fit the device or make too
+ * small a grid. */
 template <class T>
 cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
     const CbfFilterParams *w, cudaStream_t stream, bool *launched)
@@ -589,6 +590,15 @@ cudaError_t launch_wide (const Io &io, int row_begin, int row_end,
       const int promised = Shape::kWarps / warps * Shape::kMinBlocks;
       return fit < promised ? fit : promised;
     };
+    /* kWideFoldShape's blocks are whole rows of the shape's warps */
+    static_assert (Shape::kOf.rows == kWideFoldShape.rows
+            && Shape::kOf.cols == kWideFoldShape.cols
+            && Shape::kOf.warp_cols == kWideFoldShape.warp_cols
+            && Shape::kOf.warps_across == kWideFoldShape.warps_across
+            && kWideFoldShape.warps <= Shape::kWarps
+            && kWideFoldShape.warps % Shape::kWarpsAcross == 0
+            && Shape::kWarps % Shape::kWarpsAcross == 0,
+        "one kernel runs both heights");
     const int warps[] = { Shape::kWarps, kWideFoldShape.warps };
     const bool pairs = Shape::kWarps == kWideFoldShape.warps
         || held (kWideFoldShape.warps) >= 2;

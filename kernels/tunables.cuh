@@ -192,10 +192,12 @@ constexpr WideShapeOf kWideDeepColorShape{ 1, 4, 3, 8, 8, 4 };
 constexpr WideShapeOf kWideFoldShape{ 1, 8, 2, 12, 4, 4 };
 /* The folded 8-bit colour kernel, whose loop is bound by its issue slots
  * where the one-channel one is bound by its table loads: from the radius
- * at which two blocks of the shape above no longer fit an SM (19 on sm_90),
- * its one block an SM has 28 warps (128 x 56 outputs; 72 registers a
- * thread, which also hold two blocks of 12 warps below that radius);
- * bilateral_wide.cuh chooses at launch. */
+ * at which two blocks of the shape above no longer fit an SM, its one
+ * block an SM has 28 warps (128 x 56 outputs), so that it has warps enough
+ * to keep the SM issuing; the registers that 28 warps leave a thread also
+ * hold two blocks of the shape above, which it runs below that radius
+ * (bilateral_wide.cuh chooses at launch). Fewer or more warps were slower
+ * (what-was-tried.md, "Wide kernel"). */
 constexpr WideShapeOf kWideFoldTallShape{ 1, 8, 1, 28, 4, 4 };
 /* The folded kernel is launched where its grid takes at least this many
  * rounds of the blocks the GPU holds at once: its blocks are larger and
